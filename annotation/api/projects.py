@@ -1,0 +1,132 @@
+"""Projects, members and API tokens under /api/v1/: one view per operation, thin."""
+
+from __future__ import annotations
+
+from django.urls import path
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import ApiToken, Role
+from ..permissions import Action, project_access
+from ..selectors.projects import memberships_of
+from ..services.projects import api_token_create, api_token_revoke, membership_set
+
+
+class ProjectOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    role = serializers.CharField()
+    annotators_per_query = serializers.IntegerField()
+    kappa_threshold = serializers.FloatField()
+
+
+def _project_output(membership) -> dict[str, object]:
+    project = membership.project
+    return {
+        "id": project.pk,
+        "name": project.name,
+        "description": project.description,
+        "role": membership.role,
+        "annotators_per_query": project.annotators_per_query,
+        "kappa_threshold": project.kappa_threshold,
+    }
+
+
+class ProjectListApi(APIView):
+    @extend_schema(responses=ProjectOutput(many=True), summary="The caller's projects")
+    def get(self, request: Request) -> Response:
+        return Response([_project_output(m) for m in memberships_of(request.user)])
+
+
+class ProjectDetailApi(APIView):
+    @extend_schema(responses=ProjectOutput, summary="One project (404 for non-members)")
+    def get(self, request: Request, project_id: int) -> Response:
+        _project, membership = project_access(
+            user=request.user, project_id=project_id, action=Action.VIEW
+        )
+        return Response(_project_output(membership))
+
+
+class MemberOutput(serializers.Serializer):
+    username = serializers.CharField(source="user.username")
+    role = serializers.CharField()
+
+
+class MemberInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class MemberListApi(APIView):
+    @extend_schema(responses=MemberOutput(many=True), summary="Members of a project")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        members = project.memberships.select_related("user").order_by("user__username")
+        return Response(MemberOutput(members, many=True).data)
+
+    @extend_schema(
+        request=MemberInput, responses=MemberOutput, summary="Add a member or change a role (lead)"
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = MemberInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            membership = membership_set(project=project, **data.validated_data)
+        except ValueError as error:
+            raise serializers.ValidationError({"username": [str(error)]}) from None
+        return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
+
+
+class TokenOutput(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class TokenCreatedOutput(TokenOutput):
+    key = serializers.CharField(help_text="Shown once; only its hash is stored.")
+
+    class Meta(TokenOutput.Meta):
+        fields = [*TokenOutput.Meta.fields, "key"]
+
+
+class TokenInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+
+
+class TokenListApi(APIView):
+    @extend_schema(responses=TokenOutput(many=True), summary="The caller's API tokens")
+    def get(self, request: Request) -> Response:
+        return Response(TokenOutput(request.user.api_tokens.all(), many=True).data)
+
+    @extend_schema(request=TokenInput, responses=TokenCreatedOutput, summary="Issue a token")
+    def post(self, request: Request) -> Response:
+        data = TokenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = api_token_create(user=request.user, name=data.validated_data["name"])
+        payload = dict(TokenOutput(issued.token).data, key=issued.key)
+        return Response(payload, status=status.HTTP_201_CREATED)
+
+
+class TokenRevokeApi(APIView):
+    @extend_schema(request=None, responses={204: None}, summary="Revoke a token")
+    def delete(self, request: Request, token_id: int) -> Response:
+        try:
+            api_token_revoke(user=request.user, token_id=token_id)
+        except ApiToken.DoesNotExist:
+            return Response({"detail": "No such token."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+urlpatterns = [
+    path("projects/", ProjectListApi.as_view(), name="api-project-list"),
+    path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
+    path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
+    path("tokens/", TokenListApi.as_view(), name="api-token-list"),
+    path("tokens/<int:token_id>/", TokenRevokeApi.as_view(), name="api-token-revoke"),
+]

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from django.db import models
+
+from .projects import Project
+
+
+class Query(models.Model):
+    """A real user query sampled into the project, to be judged.
+
+    `stratum` and `weight` come from the sample that chose it, so that metrics can be
+    re-weighted to the whole traffic.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="queries")
+    text = models.TextField()
+    normalized = models.TextField()
+    category = models.CharField(max_length=120, blank=True)
+    stratum = models.CharField(max_length=120, blank=True)
+    weight = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "normalized"], name="query_unique_text")
+        ]
+        ordering = ["id"]
+        verbose_name_plural = "queries"
+
+    def __str__(self) -> str:
+        return self.text[:80]

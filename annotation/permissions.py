@@ -1,0 +1,51 @@
+"""One permission layer for pages and API alike.
+
+A non-member gets 404 for anything of a project (its existence is not revealed); a member whose
+role does not allow the action gets 403. Django's Http404 and PermissionDenied are turned into
+the right responses by both Django views and DRF views.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from .models import Membership, Project, Role
+
+
+class Action(StrEnum):
+    VIEW = "view"  # read the project, its golden sets and reports
+    ANNOTATE = "annotate"  # grade own assignments
+    LEAD = "lead"  # import, sample, pool, assign, adjudicate, freeze, configure
+
+
+ALLOWED_ROLES: dict[Action, frozenset[str]] = {
+    Action.VIEW: frozenset({Role.LEAD, Role.ANNOTATOR, Role.VIEWER}),
+    Action.ANNOTATE: frozenset({Role.LEAD, Role.ANNOTATOR}),
+    Action.LEAD: frozenset({Role.LEAD}),
+}
+
+
+def role_allows(role: str, action: Action) -> bool:
+    return role in ALLOWED_ROLES[action]
+
+
+def project_access(
+    *, user: AbstractBaseUser | AnonymousUser, project_id: int, action: Action
+) -> tuple[Project, Membership]:
+    """The project and the caller's membership, if the caller may do `action` in it."""
+    if not user.is_authenticated:
+        raise Http404("No such project")
+    membership = (
+        Membership.objects.select_related("project")
+        .filter(project_id=project_id, user_id=user.pk)
+        .first()
+    )
+    if membership is None:
+        raise Http404("No such project")
+    if not role_allows(membership.role, action):
+        raise PermissionDenied(f"A {membership.role} of this project may not {action.value}")
+    return membership.project, membership

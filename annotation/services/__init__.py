@@ -1,0 +1,1 @@
+"""Writes: `<entity>_<action>` functions, keyword-only, typed, one transaction each."""

@@ -1,0 +1,3 @@
+from .health import healthz
+
+__all__ = ["healthz"]

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+
+from ..models import Role
+from ..permissions import Action, project_access, role_allows
+from ..selectors.projects import memberships_of
+from ..services.projects import membership_set
+
+
+@login_required
+def project_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "annotation/project_list.html", {"memberships": memberships_of(request.user)}
+    )
+
+
+@login_required
+def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.VIEW
+    )
+    context = {
+        "project": project,
+        "membership": membership,
+        "can_lead": role_allows(membership.role, Action.LEAD),
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+        "members": project.memberships.select_related("user").order_by("role", "user__username"),
+    }
+    return render(request, "annotation/project_home.html", context)
+
+
+class MembershipForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=Role.choices)
+
+
+@login_required
+def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Leads add members or change their role."""
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = MembershipForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            membership_set(project=project, **form.cleaned_data)
+        except ValueError as error:
+            form.add_error("username", str(error))
+        else:
+            messages.success(
+                request, f"{form.cleaned_data['username']} is now {form.cleaned_data['role']}."
+            )
+            return redirect("project-members", project_id=project.pk)
+    members = project.memberships.select_related("user").order_by("role", "user__username")
+    return render(
+        request,
+        "annotation/project_members.html",
+        {
+            "project": project,
+            "membership": membership,
+            "form": form,
+            "members": members,
+            "can_lead": True,
+        },
+    )
+
+
+urlpatterns = [
+    path("", project_list, name="project-list"),
+    path("projects/<int:project_id>/", project_home, name="project-home"),
+    path("projects/<int:project_id>/members/", project_members, name="project-members"),
+]

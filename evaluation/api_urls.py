@@ -1,0 +1,3 @@
+"""API routes of the evaluation app, under /api/v1/."""
+
+urlpatterns: list = []

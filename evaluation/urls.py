@@ -1,0 +1,3 @@
+"""Browser pages of the evaluation app."""
+
+urlpatterns: list = []

@@ -1,0 +1,175 @@
+"""Shared fixtures: personas, API clients, a real Celery worker, the shared public data."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+REPO = Path(__file__).resolve().parent.parent
+PASSWORD = "correct-horse-battery"
+
+
+def shared_data_dir() -> Path:
+    """`../shared/data` beside the clone (or $GOLDSMITH_SHARED_DATA)."""
+    return Path(os.environ.get("GOLDSMITH_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def require_shared_data(*parts: str) -> Path:
+    path = shared_data_dir().joinpath(*parts)
+    if not path.exists():
+        pytest.skip(
+            f"public test data {path} is absent (it lives in ../shared/data beside the clone)"
+        )
+    return path
+
+
+@dataclass
+class Personas:
+    """alice leads, bob and carol annotate, victor views, mallory is not a member."""
+
+    project: object
+    alice: object
+    bob: object
+    carol: object
+    victor: object
+    mallory: object
+
+    def by_role(self) -> dict[str, object]:
+        return {
+            "lead": self.alice,
+            "annotator": self.bob,
+            "viewer": self.victor,
+            "outsider": self.mallory,
+        }
+
+
+@pytest.fixture
+def personas(db) -> Personas:
+    from django.contrib.auth import get_user_model
+
+    from annotation.services.projects import project_setup
+
+    setup = project_setup(
+        name="Acme Support",
+        leads=["alice"],
+        annotators=["bob", "carol"],
+        viewers=["victor"],
+        password=PASSWORD,
+    )
+    user_model = get_user_model()
+    mallory = user_model.objects.create_user("mallory", password=PASSWORD)
+    users = {u.username: u for u in user_model.objects.all()}
+    return Personas(
+        project=setup.project,
+        alice=users["alice"],
+        bob=users["bob"],
+        carol=users["carol"],
+        victor=users["victor"],
+        mallory=mallory,
+    )
+
+
+@pytest.fixture
+def api_client_for():
+    """`api_client_for(user)` gives a DRF client signed in as that user (None: anonymous)."""
+
+    def make(user) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return make
+
+
+def worker_environment() -> dict[str, str]:
+    """The environment a worker subprocess needs to use the *test* database and our broker."""
+    from django.db import connection
+
+    env = dict(os.environ)
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+    else:
+        user = db.get("USER") or ""
+        password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+        auth = f"{user}{password}@" if user else ""
+        host = f"{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}"
+        env["DATABASE_URL"] = f"postgres://{auth}{host}/{db['NAME']}"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env["CELERY_TASK_ALWAYS_EAGER"] = "0"
+    return env
+
+
+class WorkerProcess:
+    """A real `celery worker` subprocess; `restart()` and `kill()` for crash tests."""
+
+    def __init__(self, queues: str = "celery", concurrency: int = 1) -> None:
+        self.queues = queues
+        self.concurrency = concurrency
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = Path(settings.VAR_DIR) / f"test-worker-{uuid.uuid4().hex[:8]}.log"
+
+    def start(self) -> None:
+        env = worker_environment()
+        cmd = [
+            sys.executable, "-m", "celery", "-A", "config", "worker",
+            "--loglevel=INFO", f"--concurrency={self.concurrency}", "-Q", self.queues,
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+            f"--hostname=test-{uuid.uuid4().hex[:6]}@%h",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the worker and its pool children, as a crashed machine would."""
+        if self.proc and self.proc.poll() is None:
+            subprocess.run(["pkill", "-9", "-P", str(self.proc.pid)], check=False)
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, message: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message}")
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db) -> Iterator[WorkerProcess]:
+    """A real worker on the configured broker (Redis when REDIS_URL is set), on the test DB."""
+    subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
+        cwd=REPO, env=worker_environment(), capture_output=True, check=False,
+    )  # fmt: skip
+    worker = WorkerProcess()
+    worker.start()
+    yield worker
+    worker.stop()
+    worker.log.unlink(missing_ok=True)
