@@ -33,6 +33,12 @@ def require_shared_data(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """PBKDF2's deliberate slowness is for attackers, not for test setup."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @dataclass
 class Personas:
     """alice leads, bob and carol annotate, victor views, mallory is not a member."""
