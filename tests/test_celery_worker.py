@@ -27,3 +27,11 @@ def test_running_the_task_twice_leaves_one_row(db):
     worker_ping.run("same-token")
     worker_ping.run("same-token")
     assert WorkerPing.objects.filter(token="same-token").count() == 1
+
+
+def test_a_task_queued_in_a_transaction_waits_for_the_commit(
+    db, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        worker_ping.delay_on_commit("after-commit")
+    assert len(callbacks) == 1  # sent by the commit hook, not before
