@@ -1,0 +1,368 @@
+"""The ``goldsmith`` command line: metrics and agreement from files, no database.
+
+    goldsmith eval QRELS RUN [-m METRIC ...] [options]
+    goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [options]
+    goldsmith agreement LABELS [--format table|json]
+
+Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``).
+Pure module: no Django import (see docs/formats.md for the file formats and JSON shapes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import IO, Any, NoReturn
+
+from evaluation import formats
+from evaluation import metrics as M
+
+_PROG = "goldsmith"
+
+
+class _BadInput(Exception):
+    """Bad input that is reported as one line and exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadInput(message)
+
+
+def _metric_list(values: Sequence[str] | None) -> list[str]:
+    names = [m for v in (values or M.DEFAULT_METRICS) for m in v.split(",") if m.strip()]
+    for n in names:
+        M.parse_metric(n)  # raises ValueError with a readable reason
+    return [M.parse_metric(n).name for n in names]
+
+
+def _add_eval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-m",
+        "--metric",
+        action="extend",
+        nargs="+",
+        dest="metrics",
+        metavar="METRIC",
+        help="metrics such as recall@10 ndcg@10 mrr map@100 (repeat or comma-separate)",
+    )
+    p.add_argument(
+        "--relevance-level",
+        type=int,
+        default=2,
+        metavar="N",
+        help="grade counted as relevant by binary metrics (default 2, lenient 1)",
+    )
+    p.add_argument("--gain", choices=("linear", "exp"), default="linear")
+    p.add_argument(
+        "--order",
+        choices=("rank", "score"),
+        default="rank",
+        help="rank: as returned (TREC: rank column); score: by score, trec_eval ties",
+    )
+    p.add_argument("--pass-threshold", type=float, default=0.7, metavar="X")
+    p.add_argument(
+        "--no-relevant",
+        choices=("exclude", "zero"),
+        default="exclude",
+        help="queries without a relevant chunk: left out of means (default) or 0",
+    )
+    p.add_argument("--qrels-format", choices=("trec", "jsonl", "goldset"))
+    p.add_argument("--run-format", choices=("trec", "jsonl"))
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples for the 95%% CI (0: none)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog=_PROG, description="Goldsmith metrics and agreement from files.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ev = sub.add_parser("eval", help="score a run against judgments")
+    ev.add_argument("qrels")
+    ev.add_argument("run")
+    _add_eval_options(ev)
+    ev.add_argument("--per-query", action="store_true", help="also print per-query values")
+    ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    cmp_ = sub.add_parser("compare", help="compare run B with run A on the same judgments")
+    cmp_.add_argument("qrels")
+    cmp_.add_argument("run_a")
+    cmp_.add_argument("run_b")
+    _add_eval_options(cmp_)
+    cmp_.add_argument("--permutations", type=int, default=10_000, metavar="N")
+    cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    ag = sub.add_parser("agreement", help="inter-annotator agreement from a labels CSV")
+    ag.add_argument("labels")
+    ag.add_argument("--format", choices=("table", "json"), default="table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    out = sys.stdout
+    try:
+        args = _build_parser().parse_args(argv)
+        if args.command == "eval":
+            _eval(args, out)
+        elif args.command == "compare":
+            _compare(args, out)
+        else:
+            _agreement(args, out)
+    except formats.FormatError as e:
+        return _fail(str(e))
+    except OSError as e:
+        where = e.filename if e.filename is not None else "input"
+        return _fail(f"{where}: {e.strerror or e}")
+    except (_BadInput, ValueError) as e:
+        return _fail(str(e))
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"{_PROG}: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+# --------------------------------------------------------------------------------------------
+# eval
+
+
+def _settings(args: argparse.Namespace) -> M.EvalSettings:
+    return M.EvalSettings(
+        relevance_threshold=args.relevance_level,
+        gain=args.gain,
+        pass_threshold=args.pass_threshold,
+        order=args.order,
+        no_relevant=args.no_relevant,
+    )
+
+
+def _load(
+    args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
+) -> tuple[M.EvalResult, formats.GoldSet | None]:
+    fmt = args.qrels_format or formats.detect_format(args.qrels)
+    gold = formats.read_goldset(args.qrels) if fmt == "goldset" else None
+    qrels = formats.goldset_judgments(gold) if gold else formats.read_qrels(args.qrels, fmt)
+    specs = [M.parse_metric(m) for m in metrics]
+    depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    # The run's columns are passed straight in, so prepare() can free them early.
+    arrays = M.prepare(
+        qrels,
+        formats.read_run(run_path, args.run_format, require_scores=settings.order == "score"),
+        order=settings.order,
+        depth=depth,
+    )
+    return M.evaluate(arrays, None, metrics, settings), gold
+
+
+def _clean(x: Any) -> Any:
+    """JSON-safe: NaN and infinities become null."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def _agg_json(agg: dict[str, M.Aggregate]) -> dict[str, Any]:
+    return {
+        m: {"mean": a.mean, "ci_low": a.ci_low, "ci_high": a.ci_high, "n": a.n}
+        for m, a in agg.items()
+    }
+
+
+def _eval(args: argparse.Namespace, out: IO[str]) -> None:
+    metrics = _metric_list(args.metrics)
+    settings = _settings(args)
+    result, gold = _load(args, args.run, metrics, settings)
+    if args.format == "csv" and args.per_query:  # prints no means: skip the bootstrap
+        agg: dict[str, M.Aggregate] = {}
+    else:
+        agg = M.aggregate(result, samples=args.bootstrap, seed=args.seed)
+    if args.format == "json":
+        doc: dict[str, Any] = {
+            "settings": {
+                **settings.as_dict(),
+                "metrics": metrics,
+                "bootstrap": args.bootstrap,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "run": args.run,
+            },
+            "aggregate": _agg_json(agg),
+        }
+        if args.per_query:
+            doc["per_query"] = result.per_query()
+        doc["excluded"] = {
+            "no_relevant_chunk": list(result.no_relevant),
+            "not_in_qrels": list(result.not_in_judgments),
+        }
+        doc["missing_from_run"] = list(result.missing_from_run)
+        if gold is not None:
+            cats = {q.query_id: q.category for q in gold.queries}
+            doc["categories"] = {
+                c: _agg_json(a)
+                for c, a in M.by_category(
+                    result, cats, samples=args.bootstrap, seed=args.seed
+                ).items()
+            }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+    elif args.format == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        if args.per_query:
+            w.writerow(["query_id", *metrics])
+            qids = [q for q, inc in zip(result.query_ids, result.included, strict=True) if inc]
+            rows = result.values[result.included].tolist()
+            w.writerows([q, *row] for q, row in zip(qids, rows, strict=True))
+        else:
+            w.writerow(["metric", "mean", "ci_low", "ci_high", "n"])
+            w.writerows([m, a.mean, a.ci_low, a.ci_high, a.n] for m, a in agg.items())
+    else:
+        _eval_table(args, result, agg, out)
+
+
+def _f(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:.4f}"
+
+
+def _eval_table(
+    args: argparse.Namespace, result: M.EvalResult, agg: dict[str, M.Aggregate], out: IO[str]
+) -> None:
+    if args.per_query:
+        width = max([len("query_id"), *(len(q) for q in result.query_ids)])
+        out.write("query_id".ljust(width) + "".join(f"  {m:>12}" for m in result.metrics) + "\n")
+        for q, vals in result.per_query().items():
+            out.write(q.ljust(width) + "".join(f"  {_f(vals[m]):>12}" for m in vals) + "\n")
+        out.write("\n")
+    width = max(len(m) for m in result.metrics)
+    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
+    for m, a in agg.items():
+        ci = f"[{_f(a.ci_low)}, {_f(a.ci_high)}]"
+        out.write(f"{m:<{width}}  {_f(a.mean):>6}  {ci:^16}  {a.n:>6}\n")
+    s = result.settings
+    out.write(
+        f"\n{len(result.query_ids)} judged queries: {int(result.included.sum())} in the means, "
+        f"{len(result.no_relevant)} without a relevant chunk "
+        f"({'left out' if s.no_relevant == 'exclude' else 'scored 0'}), "
+        f"{len(result.missing_from_run)} missing from the run (scored 0); "
+        f"{len(result.not_in_judgments)} run queries without judgments (ignored).\n"
+        f"relevant: grade >= {s.relevance_threshold}; gain {s.gain}; order {s.order}; "
+        f"pass threshold {s.pass_threshold:g}.\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# compare
+
+
+def _compare(args: argparse.Namespace, out: IO[str]) -> None:
+    metrics = _metric_list(args.metrics)
+    settings = _settings(args)
+    a, _ = _load(args, args.run_a, metrics, settings)
+    b, _ = _load(args, args.run_b, metrics, settings)
+    rows = M.compare(
+        a,
+        b,
+        metrics=metrics,
+        samples=args.bootstrap,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
+    if args.format == "json":
+        doc = {
+            "settings": {
+                **settings.as_dict(),
+                "metrics": metrics,
+                "bootstrap": args.bootstrap,
+                "permutations": args.permutations,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "run_a": args.run_a,
+                "run_b": args.run_b,
+            },
+            "n": rows[0].n if rows else 0,
+            "metrics": {
+                r.metric: {k: v for k, v in vars(r).items() if k != "metric"} for r in rows
+            },
+        }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return
+    width = max(len(m) for m in metrics)
+    out.write(
+        f"{'metric':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>7}  {'95% CI':^18}  "
+        f"{'p rand':>6}  {'p t':>6}  {'p Holm':>6}  {'W/T/L':>11}\n"
+    )
+    for r in rows:
+        ci = f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+        out.write(
+            f"{r.metric:<{width}}  {_f(r.mean_a):>6}  {_f(r.mean_b):>6}  {r.diff:+.4f}  "
+            f"{ci:^18}  {_f(r.p_randomization):>6}  {_f(r.p_ttest):>6}  "
+            f"{_f(r.p_holm):>6}  {f'{r.wins}/{r.ties}/{r.losses}':>11}\n"
+        )
+    out.write(
+        f"\n{rows[0].n if rows else 0} queries in both; B - A; Holm over {len(rows)} "
+        f"metrics; {args.permutations} sign-flip permutations.\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# agreement
+
+
+def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
+    from annotation import agreement as A
+
+    rows = formats.read_labels_csv(args.labels)
+    report = A.agreement_by_group(rows)
+    if args.format == "json":
+        json.dump(_clean(report.to_json()), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return
+    pooled = report.pooled
+    out.write(
+        f"{pooled.n_items} items, {pooled.n_annotators} annotators, {pooled.n_labels} labels\n"
+    )
+    names = (
+        "percent_agreement",
+        "cohen_kappa",
+        "cohen_kappa_linear",
+        "cohen_kappa_quadratic",
+        "gwet_ac1",
+        "fleiss_kappa",
+        "krippendorff_alpha_nominal",
+        "krippendorff_alpha_ordinal",
+    )
+    for n in names:
+        v = getattr(pooled, n)
+        out.write(f"{n:<28} {'undefined' if v is None else f'{v:.4f}'}\n")
+    if pooled.unanimous:
+        out.write("every label is identical: kappa is undefined (unanimous, not ambiguous)\n")
+    if pooled.pairwise:
+        out.write("\npairwise Cohen's kappa (items both judged):\n")
+        for p in pooled.pairwise:
+            k = "undefined" if p.kappa is None else f"{p.kappa:.4f}"
+            out.write(f"  {p.annotator_a} / {p.annotator_b}: {k} over {p.n_items} items\n")
+    if report.groups:
+        out.write("\ngroup  items  agreement  kappa  note\n")
+        for g, r in report.groups.items():
+            k = "-" if r.cohen_kappa is None else f"{r.cohen_kappa:.4f}"
+            pa = "-" if r.percent_agreement is None else f"{r.percent_agreement:.4f}"
+            note = "unanimous" if r.unanimous else ""
+            out.write(f"{g}  {r.n_items}  {pa}  {k}  {note}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The shared metric code imports no Django, so the CLI and CI jobs need no settings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PURE = [
+    "evaluation.metrics",
+    "evaluation.stats",
+    "evaluation.formats",
+    "evaluation.cli",
+    "annotation.agreement",
+]
+
+
+def test_the_pure_modules_import_without_django():
+    code = (
+        "import sys\n"
+        f"for m in {PURE!r}:\n"
+        "    __import__(m)\n"
+        "bad = sorted(n for n in sys.modules if n == 'django' or n.startswith('django.'))\n"
+        "print(','.join(bad))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
+
+
+def test_the_eval_command_does_not_import_scipy_or_django():
+    code = (
+        "import sys\n"
+        "import evaluation.cli\n"
+        "print(any(n.split('.')[0] in ('django', 'scipy') for n in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.stdout.strip() == "False", proc.stderr
