@@ -1,4 +1,8 @@
-"""The shared metric code imports no Django, so the CLI and CI jobs need no settings."""
+"""The pure modules import no Django, so the CLI and CI jobs need no settings.
+
+Every number, parser and policy that the web app, the workers and the `goldsmith` command share
+lives in one of these; a test imports them in a fresh interpreter.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,19 @@ PURE = [
     "evaluation.stats",
     "evaluation.formats",
     "evaluation.cli",
+    "evaluation.builtin_retrievers",
+    "evaluation.ssrf",
+    "evaluation.http_retriever",
+    "evaluation.presets",
+    "evaluation.reporting",
     "annotation.agreement",
+    "annotation.pii",
+    "annotation.readers",
+    "annotation.chunking",
+    "annotation.normalize",
+    "annotation.sampling",
+    "annotation.cranfield",
+    "annotation.goldset_io",
 ]
 
 

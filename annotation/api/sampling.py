@@ -1,0 +1,162 @@
+"""Samples under /api/v1/ (lead only): draw (or preview with dry_run), list, provenance."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .. import sampling
+from ..models import ImportStatus, QueryLog, Sample
+from ..permissions import Action, project_access
+from ..selectors.querylogs import samples
+from ..services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+
+
+class SampleCreateInput(serializers.Serializer):
+    log = serializers.IntegerField(required=False, help_text="log id (default: the latest)")
+    n = serializers.IntegerField(min_value=1, max_value=100_000)
+    strategy = serializers.ChoiceField(choices=sampling.STRATEGIES)
+    by = serializers.ChoiceField(choices=["", *BY_FIELDS], default="", allow_blank=True)
+    allocation = serializers.ChoiceField(
+        choices=["", *sampling.ALLOCATIONS], default="", allow_blank=True
+    )
+    seed = serializers.IntegerField()
+    dry_run = serializers.BooleanField(default=False)
+
+
+class SampleStratumOutput(serializers.Serializer):
+    name = serializers.CharField()
+    size = serializers.IntegerField()
+    volume = serializers.IntegerField()
+    share = serializers.FloatField()
+    allocated = serializers.IntegerField()
+    weight = serializers.FloatField()
+
+
+class SampleQueryOutput(serializers.Serializer):
+    text = serializers.CharField()
+    category = serializers.CharField()
+    count = serializers.IntegerField()
+    stratum = serializers.CharField()
+    weight = serializers.FloatField()
+
+
+class SampleOutput(serializers.ModelSerializer):
+    strata = SampleStratumOutput(many=True)
+
+    class Meta:
+        model = Sample
+        fields = [
+            "id",
+            "log",
+            "log_sha256",
+            "log_filename",
+            "strategy",
+            "by",
+            "allocation",
+            "seed",
+            "n_requested",
+            "n_chosen",
+            "pool_size",
+            "excluded",
+            "params",
+            "strata",
+            "created_at",
+        ]
+
+
+class SampleDrawOutput(serializers.Serializer):
+    dry_run = serializers.BooleanField()
+    sample = SampleOutput(allow_null=True)
+    pool_size = serializers.IntegerField()
+    excluded = serializers.IntegerField()
+    strata = SampleStratumOutput(many=True)
+    queries = SampleQueryOutput(many=True)
+
+
+class SampleListApi(APIView):
+    @extend_schema(responses=SampleOutput(many=True), summary="Samples drawn in the project")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        return Response(SampleOutput(samples(project=project)[:100], many=True).data)
+
+    @extend_schema(
+        request=SampleCreateInput,
+        responses={200: SampleDrawOutput, 201: SampleDrawOutput},
+        summary="Draw a reproducible sample of queries (dry_run: preview, store nothing)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = SampleCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        params = dict(data.validated_data)
+        dry_run = params.pop("dry_run")
+        log_id = params.pop("log", None)
+        logs = QueryLog.objects.filter(project=project, status=ImportStatus.DONE)
+        log = logs.filter(pk=log_id).first() if log_id else logs.order_by("-id").first()
+        if log is None:
+            raise serializers.ValidationError({"log": ["no imported query log"]})
+        try:
+            if dry_run:
+                outcome = sample_draw(project=project, log=log, **params)
+            else:
+                outcome = sample_create(project=project, log=log, created_by=request.user, **params)
+        except SamplingError as error:
+            raise serializers.ValidationError({"detail": [str(error)]}) from None
+        payload = {
+            "dry_run": dry_run,
+            "sample": SampleOutput(outcome.sample).data if outcome.sample else None,
+            "pool_size": outcome.pool_size,
+            "excluded": outcome.excluded,
+            "strata": outcome.strata,
+            "queries": [
+                {
+                    "text": r.text,
+                    "category": r.category,
+                    "count": r.count,
+                    "stratum": r.stratum,
+                    "weight": r.weight,
+                }
+                for r in outcome.rows
+            ],
+        }
+        code = status.HTTP_200_OK if dry_run else status.HTTP_201_CREATED
+        return Response(payload, status=code)
+
+
+class SampledQueryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    category = serializers.CharField()
+    stratum = serializers.CharField()
+    weight = serializers.FloatField()
+
+
+class SampleDetailOutput(SampleOutput):
+    queries = SampledQueryOutput(many=True, source="queries.all")
+
+    class Meta(SampleOutput.Meta):
+        fields = [*SampleOutput.Meta.fields, "queries"]
+
+
+class SampleDetailApi(APIView):
+    @extend_schema(responses=SampleDetailOutput, summary="A sample's provenance and its queries")
+    def get(self, request: Request, project_id: int, sample_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        sample = get_object_or_404(Sample, pk=sample_id, project=project)
+        return Response(SampleDetailOutput(sample).data)
+
+
+urlpatterns = [
+    path("projects/<int:project_id>/samples/", SampleListApi.as_view(), name="api-sample-list"),
+    path(
+        "projects/<int:project_id>/samples/<int:sample_id>/",
+        SampleDetailApi.as_view(),
+        name="api-sample-detail",
+    ),
+]

@@ -1,0 +1,122 @@
+"""Query normalisation and near-duplicate grouping: pure, no Django.
+
+`normalize_query` is the key of exact de-duplication: Unicode NFKC, case-folded, whitespace
+collapsed. `display_text` keeps the case a person typed (NFKC and whitespace only).
+
+`near_duplicate_groups` groups distinct queries whose TF-IDF character n-gram vectors have a
+cosine similarity ≥ `threshold` (single linkage), punctuation ignored. To stay fast on hundreds
+of thousands of distinct queries it compares only queries that share a *blocking key* (one of
+their two longest words, or their first 12 characters) and sit near each other in that block's
+sort order. Two variants that share no long word and no prefix are not grouped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+_SPACE_RE = re.compile(r"\s+")
+_WORD_RE = re.compile(r"\w+")
+_PUNCT_RE = re.compile(r"[^\w\s]+")
+
+
+def display_text(text: str) -> str:
+    return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def normalize_query(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the key of exact de-duplication."""
+    return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def _blocks_of(text: str) -> list[str]:
+    """The blocks a text belongs to: its two longest words (4+ characters), its prefix."""
+    words = sorted(set(_WORD_RE.findall(text)), key=lambda w: (-len(w), w))
+    return [f"w:{w}" for w in words[:2] if len(w) >= 4] + [f"p:{text[:12]}"]
+
+
+def _sort_key(block: str, text: str) -> str:
+    """In the block of a long word, texts sort by what follows the word, then what precedes
+    it, so "how do i parse json" and "how to parse json" sit side by side; in the block of a
+    prefix, by the text itself."""
+    if block.startswith("w:"):
+        word = block[2:]
+        at = text.find(word)
+        return text[at + len(word) :] + "\x00" + text[:at]
+    return text
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        parent = self.parent
+        root = i
+        while parent[root] != root:
+            root = parent[root]
+        while parent[i] != root:
+            parent[i], i = root, parent[i]
+        return root
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            # The smaller index (the more frequent query: callers sort by count) stays root.
+            if ra < rb:
+                self.parent[rb] = ra
+            else:
+                self.parent[ra] = rb
+
+
+def near_duplicate_groups(
+    texts: Sequence[str], *, threshold: float = 0.85, window: int = 5
+) -> list[int]:
+    """The group of each text, as the index of the group's first member.
+
+    Callers pass texts ordered by descending count, so a group is named after its most
+    frequent variant. `threshold` ≥ 1 disables grouping (every text is its own group).
+    Inside each block (see the module docstring) every text is compared with its `window`
+    next neighbours in sort order (the sorted-neighbourhood method): cost O(n · window).
+    """
+    n = len(texts)
+    if n < 2 or threshold >= 1.0:
+        return list(range(n))
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(
+        analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True, dtype=np.float32
+    )
+    # Punctuation does not make a different question: "parse json?" is "parse json".
+    matrix = vectorizer.fit_transform(_PUNCT_RE.sub(" ", t) for t in texts).tocsr()
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for index, text in enumerate(texts):
+        for block in _blocks_of(text):
+            blocks[block].append(index)
+    # Candidate pairs as small integer arrays, block by block (the blocks are freed as we go).
+    parts: list[np.ndarray] = []
+    while blocks:
+        block, members = blocks.popitem()
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda i: _sort_key(block, texts[i]))
+        order = np.asarray(members, dtype=np.int64)
+        for offset in range(1, min(window, len(order) - 1) + 1):
+            a, b = order[:-offset], order[offset:]
+            parts.append(np.minimum(a, b) * n + np.maximum(a, b))
+    uf = _UnionFind(n)
+    if parts:
+        pairs = np.unique(np.concatenate(parts))
+        del parts
+        first, second = pairs // n, pairs % n
+        step = 40_000  # pairs per batch: bounds the memory of the row products
+        for start in range(0, len(pairs), step):
+            a, b = first[start : start + step], second[start : start + step]
+            close = np.asarray(matrix[a].multiply(matrix[b]).sum(axis=1)).ravel() >= threshold
+            for i, j in zip(a[close].tolist(), b[close].tolist(), strict=True):
+                uf.union(i, j)
+    return [uf.find(i) for i in range(n)]

@@ -1,0 +1,326 @@
+"""Corpus imports: streaming, all or nothing, and re-imports that update in place.
+
+A re-import compares every chunk with what is stored: an unchanged chunk is not touched; a chunk
+whose text changed gets the new text and ``text_changed=True`` (its judgments are to be flagged
+for re-judging); a chunk missing from the new file is marked ``removed`` but kept, because golden
+sets may cite it; a removed chunk that comes back is restored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..chunking import chunk_text
+from ..models import Chunk, CorpusImport, Document, ImportStatus, Project
+from ..readers import CORPUS_FORMATS, ChunkRecord, DocumentRecord, ReadError, detect_format
+from ..readers import read_corpus as read_corpus_records
+from .bulk import bulk_insert
+from .progress import ProgressCallback, ProgressWriter, uploads_dir
+
+logger = logging.getLogger(__name__)
+BATCH = 2000
+CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
+                "metadata", "text_sha256", "text_changed", "removed", "updated_at"]  # fmt: skip
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def upload_store(*, stream: Iterable[bytes], suffix: str) -> Path:
+    """Copy an upload to the temporary uploads directory; the import deletes it afterwards."""
+    path = uploads_dir() / f"{uuid.uuid4().hex}{suffix}"
+    with path.open("wb") as out:
+        for block in stream:
+            out.write(block)
+    return path
+
+
+def corpus_import_create(
+    *,
+    project: Project,
+    filename: str,
+    upload_path: Path | None = None,
+    created_by: object | None = None,
+    chunk_size: int = 1000,
+    overlap: int = 100,
+) -> CorpusImport:
+    """A queued import; `corpus_import_run` does the work (in a Celery task for uploads)."""
+    detect_format(filename, CORPUS_FORMATS)
+    if chunk_size < 50 or not 0 <= overlap < chunk_size // 2:
+        raise ValueError("chunk size must be ≥ 50 and overlap between 0 and half the chunk size")
+    return CorpusImport.objects.create(
+        project=project,
+        filename=filename[-255:],
+        upload_path=str(upload_path or ""),
+        created_by=created_by if getattr(created_by, "pk", None) else None,
+        chunk_size=chunk_size,
+        overlap=overlap,
+    )
+
+
+def _claim(model: type, pk: int) -> bool:
+    """Take a queued import; False if another run already took it (tasks may run twice)."""
+    return (
+        model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(
+            status=ImportStatus.RUNNING, phase="starting"
+        )
+        == 1
+    )
+
+
+def corpus_import_run(
+    *, corpus_import_id: int, path: Path | None = None, on_progress: ProgressCallback | None = None
+) -> CorpusImport:
+    """Run a queued import of `path` (or of its stored upload, deleted afterwards)."""
+    record = CorpusImport.objects.get(pk=corpus_import_id)
+    if not _claim(CorpusImport, record.pk):
+        return record
+    source = Path(path or record.upload_path)
+    progress = ProgressWriter(CorpusImport, record.pk, on_progress)
+    try:
+        record.sha256 = file_sha256(source)
+        record.bytes_total = source.stat().st_size
+        record.save(update_fields=["sha256", "bytes_total"])
+        with source.open("rb") as handle, transaction.atomic():
+            counts = _store(record, handle, progress)
+        for name, value in counts.items():
+            setattr(record, name, value)
+        record.status = ImportStatus.DONE
+        record.phase = "done"
+        record.bytes_read = record.bytes_total
+    except ReadError as error:
+        record.status, record.error, record.phase = ImportStatus.FAILED, str(error), "failed"
+    except Exception as error:
+        logger.exception("corpus import %s failed", record.pk)
+        record.status, record.phase = ImportStatus.FAILED, "failed"
+        record.error = f"{record.filename}: internal error ({type(error).__name__})"
+    finally:
+        progress.close()
+        if record.upload_path:
+            Path(record.upload_path).unlink(missing_ok=True)
+            record.upload_path = ""
+    record.finished_at = timezone.now()
+    record.save()
+    return record
+
+
+def corpus_import(
+    *,
+    project: Project,
+    path: Path,
+    filename: str | None = None,
+    created_by: object | None = None,
+    chunk_size: int = 1000,
+    overlap: int = 100,
+    on_progress: ProgressCallback | None = None,
+) -> CorpusImport:
+    """Import a file now (the command line's way); the caller's file is left in place."""
+    record = corpus_import_create(
+        project=project,
+        filename=filename or path.name,
+        created_by=created_by,
+        chunk_size=chunk_size,
+        overlap=overlap,
+    )
+    return corpus_import_run(corpus_import_id=record.pk, path=path, on_progress=on_progress)
+
+
+class _Store:
+    """The writing side of one import, inside its transaction."""
+
+    def __init__(self, record: CorpusImport) -> None:
+        self.record = record
+        self.project_id = record.project_id
+        self.docs: dict[str, int] = dict(
+            Document.objects.filter(project_id=self.project_id).values_list("doc_id", "id")
+        )
+        self.titles: dict[str, str] = {}
+        self.existing: dict[str, tuple[int, str, bool]] = {
+            chunk_id: (pk, sha, removed)
+            for chunk_id, pk, sha, removed in Chunk.objects.filter(
+                project_id=self.project_id
+            ).values_list("chunk_id", "id", "text_sha256", "removed")
+        }
+        self.seen: set[str] = set()
+        self.next_position: dict[str, int] = {}
+        self.counts = dict.fromkeys(
+            [
+                "records",
+                "documents_created",
+                "chunks_created",
+                "chunks_unchanged",
+                "chunks_changed",
+                "chunks_removed",
+                "chunks_restored",
+            ],
+            0,
+        )
+        self.pending: list[ChunkRecord] = []
+
+    def add(self, chunk: ChunkRecord) -> None:
+        self.pending.append(chunk)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        new_docs = []
+        for chunk in self.pending:
+            if chunk.doc_id not in self.docs and chunk.doc_id not in self.titles:
+                self.titles[chunk.doc_id] = chunk.title
+                new_docs.append(
+                    Document(project_id=self.project_id, doc_id=chunk.doc_id, title=chunk.title)
+                )
+        if new_docs:
+            for doc in Document.objects.bulk_create(new_docs, batch_size=BATCH):
+                self.docs[doc.doc_id] = doc.pk
+            self.counts["documents_created"] += len(new_docs)
+        to_create: list[tuple[object, ...]] = []
+        now = timezone.now()
+        to_update: list[Chunk] = []
+        restored: list[int] = []
+        for chunk in self.pending:
+            sha = hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()
+            position = chunk.position
+            if position is None:
+                position = self.next_position.get(chunk.doc_id, 0)
+            self.next_position[chunk.doc_id] = position + 1
+            self.seen.add(chunk.chunk_id)
+            found = self.existing.get(chunk.chunk_id)
+            if found is None:
+                to_create.append(
+                    (self.project_id, self.docs[chunk.doc_id], chunk.chunk_id, chunk.text,
+                     position, chunk.start, chunk.end, chunk.metadata, sha, False, False, now)
+                )  # fmt: skip
+            elif found[1] == sha:
+                if found[2]:
+                    restored.append(found[0])
+                else:
+                    self.counts["chunks_unchanged"] += 1
+            else:
+                to_update.append(
+                    Chunk(
+                        pk=found[0],
+                        document_id=self.docs[chunk.doc_id],
+                        text=chunk.text,
+                        position=position,
+                        start=chunk.start,
+                        end=chunk.end,
+                        metadata=chunk.metadata,
+                        text_sha256=sha,
+                        text_changed=True,
+                        removed=False,
+                        updated_at=timezone.now(),
+                    )
+                )
+        if to_create:
+            bulk_insert(Chunk, CHUNK_FIELDS, to_create, json_fields=frozenset({"metadata"}))
+            self.counts["chunks_created"] += len(to_create)
+        if to_update:
+            Chunk.objects.bulk_update(
+                to_update,
+                [
+                    "document",
+                    "text",
+                    "position",
+                    "start",
+                    "end",
+                    "metadata",
+                    "text_sha256",
+                    "text_changed",
+                    "removed",
+                    "updated_at",
+                ],
+                batch_size=500,
+            )
+            self.counts["chunks_changed"] += len(to_update)
+        if restored:
+            Chunk.objects.filter(pk__in=restored).update(removed=False, updated_at=timezone.now())
+            self.counts["chunks_restored"] += len(restored)
+        self.pending = []
+
+    def finish(self) -> dict[str, int]:
+        self.flush()
+        gone = [
+            pk
+            for chunk_id, (pk, _sha, removed) in self.existing.items()
+            if not removed and chunk_id not in self.seen
+        ]
+        for start in range(0, len(gone), BATCH):
+            Chunk.objects.filter(pk__in=gone[start : start + BATCH]).update(
+                removed=True, updated_at=timezone.now()
+            )
+        self.counts["chunks_removed"] = len(gone)
+        return self.counts
+
+
+def _document_chunks(record: DocumentRecord, chunk_size: int, overlap: int) -> list[ChunkRecord]:
+    spans = chunk_text(record.text, max_chars=chunk_size, overlap=overlap)
+    if not spans:
+        # An empty document still gets one (empty) chunk, so that judgments can cite it.
+        return [
+            ChunkRecord(
+                record.line,
+                f"{record.doc_id}#0",
+                record.doc_id,
+                "",
+                record.title,
+                0,
+                0,
+                0,
+                dict(record.metadata),
+            )
+        ]
+    return [
+        ChunkRecord(
+            line=record.line,
+            chunk_id=f"{record.doc_id}#{i}",
+            doc_id=record.doc_id,
+            text=span.text,
+            title=record.title,
+            position=i,
+            start=span.start,
+            end=span.end,
+            metadata=dict(record.metadata),
+        )
+        for i, span in enumerate(spans)
+    ]
+
+
+def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) -> dict[str, int]:
+    store = _Store(record)
+    records = read_corpus_records(handle, record.filename)
+    mode = ""
+    for item in records:
+        store.counts["records"] += 1
+        if isinstance(item, DocumentRecord):
+            mode = "documents"
+            for chunk in _document_chunks(item, record.chunk_size, record.overlap):
+                store.add(chunk)
+        else:
+            mode = "chunks"
+            store.add(item)
+        if store.counts["records"] % 1000 == 0:
+            progress.update(
+                phase="importing",
+                bytes_read=handle.tell(),
+                records=store.counts["records"],
+                total=record.bytes_total,
+            )
+    counts = store.finish()
+    record.mode = mode
+    return counts

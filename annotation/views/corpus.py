@@ -1,0 +1,105 @@
+"""The corpus page: figures and search for every member; upload and imports for leads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+
+from ..models import CorpusImport
+from ..permissions import Action, project_access, role_allows
+from ..readers import ReadError
+from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
+from ..services.corpus import corpus_import_create, upload_store
+
+
+class CorpusUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="JSONL or CSV: chunks (id, doc_id, text, …) or whole "
+        "documents (doc_id, title, text) that Goldsmith chunks."
+    )
+    chunk_size = forms.IntegerField(
+        min_value=50, max_value=100_000, initial=1000, label="Chunk size (characters)"
+    )
+    overlap = forms.IntegerField(
+        min_value=0, max_value=50_000, initial=100, label="Overlap (characters)"
+    )
+
+
+def page_context(project, membership, **extra: object) -> dict[str, object]:
+    return {
+        "project": project,
+        "membership": membership,
+        "can_lead": role_allows(membership.role, Action.LEAD),
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+        **extra,
+    }
+
+
+def save_upload(upload) -> Path:
+    return upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
+
+
+@login_required
+def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
+    action = Action.LEAD if request.method == "POST" else Action.VIEW
+    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    form = CorpusUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        from ..tasks import corpus_import_execute
+
+        upload = form.cleaned_data["file"]
+        stored = save_upload(upload)
+        try:
+            record = corpus_import_create(
+                project=project,
+                filename=Path(upload.name).name,
+                upload_path=stored,
+                created_by=request.user,
+                chunk_size=form.cleaned_data["chunk_size"],
+                overlap=form.cleaned_data["overlap"],
+            )
+        except (ReadError, ValueError) as error:
+            stored.unlink(missing_ok=True)
+            form.add_error("file", str(error))
+        else:
+            transaction.on_commit(lambda: corpus_import_execute.delay(record.pk))
+            return redirect("corpus-import", project_id=project.pk, import_id=record.pk)
+    query = request.GET.get("q", "").strip()
+    hits = chunk_search(project=project, text=query, limit=30) if query else []
+    context = page_context(
+        project,
+        membership,
+        figures=corpus_figures(project=project),
+        form=form,
+        query=query,
+        hits=hits,
+        imports=corpus_imports(project=project)[:20],
+    )
+    return render(request, "annotation/corpus.html", context)
+
+
+@login_required
+def corpus_import_page(request: HttpRequest, project_id: int, import_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    record = get_object_or_404(CorpusImport, pk=import_id, project=project)
+    return render(
+        request, "annotation/corpus_import.html", page_context(project, membership, record=record)
+    )
+
+
+urlpatterns = [
+    path("projects/<int:project_id>/corpus/", corpus_home, name="corpus"),
+    path(
+        "projects/<int:project_id>/corpus/imports/<int:import_id>/",
+        corpus_import_page,
+        name="corpus-import",
+    ),
+]

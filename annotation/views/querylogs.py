@@ -1,0 +1,123 @@
+"""Query-log pages (leads): upload with progress, the import report, the log's distribution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+
+from ..models import QueryLog, ScrubPattern
+from ..permissions import Action, project_access
+from ..pii import parse_patterns
+from ..readers import ReadError
+from ..selectors.querylogs import log_distribution, query_logs, scrubbed_counts, top_queries
+from ..services.querylogs import query_log_create, scrub_pattern_set
+from .corpus import page_context, save_upload
+
+
+class QueryLogUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="JSONL or CSV with a 'query' column (optional timestamp, user, session, "
+        "category, count, feedback), or one query per line."
+    )
+    near_duplicate_threshold = forms.FloatField(
+        min_value=0.01, max_value=1.0, initial=0.85, label="Near-duplicate threshold (cosine)"
+    )
+    clusters = forms.IntegerField(min_value=1, max_value=200, initial=12, label="Intent clusters")
+
+
+class ScrubPatternForm(forms.Form):
+    patterns = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        label="Project patterns (NAME=REGEX, one a line)",
+        help_text="Replaced by <NAME> in imported queries (after e-mails, phones, cards, "
+        "IBANs and IPs).",
+    )
+
+    def clean_patterns(self) -> list[str]:
+        lines = self.cleaned_data["patterns"].splitlines()
+        try:
+            parse_patterns(lines)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+        return lines
+
+
+@login_required
+def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = QueryLogUploadForm(prefix="log")
+    existing = "\n".join(
+        f"{p.name}={p.pattern}" for p in ScrubPattern.objects.filter(project=project)
+    )
+    pattern_form = ScrubPatternForm(prefix="pii", initial={"patterns": existing})
+    what = request.POST.get("what") if request.method == "POST" else None
+    if what == "patterns":
+        pattern_form = ScrubPatternForm(request.POST, prefix="pii")
+        if pattern_form.is_valid():
+            saved = scrub_pattern_set(project=project, lines=pattern_form.cleaned_data["patterns"])
+            messages.success(request, f"{len(saved)} project pattern(s) saved.")
+            return redirect("querylogs", project_id=project.pk)
+    elif what == "upload":
+        form = QueryLogUploadForm(request.POST, request.FILES, prefix="log")
+        if form.is_valid():
+            from ..tasks import query_log_import_execute
+
+            upload = form.cleaned_data["file"]
+            stored = save_upload(upload)
+            try:
+                log = query_log_create(
+                    project=project,
+                    filename=Path(upload.name).name,
+                    upload_path=stored,
+                    created_by=request.user,
+                    near_duplicate_threshold=form.cleaned_data["near_duplicate_threshold"],
+                    clusters=form.cleaned_data["clusters"],
+                )
+            except (ReadError, ValueError) as error:
+                stored.unlink(missing_ok=True)
+                form.add_error("file", str(error))
+            else:
+                transaction.on_commit(lambda: query_log_import_execute.delay(log.pk))
+                return redirect("querylog", project_id=project.pk, log_id=log.pk)
+    context = page_context(
+        project,
+        membership,
+        logs=query_logs(project=project)[:50],
+        form=form,
+        pattern_form=pattern_form,
+    )
+    return render(request, "annotation/querylogs.html", context)
+
+
+@login_required
+def querylog_detail(request: HttpRequest, project_id: int, log_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    log = get_object_or_404(QueryLog, pk=log_id, project=project)
+    done = log.status == "done"
+    context = page_context(
+        project,
+        membership,
+        log=log,
+        scrubbed=scrubbed_counts(log=log),
+        distribution=log_distribution(log=log) if done else None,
+        top=top_queries(log=log, limit=60) if done else [],
+    )
+    return render(request, "annotation/querylog_detail.html", context)
+
+
+urlpatterns = [
+    path("projects/<int:project_id>/querylogs/", querylog_list, name="querylogs"),
+    path("projects/<int:project_id>/querylogs/<int:log_id>/", querylog_detail, name="querylog"),
+]

@@ -1,0 +1,99 @@
+"""The sampling page (leads): preview a draw with before/after plots, then keep it."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+
+from .. import sampling
+from ..models import ImportStatus, Query, QueryLog, Sample
+from ..permissions import Action, project_access
+from ..selectors.querylogs import log_distribution, preview_distribution, samples
+from ..services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+from .corpus import page_context
+
+
+class SampleForm(forms.Form):
+    log = forms.ModelChoiceField(queryset=QueryLog.objects.none(), empty_label=None)
+    n = forms.IntegerField(min_value=1, max_value=100_000, initial=50, label="Queries (n)")
+    strategy = forms.ChoiceField(choices=[(s, s) for s in sampling.STRATEGIES])
+    by = forms.ChoiceField(
+        choices=[("", "—"), *[(b, b) for b in BY_FIELDS]],
+        required=False,
+        label="Stratify by (stratified only)",
+    )
+    allocation = forms.ChoiceField(
+        choices=[("", "strategy default"), *[(a, a) for a in sampling.ALLOCATIONS]],
+        required=False,
+    )
+    seed = forms.IntegerField(initial=1)
+
+    def __init__(self, *args, project=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["log"].queryset = QueryLog.objects.filter(
+            project=project, status=ImportStatus.DONE
+        ).order_by("-id")
+        self.fields["log"].label_from_instance = lambda log: (
+            f"#{log.pk} {log.filename} ({log.distinct} distinct)"
+        )
+
+
+@login_required
+def sampling_home(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = SampleForm(request.POST or None, project=project)
+    preview = None
+    distribution = None
+    if request.method == "POST" and form.is_valid():
+        params = dict(form.cleaned_data)
+        log = params.pop("log")
+        try:
+            if request.POST.get("what") == "create":
+                outcome = sample_create(project=project, log=log, created_by=request.user, **params)
+                messages.success(request, f"Sampled {len(outcome.rows)} queries into the project.")
+                return redirect("sample", project_id=project.pk, sample_id=outcome.sample.pk)
+            preview = sample_draw(project=project, log=log, **params)
+            distribution = preview_distribution(
+                log=log, log_query_ids=[r.log_query_id for r in preview.rows]
+            )
+        except SamplingError as error:
+            form.add_error(None, str(error))
+    elif form.fields["log"].queryset.exists() and request.method != "POST":
+        distribution = log_distribution(log=form.fields["log"].queryset.first())
+    context = page_context(
+        project,
+        membership,
+        form=form,
+        preview=preview,
+        distribution=distribution,
+        samples=samples(project=project)[:30],
+    )
+    return render(request, "annotation/sampling.html", context)
+
+
+@login_required
+def sample_detail(request: HttpRequest, project_id: int, sample_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    sample = get_object_or_404(Sample.objects.select_related("log"), pk=sample_id, project=project)
+    context = page_context(
+        project,
+        membership,
+        sample=sample,
+        queries=Query.objects.filter(sample=sample).order_by("stratum", "id"),
+        distribution=log_distribution(log=sample.log, sample=sample) if sample.log else None,
+    )
+    return render(request, "annotation/sample_detail.html", context)
+
+
+urlpatterns = [
+    path("projects/<int:project_id>/sampling/", sampling_home, name="sampling"),
+    path("projects/<int:project_id>/samples/<int:sample_id>/", sample_detail, name="sample"),
+]

@@ -1,0 +1,175 @@
+"""Import benchmark: a 1,000,000-line query log and a 200,000-chunk corpus into PostgreSQL.
+
+Usage:
+  .venv/bin/python bench/import_bench.py \
+      --database-url postgres://postgres@127.0.0.1:5432/gs_bench \
+      [--lines 1000000] [--chunks 200000] [--out bench/out]
+
+Generates seeded inputs once (under bench/out/, git-ignored), recreates the benchmark database,
+then runs `manage.py import_querylog` and `manage.py import_corpus` as separate processes under
+/usr/bin/time -v, and prints wall time, lines (chunks) per second and peak RSS as Markdown.
+The query log has Zipf-distributed repeats over ~150k question shapes, categories, feedback,
+user and session ids, and e-mail addresses / phone numbers in about 1 % of the lines, so the
+scrubber does real work. The corpus is 20,000 documents of 10 chunks of ~500 characters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 20241130
+TOPICS = ["json", "pathlib", "asyncio", "datetime", "regex", "logging", "csv", "sqlite3",
+          "subprocess", "threading", "unittest", "typing", "itertools", "collections", "socket",
+          "zipfile", "argparse", "decimal", "random", "urllib"]  # fmt: skip
+VERBS = ["parse", "read", "write", "sort", "filter", "merge", "split", "convert", "validate",
+         "format", "compress", "encode", "decode", "cache", "retry", "debug", "test", "log",
+         "schedule", "stream"]  # fmt: skip
+OBJECTS = ["a file", "a list", "a dict", "a string", "dates", "a csv row", "bytes", "a url",
+           "a config", "large files", "nested data", "unicode text", "a queue", "a socket",
+           "a process", "a zip archive", "timestamps", "a decimal", "a generator",
+           "paths"]  # fmt: skip
+SHAPES = ["how do I {v} {o} with {t}", "{t} {v} {o} example", "why does {t} fail to {v} {o}",
+          "best way to {v} {o} in python {ver}", "{v} {o} using {t} without errors",
+          "{t}: {v} {o} faster", "how to {v} {o} in {t} on windows",
+          "can {t} {v} {o} asynchronously", "{v} {o} {t} python {ver} vs {ver2}"]  # fmt: skip
+FEEDBACK = ["", "", "", "", "", "", "", "thumbs_down", "no_click", "thumbs_up", "escalation"]
+
+
+def make_querylog(path: Path, lines: int, seed: int = SEED) -> None:
+    rng = np.random.default_rng(seed)
+    n_shapes = len(SHAPES) * len(TOPICS) * len(VERBS) * len(OBJECTS) // 2  # ~18k bases
+    ranks = rng.zipf(1.15, size=lines)
+    ranks = np.where(ranks > 150_000, rng.integers(1, 150_000, size=lines), ranks)
+    users = rng.integers(0, 50_000, size=lines)
+    pii = rng.random(lines)
+    start = 1_700_000_000
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(lines):
+            r = int(ranks[i])
+            shape = SHAPES[r % len(SHAPES)]
+            base = r % n_shapes
+            text = shape.format(
+                v=VERBS[base % 20],
+                o=OBJECTS[(base // 20) % 20],
+                t=TOPICS[(base // 400) % 20],
+                ver=f"3.{8 + r % 5}",
+                ver2=f"3.{7 + r % 3}.{r % 10}",
+            )
+            if r > n_shapes:
+                text += f" (case {r // n_shapes})"
+            if pii[i] < 0.005:
+                text += f" mail me at dev{users[i]}@example.com"
+            elif pii[i] < 0.01:
+                text += f" or call +44 20 7946 {users[i] % 10000:04d}"
+            record = {
+                "query": text,
+                "timestamp": start + i * 2,
+                "user": f"u{users[i]}",
+                "session": f"u{users[i]}-{i // 5000}",
+                "category": TOPICS[(base // 400) % 20],
+                "feedback": FEEDBACK[(r + i) % len(FEEDBACK)],
+            }
+            out.write(json.dumps(record) + "\n")
+
+
+def make_corpus(path: Path, chunks: int, seed: int = SEED) -> None:
+    rng = np.random.default_rng(seed + 1)
+    stems = ("data", "file", "path", "loop", "task", "time", "text")
+    words = np.array([f"{t}{i}" for t in stems for i in range(300)] + TOPICS + VERBS)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(chunks):
+            text = " ".join(words[rng.integers(0, len(words), size=75)])
+            record = {"id": f"c{i}", "doc_id": f"d{i // 10}", "text": text, "position": i % 10,
+                      "start": (i % 10) * 520, "end": (i % 10) * 520 + len(text),
+                      "title": f"Document {i // 10}"}  # fmt: skip
+            out.write(json.dumps(record) + "\n")
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of a command run
+    under /usr/bin/time -v. CPU time is what the process itself used: on a busy machine it is
+    the fairer figure (PostgreSQL's own work is not in it)."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-v", *cmd], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr[-3000:]}")
+    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", done.stderr)[1])
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", done.stderr)[1])
+    return wall, user + system, peak_kb / 1024, done.stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True, help="postgres://…/DBNAME (recreated)")
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--chunks", type=int, default=200_000)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    log_path = args.out / f"querylog_{args.lines}.jsonl"
+    corpus_path = args.out / f"corpus_{args.chunks}.jsonl"
+    for path, make, size in ((log_path, make_querylog, args.lines),
+                             (corpus_path, make_corpus, args.chunks)):  # fmt: skip
+        if not path.exists():
+            print(f"generating {path} …", file=sys.stderr)
+            make(path, size)
+
+    db = args.database_url.rsplit("/", 1)
+    admin = f"--maintenance-db={db[0]}/postgres"
+    subprocess.run(["dropdb", "--if-exists", admin, db[1]], check=False)
+    subprocess.run(["createdb", admin, db[1]], check=True)
+    env = dict(os.environ, DATABASE_URL=args.database_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env.setdefault("GOLDSMITH_VAR_DIR", str(args.out / "var"))
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([*manage, "create_project", "--name", "Bench", "--lead", "bench"],
+                   cwd=ROOT, env=env, check=True, capture_output=True)  # fmt: skip
+
+    rows = []
+    wall, cpu, peak, out = timed([*manage, "import_querylog", "--project", "Bench",
+                                  str(log_path), "--quiet"], env)  # fmt: skip
+    report = json.loads(
+        subprocess.run(
+            [*manage, "shell", "-c", "from annotation.models import QueryLog; import json; "
+             "l = QueryLog.objects.latest('id'); print(json.dumps({'report': l.report, "
+             "'scrubbed': l.scrubbed}))"],
+            cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        ).stdout.strip().splitlines()[-1]
+    )  # fmt: skip
+    rows.append(("query log", args.lines, "lines", wall, cpu, peak, out, report))
+    for name in ("corpus", "corpus re-import (unchanged)"):
+        wall, cpu, peak, out = timed([*manage, "import_corpus", "--project", "Bench",
+                                      str(corpus_path), "--quiet"], env)  # fmt: skip
+        rows.append((name, args.chunks, "chunks", wall, cpu, peak, out, None))
+
+    print(
+        "| import | items | wall (s) | items/s (wall) | CPU (s) | items/s (CPU) | peak RSS (MB) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, n, unit, wall, cpu, peak, _out, _report in rows:
+        print(f"| {name} | {n:,} {unit} | {wall:.1f} | {n / wall:,.0f} | {cpu:.1f} | "
+              f"{n / cpu:,.0f} | {peak:.0f} |")  # fmt: skip
+    for name, *_rest, out, report in rows:
+        print(f"\n{name}: {out}")
+        if report:
+            print(f"phases, wall (s): {report['report'].get('seconds')}")
+            print(f"phases, CPU (s): {report['report'].get('cpu_seconds')}")
+            print(f"scrubbed: {report['scrubbed']}")
+
+
+if __name__ == "__main__":
+    main()

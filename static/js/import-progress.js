@@ -1,0 +1,35 @@
+// Polls an import's API URL and updates its progress bar; reloads the page when it ends.
+(function () {
+  "use strict";
+  const box = document.querySelector(".import-progress[data-progress-url]");
+  if (!box || ["done", "failed"].includes(box.dataset.status)) return;
+  const bar = box.querySelector(".progress > span");
+  const meter = box.querySelector(".progress");
+  const field = (name) => box.querySelector(`[data-field="${name}"]`);
+  const mb = (bytes) => (bytes / 1e6).toFixed(1) + " MB";
+
+  async function poll() {
+    let data;
+    try {
+      const response = await fetch(box.dataset.progressUrl, { headers: { Accept: "application/json" } });
+      if (!response.ok) throw new Error(String(response.status));
+      data = await response.json();
+    } catch (error) {
+      setTimeout(poll, 3000);
+      return;
+    }
+    const pct = Math.round((data.progress || 0) * 100);
+    bar.style.width = pct + "%";
+    meter.setAttribute("aria-valuenow", String(pct));
+    field("status").textContent = data.status;
+    field("phase").textContent = data.phase || "";
+    field("figures").textContent = `${pct}% of ${mb(data.bytes_total || 0)}` +
+      (data.records ? ` · ${data.records.toLocaleString()} records` : "");
+    if (data.status === "done" || data.status === "failed") {
+      window.location.reload();
+      return;
+    }
+    setTimeout(poll, 700);
+  }
+  poll();
+})();
