@@ -1,0 +1,350 @@
+"""Annotators' API: their queue, a query's candidates, grades, flags, notes, corpus search.
+
+Every view checks the role with `project_access` and then that the query is in the caller's
+own queue (404 otherwise). Responses carry only the caller's own grades, flags and notes.
+"""
+
+from __future__ import annotations
+
+from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import Chunk, Guideline, QueryAnnotation
+from ..permissions import Action, project_access
+from ..selectors.corpus import chunk_search
+from ..selectors.judging import (
+    annotation_view,
+    annotator_queue,
+    assignment_for,
+    candidate_for,
+    queue_summary,
+)
+from ..services.judging import (
+    JudgingClosed,
+    guideline_publish,
+    judgment_save,
+    query_annotation_save,
+)
+from ..services.pooling import candidate_add_by_annotator
+
+
+def conflict(error: Exception) -> Response:
+    return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+
+
+# --- Queue ----------------------------------------------------------------------------------
+
+
+class QueueItemOutput(serializers.Serializer):
+    query_id = serializers.IntegerField(source="query.pk")
+    text = serializers.CharField(source="query.text")
+    category = serializers.CharField(source="query.category")
+    order = serializers.IntegerField()
+    status = serializers.CharField()
+    judged = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class QueueOutput(serializers.Serializer):
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    items = QueueItemOutput(many=True)
+
+
+class QueueApi(APIView):
+    @extend_schema(responses=QueueOutput, summary="The caller's annotation queue, in order")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        items = annotator_queue(user=request.user, project=project)
+        summary = queue_summary(user=request.user, project=project)
+        return Response(QueueOutput({**summary, "items": items}).data)
+
+
+# --- One query ------------------------------------------------------------------------------
+
+
+class FlagsSerializer(serializers.Serializer):
+    ambiguous = serializers.BooleanField(required=False)
+    no_answer = serializers.BooleanField(required=False)
+    personal_data = serializers.BooleanField(required=False)
+    not_a_query = serializers.BooleanField(required=False)
+
+
+class OwnCandidateOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    chunk_id = serializers.CharField()
+    document_title = serializers.CharField()
+    text = serializers.CharField()
+    grade = serializers.IntegerField(allow_null=True, help_text="The caller's own grade.")
+    note = serializers.CharField()
+
+
+class OwnQueryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    category = serializers.CharField()
+
+
+class QueryAnnotationOutput(serializers.Serializer):
+    flags = FlagsSerializer()
+    note = serializers.CharField()
+    seconds_spent = serializers.FloatField()
+
+
+class AnnotationPageOutput(serializers.Serializer):
+    query = OwnQueryOutput()
+    guideline_version = serializers.IntegerField(allow_null=True)
+    locked = serializers.BooleanField(help_text="Adjudicated or approved: grades are final.")
+    status = serializers.CharField()
+    judged = serializers.IntegerField()
+    total = serializers.IntegerField()
+    candidates = OwnCandidateOutput(many=True)
+    annotation = QueryAnnotationOutput()
+
+
+def annotation_output(annotation: QueryAnnotation | None) -> dict[str, object]:
+    if annotation is None:
+        annotation = QueryAnnotation()
+    return {
+        "flags": {flag: getattr(annotation, flag) for flag in QueryAnnotation.FLAGS},
+        "note": annotation.note,
+        "seconds_spent": annotation.seconds_spent,
+    }
+
+
+class QueryAnnotationInput(serializers.Serializer):
+    flags = FlagsSerializer(required=False)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    seconds = serializers.FloatField(required=False, min_value=0, default=0)
+
+
+class AnnotationApi(APIView):
+    @extend_schema(
+        responses=AnnotationPageOutput,
+        summary="A query of the caller's queue with its candidates and the caller's own grades",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        view = annotation_view(assignment=assignment)
+        payload = {
+            "query": {
+                "id": view.query.pk,
+                "text": view.query.text,
+                "category": view.query.category,
+            },
+            "guideline_version": view.guideline_version,
+            "locked": view.locked,
+            "status": assignment.status,
+            "judged": assignment.judged,
+            "total": assignment.total,
+            "candidates": [c.__dict__ for c in view.candidates],
+            "annotation": annotation_output(view.annotation),
+        }
+        return Response(AnnotationPageOutput(payload).data)
+
+    @extend_schema(
+        request=QueryAnnotationInput,
+        responses={200: QueryAnnotationOutput, 409: None},
+        summary="Set the caller's flags and note on a query; add time spent (seconds)",
+    )
+    def put(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        data = QueryAnnotationInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            annotation = query_annotation_save(
+                assignment=assignment,
+                flags=data.validated_data.get("flags"),
+                note=data.validated_data.get("note"),
+                seconds=data.validated_data["seconds"],
+            )
+        except JudgingClosed as error:
+            return conflict(error)
+        return Response(QueryAnnotationOutput(annotation_output(annotation)).data)
+
+
+# --- Grades ---------------------------------------------------------------------------------
+
+
+class JudgmentInput(serializers.Serializer):
+    grade = serializers.ChoiceField(choices=[0, 1, 2])
+    note = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+
+
+class JudgmentOutput(serializers.Serializer):
+    candidate_id = serializers.IntegerField()
+    grade = serializers.IntegerField()
+    note = serializers.CharField()
+    guideline_version = serializers.IntegerField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+    status = serializers.CharField(help_text="The caller's assignment status after this grade.")
+    judged = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class JudgmentApi(APIView):
+    @extend_schema(
+        request=JudgmentInput,
+        responses={200: JudgmentOutput, 409: None},
+        summary="Grade a candidate of the caller's queue (idempotent: one judgment per pair)",
+    )
+    def put(self, request: Request, project_id: int, candidate_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        candidate, assignment = candidate_for(
+            user=request.user, project=project, candidate_id=candidate_id
+        )
+        data = JudgmentInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            saved = judgment_save(
+                assignment=assignment,
+                candidate=candidate,
+                grade=int(data.validated_data["grade"]),
+                note=data.validated_data.get("note"),
+            )
+        except JudgingClosed as error:
+            return conflict(error)
+        judgment = saved.judgment
+        payload = {
+            "candidate_id": candidate.pk,
+            "grade": judgment.grade,
+            "note": judgment.note,
+            "guideline_version": judgment.guideline_version,
+            "updated_at": judgment.updated_at,
+            "status": saved.status,
+            "judged": saved.judged,
+            "total": saved.total,
+        }
+        return Response(JudgmentOutput(payload).data)
+
+
+# --- Corpus search and added candidates -----------------------------------------------------
+
+
+class SearchHitOutput(serializers.Serializer):
+    chunk_id = serializers.CharField()
+    document_title = serializers.CharField(source="document.title")
+    text = serializers.CharField()
+
+
+class CorpusSearchApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, description="words to look for")],
+        responses=SearchHitOutput(many=True),
+        summary="Search the project's corpus for a chunk to add to a query of the caller's queue",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment_for(user=request.user, project=project, query_id=query_id)
+        hits = chunk_search(project=project, text=request.query_params.get("q", ""))
+        return Response(SearchHitOutput(hits, many=True).data)
+
+
+class CandidateAddInput(serializers.Serializer):
+    chunk_id = serializers.CharField(max_length=255)
+
+
+class CandidateAddedOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    chunk_id = serializers.CharField()
+    created = serializers.BooleanField()
+
+
+class CandidateAddApi(APIView):
+    @extend_schema(
+        request=CandidateAddInput,
+        responses={200: CandidateAddedOutput, 201: CandidateAddedOutput},
+        summary="Add a chunk found by corpus search to the pool of a query of the caller's queue",
+    )
+    def post(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        data = CandidateAddInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        chunk = Chunk.objects.filter(
+            project=project, chunk_id=data.validated_data["chunk_id"], removed=False
+        ).first()
+        if chunk is None:
+            raise NotFound("No such chunk in this project's corpus")
+        try:
+            candidate, created = candidate_add_by_annotator(
+                query=assignment.query, chunk=chunk, user=request.user
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"chunk_id": [str(error)]}) from None
+        payload = {"id": candidate.pk, "chunk_id": chunk.chunk_id, "created": created}
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(CandidateAddedOutput(payload).data, status=code)
+
+
+# --- Guidelines -----------------------------------------------------------------------------
+
+
+class GuidelineOutput(serializers.Serializer):
+    version = serializers.IntegerField()
+    markdown = serializers.CharField()
+    created_by = serializers.CharField(source="created_by.username", allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class GuidelineInput(serializers.Serializer):
+    markdown = serializers.CharField(max_length=200_000)
+
+
+class GuidelineListApi(APIView):
+    @extend_schema(responses=GuidelineOutput(many=True), summary="Guideline versions, newest first")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        rows = Guideline.objects.filter(project=project).select_related("created_by")
+        return Response(GuidelineOutput(rows.order_by("-version"), many=True).data)
+
+    @extend_schema(
+        request=GuidelineInput,
+        responses={201: GuidelineOutput},
+        summary="Publish a new guideline version (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = GuidelineInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            guideline = guideline_publish(
+                project=project, markdown=data.validated_data["markdown"], by=request.user
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"markdown": [str(error)]}) from None
+        return Response(GuidelineOutput(guideline).data, status=status.HTTP_201_CREATED)
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}queue/", QueueApi.as_view(), name="api-queue"),
+    path(f"{P}queries/<int:query_id>/annotation/", AnnotationApi.as_view(), name="api-annotation"),
+    path(f"{P}queries/<int:query_id>/search/", CorpusSearchApi.as_view(), name="api-corpus-search"),
+    path(
+        f"{P}queries/<int:query_id>/candidates/",
+        CandidateAddApi.as_view(),
+        name="api-candidate-add",
+    ),
+    path(f"{P}candidates/<int:candidate_id>/judgment/", JudgmentApi.as_view(), name="api-judgment"),
+    path(f"{P}guidelines/", GuidelineListApi.as_view(), name="api-guidelines"),
+]

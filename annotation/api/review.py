@@ -1,0 +1,547 @@
+"""Leads' API: pools, assignment, the disagreement queue, adjudication, approval, agreement."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.db.models import Count
+from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import Assignment, PoolSource, QueryAnnotation
+from ..models.judging import AdjudicationReason, SourceKind
+from ..permissions import Action, project_access
+from ..selectors.judging import adjudication_view, disagreement_queue, resolved_queue
+from ..services.adjudication import (
+    StaleReview,
+    queries_approve,
+    query_adjudicate,
+    query_approve,
+)
+from ..services.agreement import project_agreement, project_agreement_recompute
+from ..services.assignment import assignment_reassign, queries_assign
+from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+
+
+def conflict(error: StaleReview) -> Response:
+    return Response(
+        {"detail": str(error), "current_version": error.current}, status=status.HTTP_409_CONFLICT
+    )
+
+
+def invalid(field: str, error: Exception) -> serializers.ValidationError:
+    return serializers.ValidationError({field: [str(error)]})
+
+
+# --- Pools ----------------------------------------------------------------------------------
+
+
+class PoolSourceOutput(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    k = serializers.IntegerField()
+    hits = serializers.IntegerField(source="n_hits")
+
+
+class PoolResultOutput(serializers.Serializer):
+    source = serializers.CharField()
+    queries = serializers.IntegerField()
+    hits = serializers.IntegerField()
+    new_candidates = serializers.IntegerField()
+    queries_with_new_candidates = serializers.IntegerField()
+    reopened_queries = serializers.IntegerField(
+        help_text="Finished queries that went back into their annotators' queues"
+    )
+    skipped = serializers.IntegerField(help_text="Run rows naming an unknown query or chunk")
+
+
+class PoolBuildInput(serializers.Serializer):
+    retrievers = serializers.ListField(
+        child=serializers.ChoiceField(choices=[SourceKind.BM25, SourceKind.TFIDF]),
+        default=[SourceKind.BM25, SourceKind.TFIDF],
+    )
+    k = serializers.IntegerField(min_value=1, max_value=1000, default=DEFAULT_K)
+
+
+class PoolRunInput(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    format = serializers.ChoiceField(choices=["auto", "trec", "jsonl"], default="auto")
+    k = serializers.IntegerField(min_value=1, max_value=1000, default=DEFAULT_K)
+    file = serializers.FileField()
+
+
+class PoolSourceListApi(APIView):
+    @extend_schema(responses=PoolSourceOutput(many=True), summary="Pool sources (lead)")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        rows = PoolSource.objects.filter(project=project).annotate(n_hits=Count("hits"))
+        return Response(PoolSourceOutput(rows, many=True).data)
+
+
+class PoolBuildApi(APIView):
+    @extend_schema(
+        request=PoolBuildInput,
+        responses=PoolResultOutput(many=True),
+        summary="Pool the top k of the built-in retrievers for every query (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = PoolBuildInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        results = [
+            pool_build_builtin(project=project, kind=kind, k=data.validated_data["k"])
+            for kind in dict.fromkeys(data.validated_data["retrievers"])
+        ]
+        return Response(PoolResultOutput(results, many=True).data)
+
+
+class PoolRunImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": PoolRunInput},
+        responses=PoolResultOutput,
+        summary="Pool the top k of an imported production run, TREC or JSONL (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = PoolRunInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        suffix = Path(upload.name).suffix or ".txt"
+        with tempfile.NamedTemporaryFile(suffix=suffix) as handle:
+            for piece in upload.chunks():
+                handle.write(piece)
+            handle.flush()
+            try:
+                result = pool_import_run(
+                    project=project,
+                    name=data.validated_data["name"],
+                    path=Path(handle.name),
+                    format=data.validated_data["format"],
+                    k=data.validated_data["k"],
+                )
+            except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: msg"
+                raise invalid("file", error) from None
+        return Response(PoolResultOutput(result).data)
+
+
+# --- Assignment -----------------------------------------------------------------------------
+
+
+class AssignInput(serializers.Serializer):
+    per_query = serializers.IntegerField(min_value=1, max_value=20, required=False)
+
+
+class AssignOutput(serializers.Serializer):
+    created = serializers.IntegerField()
+    queries = serializers.IntegerField()
+    annotators = serializers.IntegerField()
+
+
+class AssignmentOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    query_id = serializers.IntegerField()
+    annotator = serializers.CharField(source="annotator.username")
+    order = serializers.IntegerField()
+    status = serializers.CharField()
+    judged = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class ReassignInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+
+
+class AssignApi(APIView):
+    @extend_schema(
+        request=AssignInput,
+        responses=AssignOutput,
+        summary="Give every pooled query N annotators, balancing load (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = AssignInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = queries_assign(project=project, per_query=data.validated_data.get("per_query"))
+        except ValueError as error:
+            raise invalid("per_query", error) from None
+        return Response(AssignOutput(result).data)
+
+
+class AssignmentListApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("annotator", str, required=False),
+            OpenApiParameter("query", int, required=False),
+        ],
+        responses=AssignmentOutput(many=True),
+        summary="Assignments of the project (lead)",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        rows = Assignment.objects.filter(query__project=project).select_related("annotator")
+        if request.query_params.get("annotator"):
+            rows = rows.filter(annotator__username=request.query_params["annotator"])
+        if request.query_params.get("query", "").isdigit():
+            rows = rows.filter(query_id=int(request.query_params["query"]))
+        rows = rows.order_by("query_id", "annotator__username")
+        return Response(AssignmentOutput(rows, many=True).data)
+
+
+class ReassignApi(APIView):
+    @extend_schema(
+        request=ReassignInput,
+        responses=AssignmentOutput,
+        summary="Give an assignment to another annotator (lead); the old one's grades go",
+    )
+    def post(self, request: Request, project_id: int, assignment_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        assignment = (
+            Assignment.objects.select_related("query")
+            .filter(pk=assignment_id, query__project=project)
+            .first()
+        )
+        if assignment is None:
+            raise NotFound("No such assignment")
+        data = ReassignInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            assignment = assignment_reassign(
+                assignment=assignment, to_username=data.validated_data["username"]
+            )
+        except ValueError as error:
+            raise invalid("username", error) from None
+        return Response(AssignmentOutput(assignment).data)
+
+
+# --- Review ---------------------------------------------------------------------------------
+
+
+class ReviewItemOutput(serializers.Serializer):
+    query_id = serializers.IntegerField()
+    text = serializers.CharField(source="query.text")
+    category = serializers.CharField(source="query.category")
+    state = serializers.CharField()
+    version = serializers.IntegerField()
+    kappa = serializers.FloatField(source="query.agreement.kappa", allow_null=True)
+    raw_agreement = serializers.FloatField(source="query.agreement.raw_agreement", allow_null=True)
+    flag_reasons = serializers.ListField(
+        child=serializers.CharField(), source="query.agreement.flag_reasons"
+    )
+
+
+class ReviewQueueApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("state", str, enum=["flagged", "resolved"], required=False),
+        ],
+        responses=ReviewItemOutput(many=True),
+        summary="Flagged queries, lowest agreement first; or resolved ones awaiting approval",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        if request.query_params.get("state") == "resolved":
+            rows = resolved_queue(project=project)
+        else:
+            rows = disagreement_queue(project=project)
+        return Response(ReviewItemOutput(rows, many=True).data)
+
+
+class AnnotatorGradeOutput(serializers.Serializer):
+    annotator = serializers.CharField()
+    grade = serializers.IntegerField(allow_null=True)
+    note = serializers.CharField()
+
+
+class AdjudicationCandidateOutput(serializers.Serializer):
+    candidate_id = serializers.IntegerField()
+    chunk_id = serializers.CharField()
+    document_title = serializers.CharField()
+    text = serializers.CharField()
+    grades = AnnotatorGradeOutput(many=True)
+    final = serializers.IntegerField(allow_null=True)
+    provenance = serializers.CharField()
+    suggested = serializers.IntegerField(allow_null=True)
+    sources = serializers.ListField(child=serializers.DictField())
+
+
+class AnnotatorNoteOutput(serializers.Serializer):
+    annotator = serializers.CharField()
+    flags = serializers.ListField(child=serializers.CharField())
+    note = serializers.CharField()
+    seconds_spent = serializers.FloatField()
+
+
+class QueryAgreementOutput(serializers.Serializer):
+    kappa = serializers.FloatField(allow_null=True)
+    kappa_linear = serializers.FloatField(allow_null=True)
+    raw_agreement = serializers.FloatField(allow_null=True)
+    ac1 = serializers.FloatField(allow_null=True)
+    flagged = serializers.BooleanField()
+    flag_reasons = serializers.ListField(child=serializers.CharField())
+
+
+class AdjudicationOutput(serializers.Serializer):
+    query_id = serializers.IntegerField()
+    text = serializers.CharField()
+    category = serializers.CharField()
+    state = serializers.CharField()
+    version = serializers.IntegerField()
+    reason = serializers.CharField()
+    reason_note = serializers.CharField()
+    agreement = QueryAgreementOutput(allow_null=True)
+    annotators = AnnotatorNoteOutput(many=True)
+    candidates = AdjudicationCandidateOutput(many=True)
+
+
+def adjudication_output(view) -> dict[str, object]:
+    review = view.review
+    return {
+        "query_id": view.query.pk,
+        "text": view.query.text,
+        "category": view.query.category,
+        "state": review.state if review else "open",
+        "version": review.version if review else 0,
+        "reason": review.reason if review else "",
+        "reason_note": review.reason_note if review else "",
+        "agreement": view.agreement,
+        "annotators": [
+            {
+                "annotator": label,
+                "flags": annotation.flag_names() if annotation else [],
+                "note": annotation.note if annotation else "",
+                "seconds_spent": annotation.seconds_spent if annotation else 0.0,
+            }
+            for label, annotation in view.annotations
+        ],
+        "candidates": [
+            {
+                "candidate_id": row.candidate_id,
+                "chunk_id": row.chunk_id,
+                "document_title": row.document_title,
+                "text": row.text,
+                "grades": [
+                    {"annotator": label, "grade": grade, "note": note}
+                    for label, grade, note in row.grades
+                ],
+                "final": row.final,
+                "provenance": row.provenance,
+                "suggested": row.suggested,
+                "sources": [{"source": name, "rank": rank} for name, rank in row.sources],
+            }
+            for row in view.rows
+        ],
+    }
+
+
+class FinalGradeInput(serializers.Serializer):
+    candidate_id = serializers.IntegerField()
+    grade = serializers.ChoiceField(choices=[0, 1, 2])
+
+
+class AdjudicateInput(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The review version the lead saw (409 if stale)")
+    grades = FinalGradeInput(many=True)
+    reason = serializers.ChoiceField(choices=AdjudicationReason.choices)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class ApproveInput(serializers.Serializer):
+    version = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class ReviewStateOutput(serializers.Serializer):
+    query_id = serializers.IntegerField()
+    state = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class BulkApproveInput(serializers.Serializer):
+    query_ids = serializers.ListField(child=serializers.IntegerField(), required=False)
+    all_resolved = serializers.BooleanField(default=False)
+
+
+class BulkApproveOutput(serializers.Serializer):
+    approved = serializers.ListField(child=serializers.IntegerField())
+    skipped = serializers.ListField(child=serializers.IntegerField())
+
+
+class AdjudicationApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("hide_names", bool, required=False)],
+        responses=AdjudicationOutput,
+        summary="Every annotator's grade and note per candidate, side by side (lead)",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        hide = request.query_params.get("hide_names", "").lower() in {"1", "true", "yes"}
+        view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
+        return Response(AdjudicationOutput(adjudication_output(view)).data)
+
+
+class AdjudicateApi(APIView):
+    @extend_schema(
+        request=AdjudicateInput,
+        responses={200: ReviewStateOutput, 409: None},
+        summary="Set the final grades of a query and record why (lead; 409 on a stale version)",
+    )
+    def post(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        adjudication_view(project=project, query_id=query_id, hide_names=True)  # 404 check
+        data = AdjudicateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            review = query_adjudicate(
+                query_id=query_id,
+                by=request.user,
+                version=data.validated_data["version"],
+                grades={g["candidate_id"]: int(g["grade"]) for g in data.validated_data["grades"]},
+                reason=data.validated_data["reason"],
+                note=data.validated_data["note"],
+            )
+        except StaleReview as error:
+            return conflict(error)
+        except ValueError as error:
+            raise invalid("grades", error) from None
+        return Response(ReviewStateOutput(review).data)
+
+
+class ApproveApi(APIView):
+    @extend_schema(
+        request=ApproveInput,
+        responses={200: ReviewStateOutput, 409: None},
+        summary="Approve one resolved query (lead)",
+    )
+    def post(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        if not project.queries.filter(pk=query_id).exists():
+            raise NotFound("No such query")
+        data = ApproveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            review = query_approve(
+                query_id=query_id, by=request.user, version=data.validated_data["version"]
+            )
+        except StaleReview as error:
+            return conflict(error)
+        except ValueError as error:
+            raise invalid("query", error) from None
+        return Response(ReviewStateOutput(review).data)
+
+
+class BulkApproveApi(APIView):
+    @extend_schema(
+        request=BulkApproveInput,
+        responses=BulkApproveOutput,
+        summary="Approve many resolved queries at once (lead); others are skipped",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = BulkApproveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        ids = data.validated_data.get("query_ids")
+        if ids is None and not data.validated_data["all_resolved"]:
+            raise invalid("query_ids", ValueError("name the queries or set all_resolved"))
+        result = queries_approve(
+            project=project,
+            by=request.user,
+            query_ids=None if data.validated_data["all_resolved"] else ids,
+        )
+        return Response(BulkApproveOutput(result).data)
+
+
+# --- Agreement ------------------------------------------------------------------------------
+
+
+class PairOutput(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    kappa = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+
+
+class AnnotatorStatsOutput(serializers.Serializer):
+    annotator = serializers.CharField()
+    assigned = serializers.IntegerField()
+    done = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    seconds_per_query = serializers.FloatField(allow_null=True)
+    agreement_with_final = serializers.FloatField(allow_null=True)
+
+
+class OverallProgressOutput(serializers.Serializer):
+    assigned = serializers.IntegerField()
+    done = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+
+
+class ProjectAgreementOutput(serializers.Serializer):
+    items = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    alpha_ordinal = serializers.FloatField(allow_null=True)
+    raw_agreement = serializers.FloatField(allow_null=True)
+    ac1 = serializers.FloatField(allow_null=True)
+    kappa_histogram = serializers.ListField(child=serializers.DictField())
+    pairwise = PairOutput(many=True)
+    kappa = serializers.FloatField(allow_null=True, help_text="Mean pairwise Cohen's kappa")
+    annotators = AnnotatorStatsOutput(many=True)
+    overall = OverallProgressOutput()
+    states = serializers.DictField(child=serializers.IntegerField())
+
+
+class AgreementApi(APIView):
+    @extend_schema(responses=ProjectAgreementOutput, summary="Project agreement summary (lead)")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
+
+
+class AgreementRecomputeApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=ProjectAgreementOutput,
+        summary="Recompute every query's agreement and flags from stored judgments (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project_agreement_recompute(project=project)
+        return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
+
+
+_ = QueryAnnotation  # flags are listed through QueryAnnotation.flag_names
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}pools/", PoolSourceListApi.as_view(), name="api-pool-sources"),
+    path(f"{P}pools/build/", PoolBuildApi.as_view(), name="api-pool-build"),
+    path(f"{P}pools/runs/", PoolRunImportApi.as_view(), name="api-pool-run-import"),
+    path(f"{P}assignments/", AssignmentListApi.as_view(), name="api-assignment-list"),
+    path(f"{P}assignments/assign/", AssignApi.as_view(), name="api-assign"),
+    path(
+        f"{P}assignments/<int:assignment_id>/reassign/",
+        ReassignApi.as_view(),
+        name="api-reassign",
+    ),
+    path(f"{P}review/queue/", ReviewQueueApi.as_view(), name="api-review-queue"),
+    path(f"{P}review/approve/", BulkApproveApi.as_view(), name="api-review-bulk-approve"),
+    path(f"{P}review/queries/<int:query_id>/", AdjudicationApi.as_view(), name="api-adjudication"),
+    path(
+        f"{P}review/queries/<int:query_id>/adjudicate/",
+        AdjudicateApi.as_view(),
+        name="api-adjudicate",
+    ),
+    path(f"{P}review/queries/<int:query_id>/approve/", ApproveApi.as_view(), name="api-approve"),
+    path(f"{P}agreement/", AgreementApi.as_view(), name="api-agreement"),
+    path(
+        f"{P}agreement/recompute/", AgreementRecomputeApi.as_view(), name="api-agreement-recompute"
+    ),
+]

@@ -1,0 +1,285 @@
+"""Pools, assignments, judgments, agreement and adjudication: the judging part of the process.
+
+Candidate ──< CandidateSource >── PoolSource       (which retrievers found it, at which rank)
+Query ──< Assignment (annotator, queue order, progress)
+Candidate ──< Judgment (annotator, grade)           one per (candidate, annotator)
+Query ──< QueryAnnotation (annotator: flags, note, seconds)
+Query ── QueryAgreement (cached per-query statistics and flag reasons)
+Query ── QueryReview (state, optimistic-lock version, adjudication reason, approval)
+Candidate ── Resolution (final grade, provenance)
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from .corpus import Chunk
+from .projects import Project
+from .queries import Query
+
+GRADE_CHOICES = [(2, "2 relevant"), (1, "1 partially relevant"), (0, "0 not relevant")]
+
+
+class SourceKind(models.TextChoices):
+    BM25 = "bm25", "Built-in BM25"
+    TFIDF = "tfidf", "Built-in TF-IDF"
+    RUN = "run", "Imported run"
+    ANNOTATOR = "annotator", "Added by annotators"
+
+
+class PoolSource(models.Model):
+    """One place candidates come from: a built-in retriever, an imported run, or annotators."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="pool_sources")
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=16, choices=SourceKind.choices)
+    k = models.PositiveIntegerField(default=10)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="poolsource_unique_name")
+        ]
+        ordering = ["project", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Candidate(models.Model):
+    """A (query, chunk) pair shown to annotators.
+
+    `shuffle_key` is a hash of (query, chunk): sorting by it gives a random-looking order that
+    is the same for every annotator and every page load, and new candidates fall in between.
+    """
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="candidates")
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="candidates")
+    shuffle_key = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["query", "chunk"], name="candidate_unique_chunk")
+        ]
+        indexes = [models.Index(fields=["query", "shuffle_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.query_id}/{self.chunk_id}"
+
+
+class CandidateSource(models.Model):
+    """Source `source` found the candidate at `rank` (1-based; null when added by hand)."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="sources")
+    source = models.ForeignKey(PoolSource, on_delete=models.CASCADE, related_name="hits")
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["candidate", "source"], name="candsource_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.candidate_id}@{self.source_id}#{self.rank}"
+
+
+class AssignmentStatus(models.TextChoices):
+    PENDING = "pending", "To do"
+    STARTED = "started", "Started"
+    DONE = "done", "Done"
+
+
+class Assignment(models.Model):
+    """Query `query` is in `annotator`'s queue at position `order`."""
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    order = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.PENDING
+    )
+    judged = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["query", "annotator"], name="assignment_unique")
+        ]
+        indexes = [models.Index(fields=["annotator", "order"])]
+        ordering = ["annotator", "order"]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id} → {self.query_id}"
+
+
+class Guideline(models.Model):
+    """The project's annotation guidelines (Markdown); each edit is a new version."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="guidelines")
+    version = models.PositiveIntegerField()
+    markdown = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="guideline_unique_version")
+        ]
+        ordering = ["project", "-version"]
+
+    def __str__(self) -> str:
+        return f"v{self.version}"
+
+
+class Judgment(models.Model):
+    """One annotator's grade for one candidate, under guideline version `guideline_version`."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments"
+    )
+    grade = models.PositiveSmallIntegerField(choices=GRADE_CHOICES)
+    note = models.TextField(blank=True, default="")
+    guideline_version = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["candidate", "annotator"], name="judgment_unique"),
+            models.CheckConstraint(condition=models.Q(grade__lte=2), name="judgment_grade_0_2"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id}:{self.candidate_id}={self.grade}"
+
+
+class QueryAnnotation(models.Model):
+    """An annotator's per-query flags, note and time spent."""
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="annotations")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="query_annotations"
+    )
+    ambiguous = models.BooleanField(default=False)
+    no_answer = models.BooleanField(default=False)
+    personal_data = models.BooleanField(default=False)
+    not_a_query = models.BooleanField(default=False)
+    note = models.TextField(blank=True, default="")
+    seconds_spent = models.FloatField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    FLAGS = ("ambiguous", "no_answer", "personal_data", "not_a_query")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["query", "annotator"], name="queryannotation_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id} on {self.query_id}"
+
+    def flag_names(self) -> list[str]:
+        return [flag for flag in self.FLAGS if getattr(self, flag)]
+
+
+class QueryAgreement(models.Model):
+    """Agreement statistics of one query, recomputed when its judgments change.
+
+    Kappas are null when undefined (every label identical: the query is unanimous).
+    """
+
+    query = models.OneToOneField(Query, on_delete=models.CASCADE, related_name="agreement")
+    n_annotators = models.PositiveSmallIntegerField(default=0)
+    n_items = models.PositiveIntegerField(default=0)
+    kappa = models.FloatField(null=True, blank=True)
+    kappa_linear = models.FloatField(null=True, blank=True)
+    raw_agreement = models.FloatField(null=True, blank=True)
+    ac1 = models.FloatField(null=True, blank=True)
+    flagged = models.BooleanField(default=False)
+    flag_reasons = models.JSONField(default=list, blank=True)
+    # Digest of the grades the statistics were computed from: a project-wide recomputation
+    # reuses the statistics of a query whose grades did not change.
+    signature = models.CharField(max_length=32, blank=True, default="")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"agreement of {self.query_id}"
+
+
+class ReviewState(models.TextChoices):
+    OPEN = "open", "Being annotated"
+    FLAGGED = "flagged", "Needs adjudication"
+    RESOLVED = "resolved", "Resolved"
+    APPROVED = "approved", "Approved"
+
+
+class AdjudicationReason(models.TextChoices):
+    GUIDELINE_GAP = "guideline_gap", "Guideline gap"
+    ANNOTATOR_ERROR = "annotator_error", "Annotator error"
+    AMBIGUOUS_QUERY = "ambiguous_query", "Ambiguous query"
+    POOL_PROBLEM = "pool_problem", "Pool problem"
+
+
+class QueryReview(models.Model):
+    """Where a query stands after annotation. `version` grows with every change: a write that
+    names an older version is refused (HTTP 409), so two leads cannot overwrite each other."""
+
+    query = models.OneToOneField(Query, on_delete=models.CASCADE, related_name="review")
+    state = models.CharField(max_length=16, choices=ReviewState.choices, default=ReviewState.OPEN)
+    version = models.PositiveIntegerField(default=1)
+    reason = models.CharField(max_length=32, choices=AdjudicationReason.choices, blank=True)
+    reason_note = models.TextField(blank=True, default="")
+    adjudicated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    adjudicated_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state"])]
+
+    def __str__(self) -> str:
+        return f"{self.query_id}: {self.state} v{self.version}"
+
+
+class Provenance(models.TextChoices):
+    UNANIMOUS = "unanimous", "Unanimous"
+    MAJORITY = "majority", "Majority"
+    ADJUDICATED = "adjudicated", "Adjudicated"
+
+
+class Resolution(models.Model):
+    """The final grade of a candidate and how it was reached."""
+
+    candidate = models.OneToOneField(Candidate, on_delete=models.CASCADE, related_name="resolution")
+    grade = models.PositiveSmallIntegerField(choices=GRADE_CHOICES)
+    provenance = models.CharField(max_length=16, choices=Provenance.choices)
+    reason = models.CharField(max_length=32, choices=AdjudicationReason.choices, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(grade__lte=2), name="resolution_grade_0_2")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.candidate_id}={self.grade} ({self.provenance})"

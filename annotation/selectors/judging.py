@@ -1,0 +1,327 @@
+"""Reads for annotators and leads. Annotator reads only ever touch the caller's own rows."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, F, Q, QuerySet
+from django.http import Http404
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from ..models import (
+    Assignment,
+    Candidate,
+    Guideline,
+    Judgment,
+    Project,
+    Query,
+    QueryAgreement,
+    QueryAnnotation,
+    QueryReview,
+    Resolution,
+)
+from ..models.judging import AssignmentStatus, ReviewState
+
+TERM = re.compile(r"(?u)\b\w\w+\b")
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of a query worth highlighting: two letters or more, no stop words."""
+    # Imported here: scikit-learn takes over a second to import, and every command loads this.
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    seen: dict[str, None] = {}
+    for term in TERM.findall(text.lower()):
+        if term not in ENGLISH_STOP_WORDS:
+            seen.setdefault(term)
+    return list(seen)
+
+
+def highlight_segments(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+    """Split `text` into (piece, is_query_term) segments. Templates escape every piece, so a
+    chunk holding HTML or script stays inert text."""
+    if not terms:
+        return [(text, False)]
+    pattern = re.compile(
+        r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\b",
+        re.IGNORECASE,
+    )
+    segments: list[tuple[str, bool]] = []
+    last = 0
+    for match in pattern.finditer(text):
+        if match.start() > last:
+            segments.append((text[last : match.start()], False))
+        segments.append((match.group(0), True))
+        last = match.end()
+    if last < len(text):
+        segments.append((text[last:], False))
+    return segments
+
+
+def highlight_html(text: str, terms: list[str]) -> SafeString:
+    """The chunk text, escaped, with query terms wrapped in <mark>: HTML or script in a chunk
+    is shown as text, never interpreted."""
+    return mark_safe(  # every piece is escaped here
+        "".join(
+            f"<mark>{escape(piece)}</mark>" if is_term else escape(piece)
+            for piece, is_term in highlight_segments(text, terms)
+        )
+    )
+
+
+def assignment_for(*, user: AbstractBaseUser, project: Project, query_id: int) -> Assignment:
+    """The caller's assignment for a query of the project; 404 when it is not theirs."""
+    assignment = (
+        Assignment.objects.select_related("query")
+        .filter(query_id=query_id, query__project=project, annotator_id=user.pk)
+        .first()
+    )
+    if assignment is None:
+        raise Http404("That query is not in your queue")
+    return assignment
+
+
+def candidate_for(*, user: AbstractBaseUser, project: Project, candidate_id: int):
+    """(candidate, the caller's assignment for its query); 404 when the query is not theirs."""
+    candidate = (
+        Candidate.objects.select_related("query")
+        .filter(pk=candidate_id, query__project=project)
+        .first()
+    )
+    if candidate is None:
+        raise Http404("No such candidate")
+    return candidate, assignment_for(user=user, project=project, query_id=candidate.query_id)
+
+
+def annotator_queue(*, user: AbstractBaseUser, project: Project) -> QuerySet[Assignment]:
+    return (
+        Assignment.objects.filter(annotator_id=user.pk, query__project=project)
+        .select_related("query")
+        .order_by("order")
+    )
+
+
+def queue_summary(*, user: AbstractBaseUser, project: Project) -> dict[str, int]:
+    counts = Assignment.objects.filter(annotator_id=user.pk, query__project=project).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(status=AssignmentStatus.DONE))
+    )
+    return {"total": counts["total"] or 0, "done": counts["done"] or 0}
+
+
+def next_assignment(*, user: AbstractBaseUser, project: Project, after: Assignment | None):
+    """The first unfinished assignment after `after` in the queue, wrapping to the start."""
+    todo = annotator_queue(user=user, project=project).exclude(status=AssignmentStatus.DONE)
+    if after is not None:
+        later = todo.filter(order__gt=after.order).exclude(pk=after.pk).first()
+        if later is not None:
+            return later
+        return todo.exclude(pk=after.pk).first()
+    return todo.first()
+
+
+@dataclass
+class CandidateView:
+    id: int
+    chunk_id: str
+    document_title: str
+    text: str
+    highlighted: SafeString
+    grade: int | None
+    note: str
+
+
+@dataclass
+class AnnotationView:
+    assignment: Assignment
+    query: Query
+    candidates: list[CandidateView]
+    annotation: QueryAnnotation | None
+    guideline_version: int | None
+    locked: bool
+    terms: list[str] = field(default_factory=list)
+
+
+def annotation_view(*, assignment: Assignment) -> AnnotationView:
+    """Everything the annotation page shows: the query, its candidates in the shared shuffled
+    order, and the caller's own grades, flags and note (never anyone else's)."""
+    query = assignment.query
+    terms = query_terms(query.text)
+    own = {
+        cid: (grade, note)
+        for cid, grade, note in Judgment.objects.filter(
+            candidate__query_id=query.pk, annotator_id=assignment.annotator_id
+        ).values_list("candidate_id", "grade", "note")
+    }
+    rows = (
+        Candidate.objects.filter(query_id=query.pk)
+        .order_by("shuffle_key", "id")
+        .values_list("id", "chunk__chunk_id", "chunk__document__title", "chunk__text")
+    )
+    candidates = [
+        CandidateView(
+            id=cid,
+            chunk_id=chunk_id,
+            document_title=title,
+            text=text,
+            highlighted=highlight_html(text, terms),
+            grade=own.get(cid, (None, ""))[0],
+            note=own.get(cid, (None, ""))[1],
+        )
+        for cid, chunk_id, title, text in rows
+    ]
+    annotation = QueryAnnotation.objects.filter(
+        query_id=query.pk, annotator_id=assignment.annotator_id
+    ).first()
+    review = QueryReview.objects.filter(query_id=query.pk).values("state", "adjudicated_at").first()
+    locked = bool(
+        review
+        and (
+            review["state"] == ReviewState.APPROVED
+            or (review["state"] == ReviewState.RESOLVED and review["adjudicated_at"])
+        )
+    )
+    version = (
+        Guideline.objects.filter(project_id=query.project_id)
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
+    return AnnotationView(
+        assignment=assignment,
+        query=query,
+        candidates=candidates,
+        annotation=annotation,
+        guideline_version=version,
+        locked=locked,
+        terms=terms,
+    )
+
+
+# --- Leads -------------------------------------------------------------------------------
+
+
+def disagreement_queue(*, project: Project) -> QuerySet[QueryReview]:
+    """Flagged queries, lowest agreement first (undefined kappa counts as agreement 1)."""
+    return (
+        QueryReview.objects.filter(query__project=project, state=ReviewState.FLAGGED)
+        .select_related("query", "query__agreement")
+        .order_by(
+            F("query__agreement__kappa").asc(nulls_last=True),
+            F("query__agreement__raw_agreement").asc(nulls_last=True),
+            "query_id",
+        )
+    )
+
+
+def resolved_queue(*, project: Project) -> QuerySet[QueryReview]:
+    return (
+        QueryReview.objects.filter(query__project=project, state=ReviewState.RESOLVED)
+        .select_related("query", "query__agreement")
+        .order_by("query_id")
+    )
+
+
+def review_counts(*, project: Project) -> dict[str, int]:
+    counts = dict.fromkeys(ReviewState.values, 0)
+    for row in (
+        QueryReview.objects.filter(query__project=project).values("state").annotate(n=Count("id"))
+    ):
+        counts[row["state"]] = row["n"]
+    counts["queries"] = Query.objects.filter(project=project).count()
+    counts["pooled"] = (
+        Candidate.objects.filter(query__project=project).values("query_id").distinct().count()
+    )
+    return counts
+
+
+@dataclass
+class AdjudicationRow:
+    candidate_id: int
+    chunk_id: str
+    document_title: str
+    text: str
+    highlighted: SafeString
+    grades: list[tuple[str, int | None, str]]  # (annotator label, grade, note) per annotator
+    final: int | None
+    provenance: str
+    suggested: int | None
+    sources: list[tuple[str, int | None]]
+
+
+@dataclass
+class AdjudicationView:
+    query: Query
+    review: QueryReview | None
+    agreement: QueryAgreement | None
+    annotators: list[str]
+    annotations: list[tuple[str, QueryAnnotation | None]]
+    rows: list[AdjudicationRow]
+
+
+def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> AdjudicationView:
+    """Every annotator's grade and note per candidate, side by side (for leads only)."""
+    from ..services.adjudication import rule_resolution
+
+    query = Query.objects.filter(project=project, pk=query_id).first()
+    if query is None:
+        raise Http404("No such query")
+    assigned = list(
+        Assignment.objects.filter(query=query)
+        .order_by("annotator__username")
+        .values_list("annotator_id", "annotator__username")
+    )
+    labels = {
+        uid: (f"Annotator {chr(65 + i)}" if hide_names else name)
+        for i, (uid, name) in enumerate(assigned)
+    }
+    judgments: dict[int, dict[int, tuple[int, str]]] = {}
+    for cid, uid, grade, note in Judgment.objects.filter(candidate__query=query).values_list(
+        "candidate_id", "annotator_id", "grade", "note"
+    ):
+        judgments.setdefault(cid, {})[uid] = (grade, note)
+    finals = {r.candidate_id: r for r in Resolution.objects.filter(candidate__query=query)}
+    sources: dict[int, list[tuple[str, int | None]]] = {}
+    for cand in Candidate.objects.filter(query=query).prefetch_related("sources__source"):
+        sources[cand.pk] = sorted(
+            ((s.source.name, s.rank) for s in cand.sources.all()), key=lambda x: x[0]
+        )
+    terms = query_terms(query.text)
+    rows = []
+    for cid, chunk_id, title, text in (
+        Candidate.objects.filter(query=query)
+        .order_by("shuffle_key", "id")
+        .values_list("id", "chunk__chunk_id", "chunk__document__title", "chunk__text")
+    ):
+        given = judgments.get(cid, {})
+        grades = [
+            (labels[uid], given.get(uid, (None, ""))[0], given.get(uid, (None, ""))[1])
+            for uid, _ in assigned
+        ]
+        ruled = rule_resolution([g for _, g, _ in grades if g is not None])
+        final = finals.get(cid)
+        rows.append(
+            AdjudicationRow(
+                candidate_id=cid,
+                chunk_id=chunk_id,
+                document_title=title,
+                text=text,
+                highlighted=highlight_html(text, terms),
+                grades=grades,
+                final=final.grade if final else None,
+                provenance=final.provenance if final else "",
+                suggested=final.grade if final else (ruled[0] if ruled else None),
+                sources=sources.get(cid, []),
+            )
+        )
+    annotations = {a.annotator_id: a for a in QueryAnnotation.objects.filter(query=query)}
+    return AdjudicationView(
+        query=query,
+        review=QueryReview.objects.filter(query=query).first(),
+        agreement=QueryAgreement.objects.filter(query=query).first(),
+        annotators=[labels[uid] for uid, _ in assigned],
+        annotations=[(labels[uid], annotations.get(uid)) for uid, _ in assigned],
+        rows=rows,
+    )

@@ -1,0 +1,212 @@
+"""From judgments to final grades: rule resolution, adjudication by leads, approval.
+
+A query whose assigned annotators have all finished is *settled*: its agreement is computed;
+if it is flagged it waits for a lead, otherwise every candidate resolves by rule (unanimous,
+else majority; a tie flags the query). Leads adjudicate flagged queries and approve resolved
+ones. Every write of a lead names the review `version` it was based on; a stale version is
+refused with `StaleReview` (HTTP 409) so that two leads never overwrite each other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from ..models import Assignment, Candidate, Judgment, Project, QueryReview, Resolution
+from ..models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
+
+
+class StaleReview(Exception):
+    """Someone changed the query's review since the caller loaded it."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"this query was changed meanwhile (now version {current}); reload it")
+        self.current = current
+
+
+def rule_resolution(grades: list[int]) -> tuple[int, str] | None:
+    """(final grade, provenance) by rule, or None for a tie.
+
+    Unanimous when every grade is equal; majority when one grade has more than half the votes.
+    """
+    if not grades:
+        return None
+    counts = Counter(grades).most_common()
+    grade, votes = counts[0]
+    if votes == len(grades):
+        return grade, Provenance.UNANIMOUS
+    if votes * 2 > len(grades):
+        return grade, Provenance.MAJORITY
+    return None
+
+
+@transaction.atomic
+def query_settle(*, query_id: int) -> QueryReview:
+    """Flag or resolve a query whose annotators have all finished (safe to run twice)."""
+    from .agreement import query_agreement_compute
+
+    review, _ = QueryReview.objects.get_or_create(query_id=query_id)
+    review = QueryReview.objects.select_for_update().get(pk=review.pk)
+    statuses = list(Assignment.objects.filter(query_id=query_id).values_list("status", flat=True))
+    if not statuses or any(s != AssignmentStatus.DONE for s in statuses):
+        return review
+    if review.state == ReviewState.APPROVED or (
+        review.state == ReviewState.RESOLVED and review.adjudicated_at is not None
+    ):
+        return review
+    agreement = query_agreement_compute(query_id=query_id)
+    by_candidate: dict[int, list[int]] = defaultdict(list)
+    for cand_id, grade in Judgment.objects.filter(candidate__query_id=query_id).values_list(
+        "candidate_id", "grade"
+    ):
+        by_candidate[cand_id].append(grade)
+    candidate_ids = list(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
+    ruled = {cid: rule_resolution(by_candidate.get(cid, [])) for cid in candidate_ids}
+    if agreement.flagged:
+        Resolution.objects.filter(candidate__query_id=query_id).exclude(
+            provenance=Provenance.ADJUDICATED
+        ).delete()
+        new_state = ReviewState.FLAGGED
+    else:
+        adjudicated = set(
+            Resolution.objects.filter(
+                candidate__query_id=query_id, provenance=Provenance.ADJUDICATED
+            ).values_list("candidate_id", flat=True)
+        )
+        rows = [
+            Resolution(candidate_id=cid, grade=result[0], provenance=result[1])
+            for cid, result in ruled.items()
+            if result is not None and cid not in adjudicated
+        ]
+        Resolution.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["candidate"],
+            update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
+        )
+        new_state = ReviewState.RESOLVED
+    if review.state != new_state:
+        review.state = new_state
+        review.version += 1
+        review.save(update_fields=["state", "version", "updated_at"])
+    return review
+
+
+def _locked_review(query_id: int, version: int | None) -> QueryReview:
+    review = QueryReview.objects.select_for_update().filter(query_id=query_id).first()
+    if review is None:
+        raise ValueError("this query has not been annotated yet")
+    if version is not None and review.version != version:
+        raise StaleReview(review.version)
+    return review
+
+
+@transaction.atomic
+def query_adjudicate(
+    *,
+    query_id: int,
+    by: AbstractBaseUser,
+    version: int,
+    grades: Mapping[int, int],
+    reason: str,
+    note: str = "",
+) -> QueryReview:
+    """A lead sets the final grade of every candidate of a flagged (or resolved) query."""
+    review = _locked_review(query_id, version)
+    if review.state == ReviewState.OPEN:
+        raise ValueError("this query is still being annotated")
+    if review.state == ReviewState.APPROVED:
+        raise ValueError("this query is approved; it cannot be adjudicated again")
+    if reason not in AdjudicationReason.values:
+        raise ValueError(f"unknown reason {reason!r}; use one of {', '.join(AdjudicationReason)}")
+    candidate_ids = set(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
+    given = {int(k): int(v) for k, v in grades.items()}
+    if set(given) != candidate_ids:
+        missing = len(candidate_ids - set(given))
+        extra = len(set(given) - candidate_ids)
+        raise ValueError(
+            f"grade every candidate of this query and nothing else "
+            f"({missing} missing, {extra} not in the pool)"
+        )
+    if any(g not in (0, 1, 2) for g in given.values()):
+        raise ValueError("a grade is 0, 1 or 2")
+    now = timezone.now()
+    Resolution.objects.bulk_create(
+        [
+            Resolution(
+                candidate_id=cid,
+                grade=grade,
+                provenance=Provenance.ADJUDICATED,
+                reason=reason,
+                resolved_by=by,
+                resolved_at=now,
+            )
+            for cid, grade in sorted(given.items())
+        ],
+        update_conflicts=True,
+        unique_fields=["candidate"],
+        update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
+    )
+    review.state = ReviewState.RESOLVED
+    review.reason = reason
+    review.reason_note = note
+    review.adjudicated_by = by
+    review.adjudicated_at = now
+    review.version += 1
+    review.save()
+    return review
+
+
+@transaction.atomic
+def query_approve(*, query_id: int, by: AbstractBaseUser, version: int | None) -> QueryReview:
+    """Approve one resolved query: its final grades may go into a golden-set version."""
+    review = _locked_review(query_id, version)
+    if review.state != ReviewState.RESOLVED:
+        raise ValueError(f"only a resolved query can be approved (this one is {review.state})")
+    review.state = ReviewState.APPROVED
+    review.approved_by = by
+    review.approved_at = timezone.now()
+    review.version += 1
+    review.save()
+    return review
+
+
+@dataclass(frozen=True)
+class BulkApproval:
+    approved: list[int]
+    skipped: list[int]
+
+
+@transaction.atomic
+def queries_approve(
+    *, project: Project, by: AbstractBaseUser, query_ids: Iterable[int] | None = None
+) -> BulkApproval:
+    """Approve many resolved queries at once (all resolved ones when `query_ids` is None).
+
+    Queries that are not resolved (open, flagged, already approved, or of another project) are
+    skipped and listed, never changed.
+    """
+    reviews = QueryReview.objects.select_for_update().filter(query__project=project)
+    wanted = None if query_ids is None else sorted(set(query_ids))
+    if wanted is not None:
+        reviews = reviews.filter(query_id__in=wanted)
+    resolved = list(
+        reviews.filter(state=ReviewState.RESOLVED)
+        .order_by("query_id")
+        .values_list("query_id", flat=True)
+    )
+    QueryReview.objects.filter(query_id__in=resolved).update(
+        state=ReviewState.APPROVED,
+        approved_by=by,
+        approved_at=timezone.now(),
+        version=F("version") + 1,
+        updated_at=timezone.now(),
+    )
+    skipped = [] if wanted is None else [q for q in wanted if q not in set(resolved)]
+    return BulkApproval(approved=resolved, skipped=skipped)

@@ -1,0 +1,183 @@
+"""Who judges what: each pooled query goes to N annotators, balancing their load."""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, F, Max
+from django.utils import timezone
+
+from ..models import (
+    Assignment,
+    Candidate,
+    Judgment,
+    Membership,
+    Project,
+    QueryAnnotation,
+    QueryReview,
+    Role,
+)
+from ..models.judging import AssignmentStatus, ReviewState
+
+User = get_user_model()
+
+
+@dataclass(frozen=True)
+class AssignResult:
+    created: int
+    queries: int
+    annotators: int
+
+
+@transaction.atomic
+def queries_assign(*, project: Project, per_query: int | None = None) -> AssignResult:
+    """Give every pooled query of `project` up to `per_query` annotators (the project setting
+    by default). Each missing slot goes to the annotator with the fewest assignments in the
+    project (ties: username order). Running it again only fills missing slots."""
+    n = per_query if per_query is not None else project.annotators_per_query
+    if n < 1:
+        raise ValueError("each query needs at least one annotator")
+    annotators = list(
+        Membership.objects.filter(project=project, role=Role.ANNOTATOR)
+        .order_by("user__username")
+        .values_list("user_id", flat=True)
+    )
+    if not annotators:
+        raise ValueError("the project has no annotators")
+    n = min(n, len(annotators))
+    rows = Assignment.objects.filter(query__project=project)
+    assigned: dict[int, set[int]] = defaultdict(set)
+    load = dict.fromkeys(annotators, 0)
+    next_order = dict.fromkeys(annotators, 1)
+    for qid, uid, order in rows.values_list("query_id", "annotator_id", "order"):
+        assigned[qid].add(uid)
+        if uid in load:
+            load[uid] += 1
+            next_order[uid] = max(next_order[uid], order + 1)
+    totals = dict(
+        Candidate.objects.filter(query__project=project)
+        .values("query_id")
+        .annotate(n=Count("id"))
+        .values_list("query_id", "n")
+    )
+    heap = [(load[uid], position, uid) for position, uid in enumerate(annotators)]
+    heapq.heapify(heap)
+    new: list[Assignment] = []
+    touched: set[int] = set()
+    for qid in sorted(totals):
+        missing = n - len(assigned[qid])
+        skipped = []
+        while missing > 0 and heap:
+            count, position, uid = heapq.heappop(heap)
+            if uid in assigned[qid]:
+                skipped.append((count, position, uid))
+                continue
+            new.append(
+                Assignment(query_id=qid, annotator_id=uid, order=next_order[uid], total=totals[qid])
+            )
+            assigned[qid].add(uid)
+            next_order[uid] += 1
+            touched.add(qid)
+            missing -= 1
+            skipped.append((count + 1, position, uid))
+        for item in skipped:
+            heapq.heappush(heap, item)
+    Assignment.objects.bulk_create(new, batch_size=2000)
+    QueryReview.objects.bulk_create(
+        [QueryReview(query_id=qid) for qid in sorted(touched)],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    return AssignResult(created=len(new), queries=len(touched), annotators=len(annotators))
+
+
+def assignments_refresh(*, query_ids: Iterable[int]) -> set[int]:
+    """Recount progress of every assignment of these queries after their pools or judgments
+    changed. A finished query that gained candidates is open again (and no longer approved);
+    returns those reopened queries."""
+    ids = sorted(set(query_ids))
+    if not ids:
+        return set()
+    totals = dict(
+        Candidate.objects.filter(query_id__in=ids)
+        .values("query_id")
+        .annotate(n=Count("id"))
+        .values_list("query_id", "n")
+    )
+    judged = {
+        (row["candidate__query_id"], row["annotator_id"]): row["n"]
+        for row in Judgment.objects.filter(candidate__query_id__in=ids)
+        .values("candidate__query_id", "annotator_id")
+        .annotate(n=Count("id"))
+    }
+    changed = []
+    reopened: set[int] = set()
+    for a in Assignment.objects.filter(query_id__in=ids):
+        total = totals.get(a.query_id, 0)
+        done = judged.get((a.query_id, a.annotator_id), 0)
+        status = _status(done, total)
+        if (a.total, a.judged, a.status) != (total, done, status):
+            if a.status == AssignmentStatus.DONE and status != AssignmentStatus.DONE:
+                reopened.add(a.query_id)
+            a.total, a.judged, a.status = total, done, status
+            a.done_at = timezone.now() if status == AssignmentStatus.DONE else None
+            changed.append(a)
+    Assignment.objects.bulk_update(changed, ["total", "judged", "status", "done_at"])
+    if reopened:
+        QueryReview.objects.filter(query_id__in=reopened).exclude(state=ReviewState.OPEN).update(
+            state=ReviewState.OPEN,
+            version=F("version") + 1,
+            approved_by=None,
+            approved_at=None,
+            updated_at=timezone.now(),
+        )
+    return reopened
+
+
+def _status(judged: int, total: int) -> str:
+    if total and judged >= total:
+        return AssignmentStatus.DONE
+    return AssignmentStatus.STARTED if judged else AssignmentStatus.PENDING
+
+
+@transaction.atomic
+def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignment:
+    """Move an assignment to another annotator of the project.
+
+    The previous annotator's grades, flags and note for that query are deleted: only the
+    assigned annotators' judgments count towards agreement and final grades.
+    """
+    query = assignment.query
+    target = User.objects.filter(username=to_username).first()
+    if (
+        target is None
+        or not Membership.objects.filter(
+            project_id=query.project_id, user=target, role__in=[Role.ANNOTATOR, Role.LEAD]
+        ).exists()
+    ):
+        raise ValueError(f"{to_username!r} is not an annotator of this project")
+    if target.pk == assignment.annotator_id:
+        return assignment
+    if Assignment.objects.filter(query=query, annotator=target).exists():
+        raise ValueError(f"{to_username} already has this query")
+    previous = assignment.annotator_id
+    Judgment.objects.filter(candidate__query=query, annotator_id=previous).delete()
+    QueryAnnotation.objects.filter(query=query, annotator_id=previous).delete()
+    last = Assignment.objects.filter(
+        annotator=target, query__project_id=query.project_id
+    ).aggregate(m=Max("order"))["m"]
+    assignment.annotator = target
+    assignment.order = (last or 0) + 1
+    assignment.save(update_fields=["annotator", "order"])
+    assignments_refresh(query_ids=[query.pk])
+    # The query lost a finished annotator's work: it is open again until the new one is done.
+    QueryReview.objects.filter(query=query).exclude(state=ReviewState.OPEN).update(
+        state=ReviewState.OPEN, version=F("version") + 1, approved_by=None, approved_at=None
+    )
+    assignment.refresh_from_db()
+    return assignment

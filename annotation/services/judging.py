@@ -1,0 +1,149 @@
+"""Annotators' writes: grades, per-query flags and notes, time spent, guidelines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import (
+    Assignment,
+    Candidate,
+    Guideline,
+    Judgment,
+    Project,
+    QueryAnnotation,
+    QueryReview,
+)
+from ..models.judging import AssignmentStatus, ReviewState
+from .adjudication import query_settle
+
+MAX_SECONDS_PER_SAVE = 3600.0  # a tab left open overnight must not count as a day of work
+
+
+class JudgingClosed(Exception):
+    """The query was adjudicated or approved: its annotators' grades are final."""
+
+
+def latest_guideline_version(project_id: int) -> int | None:
+    return (
+        Guideline.objects.filter(project_id=project_id)
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
+
+
+def _check_open(query_id: int) -> None:
+    review = QueryReview.objects.filter(query_id=query_id).values("state", "adjudicated_at").first()
+    if review is None:
+        return
+    if review["state"] == ReviewState.APPROVED or (
+        review["state"] == ReviewState.RESOLVED and review["adjudicated_at"] is not None
+    ):
+        raise JudgingClosed("this query was already adjudicated or approved")
+
+
+@dataclass(frozen=True)
+class SavedGrade:
+    judgment: Judgment
+    status: str  # the annotator's assignment status after this grade
+    judged: int
+    total: int
+
+
+@transaction.atomic
+def judgment_save(
+    *, assignment: Assignment, candidate: Candidate, grade: int, note: str | None = None
+) -> SavedGrade:
+    """Save the assigned annotator's grade for `candidate` (insert or update, never two rows).
+
+    The assignment row is locked first, so concurrent saves by one annotator on one query are
+    serialised and the progress count stays exact. When every assigned annotator has graded
+    every candidate, the query's agreement is computed and it is flagged or resolved.
+    """
+    if grade not in (0, 1, 2):
+        raise ValueError("a grade is 0, 1 or 2")
+    if candidate.query_id != assignment.query_id:
+        raise ValueError("that candidate belongs to another query")
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    _check_open(assignment.query_id)
+    row = Judgment(
+        candidate=candidate,
+        annotator_id=assignment.annotator_id,
+        grade=grade,
+        note=note or "",
+        guideline_version=latest_guideline_version(candidate.query.project_id),
+    )
+    update_fields = ["grade", "guideline_version", "updated_at"]
+    if note is not None:
+        update_fields.append("note")
+    Judgment.objects.bulk_create(
+        [row],
+        update_conflicts=True,
+        unique_fields=["candidate", "annotator"],
+        update_fields=update_fields,
+    )
+    judged = Judgment.objects.filter(
+        candidate__query_id=assignment.query_id, annotator_id=assignment.annotator_id
+    ).count()
+    # `total` is kept current by `assignments_refresh` whenever the pool changes.
+    total = assignment.total
+    was_done = assignment.status == AssignmentStatus.DONE
+    status = AssignmentStatus.DONE if judged >= total else AssignmentStatus.STARTED
+    if (assignment.judged, assignment.status) != (judged, status):
+        Assignment.objects.filter(pk=assignment.pk).update(
+            judged=judged,
+            status=status,
+            done_at=timezone.now() if status == AssignmentStatus.DONE else None,
+        )
+    if status == AssignmentStatus.DONE or was_done:
+        query_settle(query_id=assignment.query_id)
+    return SavedGrade(judgment=row, status=status, judged=judged, total=total)
+
+
+@transaction.atomic
+def query_annotation_save(
+    *,
+    assignment: Assignment,
+    flags: dict[str, bool] | None = None,
+    note: str | None = None,
+    seconds: float = 0.0,
+) -> QueryAnnotation:
+    """Set the annotator's flags and note on the query and add `seconds` of time spent."""
+    _check_open(assignment.query_id)
+    annotation, _ = QueryAnnotation.objects.select_for_update().get_or_create(
+        query_id=assignment.query_id, annotator_id=assignment.annotator_id
+    )
+    fields = ["updated_at"]
+    for name, value in (flags or {}).items():
+        if name not in QueryAnnotation.FLAGS:
+            raise ValueError(f"unknown flag {name!r}")
+        setattr(annotation, name, bool(value))
+        fields.append(name)
+    if note is not None:
+        annotation.note = note
+        fields.append("note")
+    if seconds:
+        annotation.seconds_spent += min(max(float(seconds), 0.0), MAX_SECONDS_PER_SAVE)
+        fields.append("seconds_spent")
+    annotation.save(update_fields=fields)
+    if flags and assignment.status == AssignmentStatus.DONE:
+        # An ambiguity flag changes whether the finished query needs adjudication.
+        query_settle(query_id=assignment.query_id)
+    return annotation
+
+
+@transaction.atomic
+def guideline_publish(*, project: Project, markdown: str, by: AbstractBaseUser) -> Guideline:
+    """A new version of the project's guidelines; earlier versions stay for old judgments."""
+    if not markdown.strip():
+        raise ValueError("the guidelines are empty")
+    # Lock the project row so that two leads publishing at once get distinct versions.
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    last = latest_guideline_version(project.pk) or 0
+    return Guideline.objects.create(
+        project=project, version=last + 1, markdown=markdown, created_by=by
+    )

@@ -1,0 +1,224 @@
+"""Candidate pools: the union of the top k of several sources for each query.
+
+A source adds hits (query, chunk, rank). New (query, chunk) pairs become candidates; a pair
+already in the pool only records that one more source found it. Queries that gained candidates
+go back into their annotators' queues and back to the "open" review state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from ..models import Candidate, CandidateSource, Chunk, PoolSource, Project, Query
+from ..models.judging import SourceKind
+from .assignment import assignments_refresh
+
+DEFAULT_K = 10
+ANNOTATOR_SOURCE = "annotators"
+
+
+def shuffle_key(query_id: int, chunk_id: int) -> int:
+    """A stable pseudo-random sort key (non-negative, fits a signed 64-bit column)."""
+    digest = hashlib.sha256(f"goldsmith-pool:{query_id}:{chunk_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    source: str
+    queries: int
+    hits: int
+    new_candidates: int
+    queries_with_new_candidates: int
+    reopened_queries: int  # finished queries that went back into their annotators' queues
+    skipped: int = 0  # run rows naming a query or chunk the project does not hold
+
+
+def _source_for(*, project: Project, name: str, kind: str, k: int) -> PoolSource:
+    source, created = PoolSource.objects.get_or_create(
+        project=project, name=name, defaults={"kind": kind, "k": k}
+    )
+    if not created and source.kind != kind:
+        raise ValueError(f"source {name!r} already exists as {source.kind}, not {kind}")
+    if not created and source.k != k:
+        source.k = k
+        source.save(update_fields=["k"])
+    return source
+
+
+@transaction.atomic
+def pool_add_hits(
+    *,
+    source: PoolSource,
+    hits: Mapping[int, Sequence[int]],
+    added_by: AbstractBaseUser | None = None,
+    ranked: bool = True,
+) -> PoolResult:
+    """Add `hits` (query pk → chunk pks, best first) from `source` to the pools."""
+    pairs = [(qid, cid) for qid, chunk_ids in hits.items() for cid in chunk_ids]
+    query_ids = list(hits)
+    existing: dict[tuple[int, int], int] = {}
+    for start in range(0, len(query_ids), 1000):
+        for cand_id, qid, cid in Candidate.objects.filter(
+            query_id__in=query_ids[start : start + 1000]
+        ).values_list("id", "query_id", "chunk_id"):
+            existing[(qid, cid)] = cand_id
+    new = [
+        Candidate(query_id=qid, chunk_id=cid, shuffle_key=shuffle_key(qid, cid))
+        for qid, cid in dict.fromkeys(pairs)
+        if (qid, cid) not in existing
+    ]
+    Candidate.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
+    if new:
+        new_query_ids = sorted({c.query_id for c in new})
+        for start in range(0, len(new_query_ids), 1000):
+            for cand_id, qid, cid in Candidate.objects.filter(
+                query_id__in=new_query_ids[start : start + 1000]
+            ).values_list("id", "query_id", "chunk_id"):
+                existing[(qid, cid)] = cand_id
+    links = []
+    for qid, chunk_ids in hits.items():
+        seen: set[int] = set()
+        for rank, cid in enumerate(chunk_ids, start=1):
+            if cid in seen:  # a duplicate id in a ranked list counts once (first occurrence)
+                continue
+            seen.add(cid)
+            links.append(
+                CandidateSource(
+                    candidate_id=existing[(qid, cid)],
+                    source=source,
+                    rank=rank if ranked else None,
+                    added_by=added_by,
+                )
+            )
+    CandidateSource.objects.bulk_create(links, batch_size=2000, ignore_conflicts=True)
+    grown = sorted({c.query_id for c in new})
+    reopened = assignments_refresh(query_ids=grown) if grown else set()
+    return PoolResult(
+        source=source.name,
+        queries=len(hits),
+        hits=len(links),
+        new_candidates=len(new),
+        queries_with_new_candidates=len(grown),
+        reopened_queries=len(reopened),
+    )
+
+
+def _corpus(project: Project) -> list[tuple[str, str]]:
+    rows = (
+        Chunk.objects.filter(project=project, removed=False)
+        .order_by("id")
+        .values_list("id", "document__title", "text")
+    )
+    return [(str(pk), f"{title}\n{text}" if title else text) for pk, title, text in rows]
+
+
+def pool_build_builtin(
+    *,
+    project: Project,
+    kind: str,
+    k: int = DEFAULT_K,
+    query_ids: Iterable[int] | None = None,
+) -> PoolResult:
+    """Pool the top k of a built-in retriever ("bm25" or "tfidf") over the project's corpus."""
+    from evaluation.builtin_retrievers import build_retriever
+
+    if kind not in (SourceKind.BM25, SourceKind.TFIDF):
+        raise ValueError(f"unknown built-in retriever {kind!r}; use bm25 or tfidf")
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    queries = Query.objects.filter(project=project).order_by("id")
+    if query_ids is not None:
+        queries = queries.filter(id__in=list(query_ids))
+    rows = list(queries.values_list("id", "text"))
+    retriever = build_retriever(kind, _corpus(project))
+    results = retriever.search([text for _, text in rows], k)
+    hits = {
+        qid: [int(hit.id) for hit in ranked] for (qid, _), ranked in zip(rows, results, strict=True)
+    }
+    source = _source_for(project=project, name=kind, kind=kind, k=k)
+    return pool_add_hits(source=source, hits=hits)
+
+
+def pool_import_run(
+    *,
+    project: Project,
+    name: str,
+    path: Path,
+    format: str = "auto",
+    k: int = DEFAULT_K,
+) -> PoolResult:
+    """Pool the top k of an imported run of a production retriever (TREC run or JSONL).
+
+    The run's query ids are Goldsmith query ids (as exported); its document ids are chunk ids.
+    A run usually covers more queries than were sampled: rows naming a query or a chunk the
+    project does not hold are skipped and counted. A run that matches nothing is refused.
+    """
+    from evaluation import formats
+
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if not name.strip() or name.strip() in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
+        raise ValueError("give the run a name of its own (not bm25, tfidf or annotators)")
+    fmt = None if format == "auto" else format
+    run = formats.read_run(path, fmt)  # type: ignore[arg-type]
+    chunk_ids = dict(Chunk.objects.filter(project=project).values_list("chunk_id", "id"))
+    query_ids = set(Query.objects.filter(project=project).values_list("id", flat=True))
+    hits: dict[int, list[int]] = {}
+    unknown: list[str] = []
+    for qid, ranked in _ranked_lists(run).items():
+        try:
+            query_pk = int(qid)
+        except ValueError:
+            query_pk = -1
+        if query_pk not in query_ids:
+            unknown.append(f"query {qid}")
+            continue
+        top: list[int] = []
+        for doc_id in ranked:
+            if len(top) >= k:
+                break
+            if doc_id not in chunk_ids:
+                unknown.append(f"chunk {doc_id}")
+                continue
+            if chunk_ids[doc_id] not in top:
+                top.append(chunk_ids[doc_id])
+        hits[query_pk] = top
+    if not any(hits.values()):
+        shown = ", ".join(unknown[:3])
+        raise ValueError(f"the run matches no query and chunk of this project (e.g. {shown})")
+    source = _source_for(project=project, name=name.strip(), kind=SourceKind.RUN, k=k)
+    result = pool_add_hits(source=source, hits=hits)
+    return replace(result, skipped=len(unknown))
+
+
+def _ranked_lists(run) -> dict[str, list[str]]:
+    """Query id → chunk ids in the retriever's rank order (ties keep file order)."""
+    import numpy as np
+
+    order = np.lexsort((np.arange(len(run.ids)), run.ranks, run.qidx))
+    lists: dict[str, list[str]] = {}
+    for i in order:
+        qid = run.query_ids[int(run.qidx[i])]
+        lists.setdefault(qid, []).append(run.ids[i].decode("utf-8"))
+    return lists
+
+
+def candidate_add_by_annotator(
+    *, query: Query, chunk: Chunk, user: AbstractBaseUser
+) -> tuple[Candidate, bool]:
+    """An annotator found `chunk` through corpus search and adds it to `query`'s pool."""
+    if chunk.project_id != query.project_id or chunk.removed:
+        raise ValueError("that chunk is not in this project's corpus")
+    source = _source_for(
+        project=query.project, name=ANNOTATOR_SOURCE, kind=SourceKind.ANNOTATOR, k=0
+    )
+    existed = Candidate.objects.filter(query=query, chunk=chunk).exists()
+    pool_add_hits(source=source, hits={query.pk: [chunk.pk]}, added_by=user, ranked=False)
+    return Candidate.objects.get(query=query, chunk=chunk), not existed

@@ -1,0 +1,149 @@
+"""Annotators' pages: the queue, the keyboard-first annotation page, the guidelines."""
+
+from __future__ import annotations
+
+import markdown as markdown_lib
+import nh3
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_http_methods
+
+from ..models import Guideline, Project, QueryAnnotation
+from ..permissions import Action, project_access, role_allows
+from ..selectors.judging import (
+    annotation_view,
+    annotator_queue,
+    assignment_for,
+    next_assignment,
+    queue_summary,
+)
+from ..services.judging import guideline_publish
+
+FLAG_LABELS = [
+    ("ambiguous", "Ambiguous"),
+    ("no_answer", "No answer in the corpus"),
+    ("personal_data", "Contains personal data"),
+    ("not_a_query", "Not a real query"),
+]
+
+
+def render_markdown(text: str) -> str:
+    """Guidelines are Markdown written by leads; the HTML is sanitised before it is shown."""
+    return nh3.clean(markdown_lib.markdown(text, extensions=["tables", "fenced_code"]))
+
+
+def _context(project: Project, membership, **extra) -> dict[str, object]:
+    return {
+        "project": project,
+        "membership": membership,
+        "can_lead": role_allows(membership.role, Action.LEAD),
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+        **extra,
+    }
+
+
+@login_required
+def annotate_queue(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.ANNOTATE
+    )
+    items = list(annotator_queue(user=request.user, project=project))
+    summary = queue_summary(user=request.user, project=project)
+    return render(
+        request,
+        "annotation/annotate_queue.html",
+        _context(project, membership, items=items, summary=summary),
+    )
+
+
+@login_required
+def annotate_next(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Go to the next unfinished query of the caller's queue (after `?after=<query id>`)."""
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.ANNOTATE)
+    after = None
+    if request.GET.get("after", "").isdigit():
+        after = (
+            annotator_queue(user=request.user, project=project)
+            .filter(query_id=int(request.GET["after"]))
+            .first()
+        )
+    following = next_assignment(user=request.user, project=project, after=after)
+    if following is None:
+        messages.success(request, "Your queue is done. Thank you!")
+        return redirect("annotate-queue", project_id=project.pk)
+    return redirect("annotate-query", project_id=project.pk, query_id=following.query_id)
+
+
+@login_required
+def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.ANNOTATE
+    )
+    assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+    view = annotation_view(assignment=assignment)
+    annotation = view.annotation or QueryAnnotation()
+    guideline = Guideline.objects.filter(project=project).order_by("-version").first()
+    summary = queue_summary(user=request.user, project=project)
+    context = _context(
+        project,
+        membership,
+        view=view,
+        flags=[(name, label, getattr(annotation, name)) for name, label in FLAG_LABELS],
+        note=annotation.note,
+        guideline=guideline,
+        guideline_html=render_markdown(guideline.markdown) if guideline else "",
+        summary=summary,
+        api_base=reverse("api-project-detail", args=[project.pk]),
+        next_url=reverse("annotate-next", args=[project.pk]) + f"?after={query_id}",
+    )
+    return render(request, "annotation/annotate.html", context)
+
+
+class GuidelineForm(forms.Form):
+    markdown = forms.CharField(widget=forms.Textarea(attrs={"rows": 16}), max_length=200_000)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def guidelines(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Everyone in the project reads the guidelines; leads publish new versions."""
+    action = Action.LEAD if request.method == "POST" else Action.VIEW
+    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    versions = list(Guideline.objects.filter(project=project).order_by("-version"))
+    current = versions[0] if versions else None
+    form = GuidelineForm(request.POST or None, initial={"markdown": current and current.markdown})
+    if request.method == "POST" and form.is_valid():
+        try:
+            published = guideline_publish(
+                project=project, markdown=form.cleaned_data["markdown"], by=request.user
+            )
+        except ValueError as error:
+            form.add_error("markdown", str(error))
+        else:
+            messages.success(request, f"Published guidelines version {published.version}.")
+            return redirect("guidelines", project_id=project.pk)
+    return render(
+        request,
+        "annotation/guidelines.html",
+        _context(
+            project,
+            membership,
+            current=current,
+            current_html=render_markdown(current.markdown) if current else "",
+            versions=versions,
+            form=form,
+        ),
+    )
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}annotate/", annotate_queue, name="annotate-queue"),
+    path(f"{P}annotate/next/", annotate_next, name="annotate-next"),
+    path(f"{P}annotate/<int:query_id>/", annotate_query, name="annotate-query"),
+    path(f"{P}guidelines/", guidelines, name="guidelines"),
+]

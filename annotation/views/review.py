@@ -1,0 +1,321 @@
+"""Leads' pages: pools and assignment, the disagreement queue, adjudication, the dashboard."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from ..models import Assignment, Membership, PoolSource, Role
+from ..models.judging import AdjudicationReason
+from ..permissions import Action, project_access
+from ..selectors.judging import (
+    adjudication_view,
+    disagreement_queue,
+    resolved_queue,
+    review_counts,
+)
+from ..services.adjudication import StaleReview, queries_approve, query_adjudicate, query_approve
+from ..services.agreement import project_agreement
+from ..services.assignment import assignment_reassign, queries_assign
+from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from .annotate import _context
+from .plots import kappa_histogram_svg, pairwise_matrix
+
+
+class PoolBuildForm(forms.Form):
+    retrievers = forms.MultipleChoiceField(
+        choices=[("bm25", "BM25"), ("tfidf", "TF-IDF")],
+        initial=["bm25", "tfidf"],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    k = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_K, label="Top k")
+
+
+class RunImportForm(forms.Form):
+    name = forms.CharField(max_length=120, help_text="e.g. production-2026-11")
+    format = forms.ChoiceField(
+        choices=[("auto", "Detect"), ("trec", "TREC run"), ("jsonl", "JSONL")]
+    )
+    k = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_K, label="Top k")
+    file = forms.FileField()
+
+
+class AssignForm(forms.Form):
+    per_query = forms.IntegerField(min_value=1, max_value=20, label="Annotators per query")
+
+
+class ReassignForm(forms.Form):
+    assignment = forms.IntegerField(widget=forms.HiddenInput)
+    username = forms.CharField(max_length=150)
+
+
+@login_required
+def pools(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Build pools, import a production run, assign queries, reassign (leads)."""
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    build_form = PoolBuildForm(prefix="build")
+    run_form = RunImportForm(prefix="run")
+    assign_form = AssignForm(prefix="assign", initial={"per_query": project.annotators_per_query})
+    what = request.POST.get("what") if request.method == "POST" else None
+    if what == "build":
+        build_form = PoolBuildForm(request.POST, prefix="build")
+        if build_form.is_valid():
+            for kind in build_form.cleaned_data["retrievers"]:
+                result = pool_build_builtin(
+                    project=project, kind=kind, k=build_form.cleaned_data["k"]
+                )
+                messages.success(
+                    request,
+                    f"{kind}: {result.hits} hits for {result.queries} queries, "
+                    f"{result.new_candidates} new candidates; {result.reopened_queries} "
+                    "finished queries went back into the queues.",
+                )
+            return redirect("pools", project_id=project.pk)
+    elif what == "run":
+        run_form = RunImportForm(request.POST, request.FILES, prefix="run")
+        if run_form.is_valid():
+            upload = run_form.cleaned_data["file"]
+            with tempfile.NamedTemporaryFile(suffix=Path(upload.name).suffix or ".txt") as handle:
+                for piece in upload.chunks():
+                    handle.write(piece)
+                handle.flush()
+                try:
+                    result = pool_import_run(
+                        project=project,
+                        name=run_form.cleaned_data["name"],
+                        path=Path(handle.name),
+                        format=run_form.cleaned_data["format"],
+                        k=run_form.cleaned_data["k"],
+                    )
+                except ValueError as error:
+                    run_form.add_error("file", str(error))
+                    result = None
+            if result is not None:
+                messages.success(
+                    request,
+                    f"{result.source}: {result.new_candidates} new candidates, "
+                    f"{result.skipped} rows skipped; {result.reopened_queries} finished "
+                    "queries went back into the queues.",
+                )
+                return redirect("pools", project_id=project.pk)
+    elif what == "assign":
+        assign_form = AssignForm(request.POST, prefix="assign")
+        if assign_form.is_valid():
+            try:
+                result = queries_assign(
+                    project=project, per_query=assign_form.cleaned_data["per_query"]
+                )
+            except ValueError as error:
+                assign_form.add_error("per_query", str(error))
+            else:
+                messages.success(
+                    request,
+                    f"{result.created} new assignments over {result.queries} queries.",
+                )
+                return redirect("pools", project_id=project.pk)
+    elif what == "reassign":
+        form = ReassignForm(request.POST)
+        if form.is_valid():
+            assignment = Assignment.objects.filter(
+                pk=form.cleaned_data["assignment"], query__project=project
+            ).first()
+            if assignment is None:
+                messages.error(request, "No such assignment.")
+            else:
+                try:
+                    assignment_reassign(
+                        assignment=assignment, to_username=form.cleaned_data["username"]
+                    )
+                except ValueError as error:
+                    messages.error(request, str(error))
+                else:
+                    messages.success(
+                        request, f"Query {assignment.query_id} now goes to {assignment.annotator}."
+                    )
+        return redirect("pools", project_id=project.pk)
+    sources = PoolSource.objects.filter(project=project).annotate(n=Count("hits")).order_by("name")
+    counts = review_counts(project=project)
+    reassign_query = request.GET.get("query", "")
+    assignments = []
+    if reassign_query.isdigit():
+        assignments = list(
+            Assignment.objects.filter(query__project=project, query_id=int(reassign_query))
+            .select_related("annotator", "query")
+            .order_by("annotator__username")
+        )
+    annotators = (
+        Membership.objects.filter(project=project, role=Role.ANNOTATOR)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    return render(
+        request,
+        "annotation/pools.html",
+        _context(
+            project,
+            membership,
+            sources=sources,
+            counts=counts,
+            build_form=build_form,
+            run_form=run_form,
+            assign_form=assign_form,
+            reassign_query=reassign_query,
+            assignments=assignments,
+            annotators=annotators,
+        ),
+    )
+
+
+@login_required
+def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    return render(
+        request,
+        "annotation/review_queue.html",
+        _context(
+            project,
+            membership,
+            flagged=list(disagreement_queue(project=project)[:500]),
+            resolved=list(resolved_queue(project=project)[:500]),
+            counts=review_counts(project=project),
+        ),
+    )
+
+
+@login_required
+def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    hide = request.GET.get("hide_names") == "1" or request.POST.get("hide_names") == "1"
+    errors: list[str] = []
+    status = 200
+    if request.method == "POST":
+        grades: dict[int, int] = {}
+        for key, value in request.POST.items():
+            if key.startswith("grade-") and key[6:].isdigit() and value in {"0", "1", "2"}:
+                grades[int(key[6:])] = int(value)
+        try:
+            version = int(request.POST.get("version", ""))
+        except ValueError:
+            version = -1
+        try:
+            query_adjudicate(
+                query_id=query_id,
+                by=request.user,
+                version=version,
+                grades=grades,
+                reason=request.POST.get("reason", ""),
+                note=request.POST.get("note", ""),
+            )
+        except StaleReview:
+            errors.append(
+                "Another lead changed this query while you were looking at it; "
+                "nothing of yours was saved. Here is the current state."
+            )
+            status = 409
+        except ValueError as error:
+            errors.append(str(error))
+            status = 400
+        else:
+            messages.success(request, f"Query {query_id} adjudicated.")
+            following = disagreement_queue(project=project).exclude(query_id=query_id).first()
+            if following is not None and request.POST.get("then") == "next":
+                return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
+            return redirect("adjudicate", project_id=project.pk, query_id=query_id)
+    view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
+    response = render(
+        request,
+        "annotation/adjudicate.html",
+        _context(
+            project,
+            membership,
+            view=view,
+            hide=hide,
+            errors=errors,
+            reasons=AdjudicationReason.choices,
+            posted=request.POST if status != 200 else None,
+        ),
+        status=status,
+    )
+    return response
+
+
+@login_required
+@require_POST
+def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    if not project.queries.filter(pk=query_id).exists():
+        raise Http404("No such query")
+    try:
+        version = int(request.POST["version"]) if request.POST.get("version") else None
+        query_approve(query_id=query_id, by=request.user, version=version)
+    except StaleReview:
+        messages.error(request, "Another lead changed this query meanwhile; look at it again.")
+        return redirect("adjudicate", project_id=project.pk, query_id=query_id)
+    except ValueError as error:
+        messages.error(request, str(error))
+        return redirect("adjudicate", project_id=project.pk, query_id=query_id)
+    messages.success(request, f"Query {query_id} approved.")
+    return redirect("review-queue", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    if request.POST.get("all_resolved") == "1":
+        result = queries_approve(project=project, by=request.user, query_ids=None)
+    else:
+        ids = [int(v) for v in request.POST.getlist("query") if v.isdigit()]
+        result = queries_approve(project=project, by=request.user, query_ids=ids)
+    messages.success(
+        request,
+        f"Approved {len(result.approved)} queries"
+        + (f"; skipped {len(result.skipped)} that were not resolved." if result.skipped else "."),
+    )
+    return redirect("review-queue", project_id=project.pk)
+
+
+@login_required
+def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    summary = project_agreement(project=project)
+    return render(
+        request,
+        "annotation/dashboard.html",
+        _context(
+            project,
+            membership,
+            summary=summary,
+            counts=summary["states"],
+            histogram_svg=kappa_histogram_svg(summary["kappa_histogram"]),
+            matrix=pairwise_matrix(summary["pairwise"]),
+        ),
+    )
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}pools/", pools, name="pools"),
+    path(f"{P}review/", review_queue, name="review-queue"),
+    path(f"{P}review/approve/", approve_bulk, name="review-approve-bulk"),
+    path(f"{P}review/<int:query_id>/", adjudicate, name="adjudicate"),
+    path(f"{P}review/<int:query_id>/approve/", approve, name="review-approve"),
+    path(f"{P}dashboard/", dashboard, name="dashboard"),
+]

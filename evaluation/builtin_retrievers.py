@@ -1,0 +1,129 @@
+"""Built-in lexical retrievers over an in-memory corpus: BM25 (bm25s) and TF-IDF (scikit-learn).
+
+Pure: no Django import. Pooling uses them to find candidates; evaluation reuses them as
+baselines. Both take a list of (id, text) and answer ``search(queries, k)`` with, per query,
+the ids of the best k documents and their scores, best first. Documents that share no term
+with the query (score 0) are left out, so a list can be shorter than k. Ties keep corpus order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+
+
+class Retriever(Protocol):
+    name: str
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]: ...
+
+
+def _top_k(scores: np.ndarray, ids: Sequence[str], k: int) -> list[Hit]:
+    """The k best positive scores of one row, best first; ties by corpus position."""
+    if k <= 0 or scores.size == 0:
+        return []
+    k = min(k, scores.size)
+    # Stable sort on -score keeps corpus order among equal scores.
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [Hit(id=ids[i], score=float(scores[i])) for i in order if scores[i] > 0]
+
+
+class TfidfRetriever:
+    """Cosine similarity of sublinear TF-IDF vectors (l2-normalised, English stop words)."""
+
+    name = "tfidf"
+
+    def __init__(self, corpus: Sequence[tuple[str, str]]) -> None:
+        self.ids = [doc_id for doc_id, _ in corpus]
+        # Imported on use: scikit-learn costs over a second at every Django start otherwise.
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self.vectorizer = TfidfVectorizer(
+            lowercase=True,
+            token_pattern=TOKEN_PATTERN,
+            stop_words="english",
+            sublinear_tf=True,
+            dtype=np.float32,
+        )
+        texts = [text for _, text in corpus]
+        try:
+            self.matrix = self.vectorizer.fit_transform(texts).tocsr()
+        except ValueError:  # empty vocabulary: nothing can match
+            self.matrix = None
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
+        if self.matrix is None or not self.ids:
+            return [[] for _ in queries]
+        results: list[list[Hit]] = []
+        batch = 512
+        for start in range(0, len(queries), batch):
+            q = self.vectorizer.transform(list(queries[start : start + batch]))
+            scores = (q @ self.matrix.T).toarray()
+            results.extend(_top_k(row, self.ids, k) for row in scores)
+        return results
+
+
+class Bm25Retriever:
+    """Okapi BM25 (k1=1.5, b=0.75, Lucene idf) via bm25s, English stop words, no stemming."""
+
+    name = "bm25"
+
+    def __init__(self, corpus: Sequence[tuple[str, str]]) -> None:
+        import bm25s
+
+        self._bm25s = bm25s
+        self.ids = [doc_id for doc_id, _ in corpus]
+        texts = [text for _, text in corpus]
+        self.model = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+        tokens = bm25s.tokenize(
+            texts, token_pattern=TOKEN_PATTERN, stopwords="en", show_progress=False
+        )
+        self.vocab = tokens.vocab
+        self.model.index(tokens, show_progress=False)
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
+        if not self.ids or k <= 0:
+            return [[] for _ in queries]
+        results: list[list[Hit]] = []
+        for text in queries:
+            tokens = self._bm25s.tokenize(
+                [text],
+                token_pattern=TOKEN_PATTERN,
+                stopwords="en",
+                show_progress=False,
+                return_ids=False,
+            )[0]
+            known = [t for t in tokens if t in self.vocab]
+            if not known:
+                results.append([])
+                continue
+            scores = self.model.get_scores(known)
+            results.append(_top_k(np.asarray(scores), self.ids, k))
+        return results
+
+
+BUILTIN_RETRIEVERS: dict[str, type[TfidfRetriever] | type[Bm25Retriever]] = {
+    "bm25": Bm25Retriever,
+    "tfidf": TfidfRetriever,
+}
+
+
+def build_retriever(name: str, corpus: Sequence[tuple[str, str]]) -> Retriever:
+    """A built-in retriever by name ("bm25" or "tfidf") indexed over `corpus`."""
+    try:
+        cls = BUILTIN_RETRIEVERS[name]
+    except KeyError:
+        known = ", ".join(sorted(BUILTIN_RETRIEVERS))
+        raise ValueError(f"unknown built-in retriever {name!r}; use one of {known}") from None
+    return cls(corpus)

@@ -1,0 +1,432 @@
+// Goldsmith annotation page: keyboard-first grading with a durable retry queue.
+//
+// Every change (a grade, the flags, the note, time spent) becomes an entry of an outbox kept in
+// localStorage. One request is in flight at a time, so changes reach the server in order. An
+// entry leaves the outbox only when the server confirmed it, and only then does the page say
+// "saved". When the network fails the entry stays, the page says "waiting", and sending resumes
+// with backoff and on the browser's "online" event — also after a reload.
+(function () {
+  "use strict";
+
+  const root = document.getElementById("annotate");
+  if (!root) return;
+
+  const apiBase = root.dataset.apiBase; // "/api/v1/projects/<id>/"
+  const queryId = root.dataset.queryId;
+  const nextUrl = root.dataset.nextUrl;
+  const locked = root.dataset.locked === "1";
+  const storageKey = "goldsmith:outbox:" + root.dataset.userId + ":" + apiBase;
+  const syncStatus = document.getElementById("sync-status");
+  const judgedCount = document.getElementById("judged-count");
+  const cards = Array.from(document.querySelectorAll(".candidate[data-candidate-id]"));
+  let focusIndex = 0;
+
+  function csrfToken() {
+    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return match ? decodeURIComponent(match[1]) : root.dataset.csrf;
+  }
+
+  // --- Outbox ---------------------------------------------------------------------------------
+  // entries: key -> {url, body, seq}; "grade:<candidate>" or "query:<query>".
+  let outbox = loadOutbox();
+  let seq = Date.now();
+  let sending = false;
+  let retryDelay = 1000;
+  let retryTimer = null;
+
+  function loadOutbox() {
+    try {
+      return JSON.parse(localStorage.getItem(storageKey) || "{}") || {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function persist() {
+    try {
+      localStorage.setItem(storageKey, JSON.stringify(outbox));
+    } catch (e) {
+      /* storage full or disabled: the in-memory outbox still retries while the page is open */
+    }
+  }
+
+  function enqueue(key, url, body, merge) {
+    const previous = outbox[key];
+    const merged = previous && merge ? merge(previous.body, body) : body;
+    outbox[key] = { url: url, body: merged, seq: ++seq };
+    persist();
+    showSync();
+    pump();
+  }
+
+  function pending() {
+    return Object.keys(outbox).length;
+  }
+
+  function showSync(message) {
+    const n = pending();
+    if (message) {
+      syncStatus.textContent = message;
+      syncStatus.className = "sync sync-error";
+    } else if (n === 0) {
+      syncStatus.textContent = "All changes saved";
+      syncStatus.className = "sync sync-ok";
+    } else if (retryTimer) {
+      syncStatus.textContent = n + (n === 1 ? " change" : " changes") + " waiting for the network — retrying";
+      syncStatus.className = "sync sync-waiting";
+    } else {
+      syncStatus.textContent = "Saving…";
+      syncStatus.className = "sync sync-saving";
+    }
+  }
+
+  function scheduleRetry() {
+    if (retryTimer) return;
+    retryTimer = setTimeout(function () {
+      retryTimer = null;
+      pump();
+    }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
+    showSync();
+  }
+
+  async function pump() {
+    if (sending) return;
+    const keys = Object.keys(outbox).sort(function (a, b) {
+      return outbox[a].seq - outbox[b].seq;
+    });
+    if (keys.length === 0) {
+      showSync();
+      return;
+    }
+    const key = keys[0];
+    const entry = outbox[key];
+    sending = true;
+    let response = null;
+    try {
+      response = await fetch(entry.url, {
+        method: "PUT",
+        credentials: "same-origin",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          "X-CSRFToken": csrfToken(),
+        },
+        body: JSON.stringify(entry.body),
+      });
+    } catch (e) {
+      response = null; // offline or the server is unreachable
+    }
+    sending = false;
+    if (response === null || response.status >= 500 || response.status === 429) {
+      markEntry(key, "waiting");
+      scheduleRetry();
+      return;
+    }
+    retryDelay = 1000;
+    if (response.status === 401 || response.status === 403) {
+      // Signed out (session expired): keep every change in the outbox, stop sending, and let
+      // the next page load (after signing in again) send them.
+      markEntry(key, "error", null, "sign in again — this grade is kept and sent afterwards");
+      showSync("Signed out: sign in again in this browser; unsaved changes are kept.");
+      return;
+    }
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = null;
+    }
+    const current = outbox[key];
+    if (current && current.seq === entry.seq) {
+      delete outbox[key];
+      persist();
+    }
+    if (response.ok) {
+      if (!current || current.seq === entry.seq) markEntry(key, "saved", data);
+    } else {
+      // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
+      const detail = (data && data.detail) || "refused (" + response.status + ")";
+      markEntry(key, "error", null, detail);
+      showSync("Not saved: " + detail);
+    }
+    if (!response.ok) {
+      setTimeout(pump, 0);
+    } else {
+      showSync();
+      pump();
+    }
+  }
+
+  function markEntry(key, state, data, detail) {
+    if (!key.startsWith("grade:")) return;
+    const card = document.getElementById("cand-" + key.slice(6));
+    if (!card) return;
+    const label = card.querySelector(".save-state");
+    label.classList.remove("is-saved", "is-waiting", "is-saving", "is-error");
+    if (state === "saved") {
+      label.textContent = "saved";
+      label.classList.add("is-saved");
+      if (data && typeof data.judged === "number" && judgedCount) {
+        judgedCount.textContent = String(data.judged);
+      }
+    } else if (state === "waiting") {
+      label.textContent = "not saved yet — waiting for the network";
+      label.classList.add("is-waiting");
+    } else if (state === "saving") {
+      label.textContent = "saving…";
+      label.classList.add("is-saving");
+    } else {
+      label.textContent = "not saved: " + detail;
+      label.classList.add("is-error");
+    }
+  }
+
+  window.addEventListener("online", function () {
+    if (retryTimer) {
+      clearTimeout(retryTimer);
+      retryTimer = null;
+    }
+    retryDelay = 1000;
+    pump();
+  });
+
+  // --- Grades and focus -----------------------------------------------------------------------
+  function setFocus(index, scroll) {
+    if (cards.length === 0) return;
+    focusIndex = Math.max(0, Math.min(cards.length - 1, index));
+    cards.forEach(function (card, i) {
+      card.classList.toggle("focused", i === focusIndex);
+    });
+    const card = cards[focusIndex];
+    card.focus({ preventScroll: true });
+    if (scroll !== false) card.scrollIntoView({ block: "nearest", behavior: "auto" });
+  }
+
+  function showGrade(card, grade) {
+    card.dataset.grade = String(grade);
+    card.classList.add("graded");
+    card.querySelectorAll("button.grade").forEach(function (button) {
+      const chosen = button.dataset.grade === String(grade);
+      button.classList.toggle("chosen", chosen);
+      button.setAttribute("aria-pressed", chosen ? "true" : "false");
+    });
+  }
+
+  function grade(card, value) {
+    if (locked) {
+      showSync("This query was adjudicated; its grades are final.");
+      return;
+    }
+    const id = card.dataset.candidateId;
+    showGrade(card, value);
+    markEntry("grade:" + id, "saving");
+    enqueue("grade:" + id, apiBase + "candidates/" + id + "/judgment/", { grade: value });
+  }
+
+  cards.forEach(function (card, index) {
+    card.addEventListener("click", function (event) {
+      const button = event.target.closest("button.grade");
+      setFocus(index, false);
+      if (button) grade(card, Number(button.dataset.grade));
+    });
+  });
+
+  // Re-apply grades that were waiting in the outbox when the page was last closed.
+  Object.keys(outbox).forEach(function (key) {
+    if (!key.startsWith("grade:")) return;
+    const card = document.getElementById("cand-" + key.slice(6));
+    if (card) {
+      showGrade(card, outbox[key].body.grade);
+      markEntry(key, "waiting");
+    }
+  });
+
+  // --- Flags, note, time spent ----------------------------------------------------------------
+  const annotationUrl = apiBase + "queries/" + queryId + "/annotation/";
+  const queryKey = "query:" + queryId;
+
+  function mergeQuery(old, fresh) {
+    const merged = Object.assign({}, old, fresh);
+    merged.flags = Object.assign({}, old.flags || {}, fresh.flags || {});
+    merged.seconds = (old.seconds || 0) + (fresh.seconds || 0);
+    return merged;
+  }
+
+  const flagsForm = document.getElementById("query-flags");
+  if (flagsForm) {
+    flagsForm.querySelectorAll("input[type=checkbox]").forEach(function (box) {
+      box.addEventListener("change", function () {
+        const flags = {};
+        flags[box.name] = box.checked;
+        enqueue(queryKey, annotationUrl, { flags: flags }, mergeQuery);
+      });
+    });
+    const note = document.getElementById("query-note");
+    let noteTimer = null;
+    note.addEventListener("input", function () {
+      clearTimeout(noteTimer);
+      noteTimer = setTimeout(function () {
+        enqueue(queryKey, annotationUrl, { note: note.value }, mergeQuery);
+      }, 600);
+    });
+    note.addEventListener("blur", function () {
+      clearTimeout(noteTimer);
+      enqueue(queryKey, annotationUrl, { note: note.value }, mergeQuery);
+    });
+  }
+
+  // Time spent counts only while the page is visible.
+  let visibleSince = document.visibilityState === "visible" ? Date.now() : null;
+  function flushTime() {
+    if (visibleSince === null || locked) return;
+    const seconds = (Date.now() - visibleSince) / 1000;
+    visibleSince = document.visibilityState === "visible" ? Date.now() : null;
+    if (seconds >= 1) enqueue(queryKey, annotationUrl, { seconds: seconds }, mergeQuery);
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      visibleSince = Date.now();
+    } else {
+      flushTime();
+      visibleSince = null;
+    }
+  });
+  setInterval(flushTime, 60000);
+
+  // --- Corpus search: annotators add chunks the retrievers missed -----------------------------
+  const searchForm = document.getElementById("corpus-search");
+  const results = document.getElementById("search-results");
+  if (searchForm) {
+    searchForm.addEventListener("submit", async function (event) {
+      event.preventDefault();
+      const q = searchForm.elements.q.value.trim();
+      results.textContent = "";
+      if (!q) return;
+      const url = apiBase + "queries/" + queryId + "/search/?q=" + encodeURIComponent(q);
+      let hits = [];
+      try {
+        const response = await fetch(url, { credentials: "same-origin" });
+        hits = response.ok ? await response.json() : [];
+      } catch (e) {
+        hits = [];
+      }
+      if (hits.length === 0) {
+        const li = document.createElement("li");
+        li.className = "empty";
+        li.textContent = "No chunk found.";
+        results.appendChild(li);
+      }
+      hits.forEach(function (hit) {
+        const li = document.createElement("li");
+        const title = document.createElement("strong");
+        title.textContent = hit.document_title || hit.chunk_id;
+        const text = document.createElement("p");
+        text.className = "small";
+        text.textContent = hit.text.length > 240 ? hit.text.slice(0, 240) + "…" : hit.text;
+        const add = document.createElement("button");
+        add.type = "button";
+        add.textContent = "Add to this query";
+        add.addEventListener("click", async function () {
+          add.disabled = true;
+          const response = await fetch(apiBase + "queries/" + queryId + "/candidates/", {
+            method: "POST",
+            credentials: "same-origin",
+            headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+            body: JSON.stringify({ chunk_id: hit.chunk_id }),
+          }).catch(function () {
+            return null;
+          });
+          if (response && response.ok) {
+            flushTime();
+            window.location.reload();
+          } else {
+            add.disabled = false;
+            add.textContent = "Could not add — try again";
+          }
+        });
+        li.append(title, text, add);
+        results.appendChild(li);
+      });
+    });
+  }
+
+  // --- Keyboard -------------------------------------------------------------------------------
+  const help = document.getElementById("help-dialog");
+  const guidelines = document.getElementById("guidelines-dialog");
+
+  function goNext() {
+    flushTime();
+    window.location.href = nextUrl;
+  }
+
+  function toggle(dialog) {
+    if (dialog.open) dialog.close();
+    else dialog.showModal();
+  }
+
+  document.getElementById("next-query").addEventListener("click", goNext);
+  document.getElementById("show-help").addEventListener("click", function () {
+    toggle(help);
+  });
+  document.getElementById("show-guidelines").addEventListener("click", function () {
+    toggle(guidelines);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) {
+      if (event.key === "Escape") target.blur();
+      return;
+    }
+    if (help.open || guidelines.open) {
+      if (event.key === "?" && help.open) help.close();
+      if (event.key === "g" && guidelines.open) guidelines.close();
+      return;
+    }
+    const card = cards[focusIndex];
+    switch (event.key) {
+      case "0":
+      case "1":
+      case "2":
+        if (!card) return;
+        event.preventDefault();
+        grade(card, Number(event.key));
+        if (focusIndex < cards.length - 1) setFocus(focusIndex + 1);
+        break;
+      case "j":
+      case "ArrowDown":
+        event.preventDefault();
+        setFocus(focusIndex + 1);
+        break;
+      case "k":
+      case "ArrowUp":
+        event.preventDefault();
+        setFocus(focusIndex - 1);
+        break;
+      case "n":
+        event.preventDefault();
+        goNext();
+        break;
+      case "g":
+        event.preventDefault();
+        toggle(guidelines);
+        break;
+      case "?":
+        event.preventDefault();
+        toggle(help);
+        break;
+      default:
+        break;
+    }
+  });
+
+  // Start on the first chunk without a grade.
+  const firstOpen = cards.findIndex(function (card) {
+    return card.dataset.grade === "";
+  });
+  setFocus(firstOpen === -1 ? 0 : firstOpen, firstOpen > 0);
+  showSync();
+  pump();
+})();
