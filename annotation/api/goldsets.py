@@ -1,0 +1,311 @@
+"""Golden-set versions under /api/v1/: list, read, diff, streamed export; freeze and import for
+leads. There is no PATCH, PUT or DELETE on a version: frozen means frozen (those answer 405)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.db.models import Prefetch
+from django.http import StreamingHttpResponse
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..goldset_io import parse_grade_map
+from ..models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
+from ..permissions import Action, project_access
+from ..selectors.goldsets import (
+    EXPORT_FORMATS,
+    export_stream,
+    golden_set_version_get,
+    golden_set_versions,
+    version_diff,
+)
+from ..services.goldsets import (
+    IMPORT_FORMATS,
+    SplitSpec,
+    golden_set_version_freeze,
+    golden_set_version_import,
+    goldset_load,
+)
+
+HASH_HEADER = "X-Goldsmith-Content-Hash"
+
+
+def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
+    try:
+        return golden_set_version_get(project=project, label=label)
+    except GoldenSetVersion.DoesNotExist:
+        raise NotFound(f"no version {label!r} in this project") from None
+
+
+class GoldenSetVersionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+    content_hash = serializers.CharField()
+    note = serializers.CharField()
+    parent = serializers.CharField(source="parent.label", allow_null=True, default=None)
+    origin = serializers.CharField()
+    source_name = serializers.CharField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    query_count = serializers.IntegerField()
+    judgment_count = serializers.IntegerField()
+    counts = serializers.JSONField()
+    agreement_summary = serializers.JSONField()
+    guideline_version = serializers.IntegerField(allow_null=True)
+    sampling_provenance = serializers.JSONField()
+    filters = serializers.JSONField()
+    split_seed = serializers.IntegerField(allow_null=True)
+    test_share = serializers.FloatField(allow_null=True)
+
+
+class GoldenSetFreezeInput(serializers.Serializer):
+    label = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    categories = serializers.ListField(child=serializers.CharField(), required=False)
+    strata = serializers.ListField(child=serializers.CharField(), required=False)
+    split_seed = serializers.IntegerField(required=False, allow_null=True)
+    test_share = serializers.FloatField(required=False, min_value=0.01, max_value=0.99)
+
+
+class GoldenSetListApi(APIView):
+    @extend_schema(responses=GoldenSetVersionOutput(many=True), summary="Golden-set versions")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        versions = golden_set_versions(project=project)
+        return Response(GoldenSetVersionOutput(versions, many=True).data)
+
+    @extend_schema(
+        request=GoldenSetFreezeInput,
+        responses={201: GoldenSetVersionOutput},
+        summary="Freeze the approved queries into a new version (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = GoldenSetFreezeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        try:
+            split = None
+            if given.get("split_seed") is not None:
+                split = SplitSpec(seed=given["split_seed"], test_share=given.get("test_share", 0.5))
+            version = golden_set_version_freeze(
+                project=project,
+                by=request.user,
+                note=given["note"],
+                label=given.get("label") or None,
+                categories=given.get("categories"),
+                strata=given.get("strata"),
+                split=split,
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"detail": [str(error)]}) from None
+        response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
+        response[HASH_HEADER] = version.content_hash
+        return response
+
+
+class GoldenSetDetailApi(APIView):
+    @extend_schema(responses=GoldenSetVersionOutput, summary="One version (by label)")
+    def get(self, request: Request, project_id: int, label: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        version = _version_or_404(project, label)
+        response = Response(GoldenSetVersionOutput(version).data)
+        response[HASH_HEADER] = version.content_hash
+        return response
+
+
+class GoldenJudgmentOutput(serializers.Serializer):
+    chunk_id = serializers.CharField()
+    doc_id = serializers.CharField(allow_null=True)
+    start = serializers.IntegerField(allow_null=True)
+    end = serializers.IntegerField(allow_null=True)
+    grade = serializers.IntegerField()
+    provenance = serializers.CharField(allow_null=True)
+    text = serializers.CharField(allow_null=True)
+
+
+class GoldenItemOutput(serializers.Serializer):
+    query_id = serializers.CharField()
+    query = serializers.CharField(source="text")
+    category = serializers.CharField(allow_null=True)
+    stratum = serializers.CharField(allow_null=True)
+    weight = serializers.FloatField()
+    split = serializers.CharField(allow_null=True)
+    reference_answer = serializers.CharField(allow_null=True)
+    judgments = GoldenJudgmentOutput(many=True)
+
+
+class GoldenItemListApi(APIView):
+    @extend_schema(
+        responses=GoldenItemOutput(many=True),
+        parameters=[
+            OpenApiParameter("limit", int, description="page size (default 100)"),
+            OpenApiParameter("offset", int),
+        ],
+        summary="The queries of a version with their graded chunks, in query_id order (paged)",
+    )
+    def get(self, request: Request, project_id: int, label: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        version = _version_or_404(project, label)
+        items = (
+            GoldenItem.objects.filter(version=version)
+            .order_by("position")
+            .prefetch_related(
+                Prefetch("judgments", queryset=GoldenJudgment.objects.order_by("position"))
+            )
+        )
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(items, request, view=self)
+        response = paginator.get_paginated_response(GoldenItemOutput(page, many=True).data)
+        response[HASH_HEADER] = version.content_hash
+        return response
+
+
+class GoldenSetExportApi(APIView):
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="The file, streamed; its content hash is in "
+                f"{HASH_HEADER} and in the file name.",
+            )
+        },
+        summary="Export a version: jsonl (native), trec (qrels), topics (TSV), beir (zip), csv",
+    )
+    def get(self, request: Request, project_id: int, label: str, fmt: str) -> StreamingHttpResponse:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        version = _version_or_404(project, label)
+        if fmt not in EXPORT_FORMATS:
+            raise NotFound(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+        return streamed_export(version, fmt)
+
+
+def streamed_export(version: GoldenSetVersion, fmt: str) -> StreamingHttpResponse:
+    """The export as a streamed download (shared with the version page)."""
+    stream = export_stream(version, fmt)
+    response = StreamingHttpResponse(stream.pieces(), content_type=stream.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{stream.filename}"'
+    response[HASH_HEADER] = version.content_hash
+    response["X-Goldsmith-Version"] = version.label
+    return response
+
+
+class GoldenSetDiffOutput(serializers.Serializer):
+    a = serializers.DictField()
+    b = serializers.DictField()
+    totals = serializers.DictField(child=serializers.IntegerField())
+    added_queries = serializers.ListField(child=serializers.CharField())
+    removed_queries = serializers.ListField(child=serializers.CharField())
+    changed_text = serializers.ListField(child=serializers.CharField())
+    changed_grades = serializers.ListField(child=serializers.DictField())
+    added_judgments = serializers.ListField(child=serializers.DictField())
+    removed_judgments = serializers.ListField(child=serializers.DictField())
+
+
+class GoldenSetDiffApi(APIView):
+    @extend_schema(
+        responses=GoldenSetDiffOutput,
+        parameters=[
+            OpenApiParameter("a", str, required=True, description="label of the older version"),
+            OpenApiParameter("b", str, required=True, description="label of the newer version"),
+        ],
+        summary="Queries added and removed and grades changed between two versions",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        a_label, b_label = request.query_params.get("a"), request.query_params.get("b")
+        if not a_label or not b_label:
+            raise serializers.ValidationError({"detail": ["name two versions: ?a=v1&b=v2"]})
+        a, b = _version_or_404(project, a_label), _version_or_404(project, b_label)
+        diff = version_diff(a, b)
+        payload = {
+            "a": {"label": a.label, "content_hash": a.content_hash},
+            "b": {"label": b.label, "content_hash": b.content_hash},
+            **diff.to_json(),
+        }
+        return Response(GoldenSetDiffOutput(payload).data)
+
+
+class GoldenSetImportInput(serializers.Serializer):
+    format = serializers.ChoiceField(choices=[(f, f) for f in IMPORT_FORMATS])
+    file = serializers.FileField(help_text="native JSONL, TREC qrels, or a BEIR zip")
+    topics = serializers.FileField(required=False, help_text="TREC topics (qid<TAB>query)")
+    corpus = serializers.FileField(required=False, help_text="BEIR-style corpus.jsonl")
+    label = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    grade_map = serializers.CharField(
+        required=False, allow_blank=True, help_text='e.g. "1:2,2:2,3:1,4:1,-1:drop"'
+    )
+
+
+def _save_upload(upload, folder: Path) -> Path:  # type: ignore[no-untyped-def]
+    target = folder / Path(upload.name).name
+    with target.open("wb") as handle:
+        for piece in upload.chunks():
+            handle.write(piece)
+    return target
+
+
+class GoldenSetImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": GoldenSetImportInput},
+        responses={201: GoldenSetVersionOutput},
+        summary="Import a golden set (native JSONL, TREC + topics, BEIR zip) as a version (lead)",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = GoldenSetImportInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        with tempfile.TemporaryDirectory(prefix="goldset-import-") as tmp:
+            folder = Path(tmp)
+            try:
+                loaded = goldset_load(
+                    fmt=given["format"],
+                    path=_save_upload(given["file"], folder),
+                    topics=_save_upload(given["topics"], folder) if given.get("topics") else None,
+                    corpus=_save_upload(given["corpus"], folder) if given.get("corpus") else None,
+                    grade_map=parse_grade_map(given["grade_map"])
+                    if given.get("grade_map")
+                    else None,
+                )
+                version = golden_set_version_import(
+                    project=project,
+                    by=request.user,
+                    loaded=loaded,
+                    fmt=given["format"],
+                    label=given.get("label") or None,
+                    note=given["note"],
+                )
+            except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
+                raise serializers.ValidationError({"file": [str(error)]}) from None
+        response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
+        response[HASH_HEADER] = version.content_hash
+        return response
+
+
+P = "projects/<int:project_id>/goldsets/"
+urlpatterns = [
+    path(P, GoldenSetListApi.as_view(), name="api-goldset-list"),
+    path(f"{P}import/", GoldenSetImportApi.as_view(), name="api-goldset-import"),
+    path(f"{P}diff/", GoldenSetDiffApi.as_view(), name="api-goldset-diff"),
+    path(f"{P}<str:label>/", GoldenSetDetailApi.as_view(), name="api-goldset-detail"),
+    path(f"{P}<str:label>/items/", GoldenItemListApi.as_view(), name="api-goldset-items"),
+    path(
+        f"{P}<str:label>/export/<str:fmt>/",
+        GoldenSetExportApi.as_view(),
+        name="api-goldset-export",
+    ),
+]

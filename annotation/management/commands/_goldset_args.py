@@ -1,0 +1,40 @@
+"""Shared arguments of the golden-set commands: bad input exits 2 with a one-line reason."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+
+from annotation.models import GoldenSetVersion, Project
+
+
+def bad_input(message: str) -> CommandError:
+    return CommandError(message, returncode=2)
+
+
+def project_named(value: str) -> Project:
+    project = Project.objects.filter(name=value).first()
+    if project is None and value.isdigit():
+        project = Project.objects.filter(pk=int(value)).first()
+    if project is None:
+        raise bad_input(f"no project named {value!r}")
+    return project
+
+
+def version_labelled(project: Project, label: str) -> GoldenSetVersion:
+    version = GoldenSetVersion.objects.filter(project=project, label=label).first()
+    if version is None:
+        labels = ", ".join(
+            GoldenSetVersion.objects.filter(project=project).values_list("label", flat=True)
+        )
+        raise bad_input(f"no version {label!r} in {project.name} (it has: {labels or 'none'})")
+    return version
+
+
+def user_named(username: str | None):  # type: ignore[no-untyped-def]
+    if not username:
+        return None
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise bad_input(f"no user named {username!r}")
+    return user

@@ -1,0 +1,209 @@
+"""Reads of frozen golden-set versions: lists, items, streamed exports, diffs.
+
+Exports read the database in bounded batches (or through a server-side cursor), so an export of
+any size streams with flat memory; pages, the API and the commands all use `export_stream`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from evaluation.formats import GoldenQuery, GoldJudgment
+
+from ..goldset_io import (
+    CorpusRow,
+    GoldsetDiff,
+    StreamingHash,
+    beir_zip_pieces,
+    csv_pieces,
+    goldset_diff,
+    goldset_lines,
+    topics_pieces,
+    trec_qrels_pieces,
+)
+from ..models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
+
+EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv")
+ITEM_FIELDS = (
+    "id", "query_id", "text", "category", "stratum", "weight", "split", "reference_answer",
+)  # fmt: skip
+BATCH = 1000  # items per read batch (≈ 30 000 judgments for a typical version)
+
+
+def golden_set_versions(*, project: Project) -> QuerySet[GoldenSetVersion]:
+    return GoldenSetVersion.objects.filter(project=project).select_related("parent")
+
+
+def golden_set_version_get(*, project: Project, label: str) -> GoldenSetVersion:
+    """The version; raises GoldenSetVersion.DoesNotExist."""
+    return GoldenSetVersion.objects.select_related("parent").get(project=project, label=label)
+
+
+def golden_queries(
+    version: GoldenSetVersion, *, start: int = 0, stop: int | None = None
+) -> Iterator[GoldenQuery]:
+    """The version's queries in query_id order (positions `start`..`stop`), read in batches."""
+    stop = version.query_count if stop is None else min(stop, version.query_count)
+    for lo in range(start, stop, BATCH):
+        hi = min(lo + BATCH, stop)
+        items = list(
+            GoldenItem.objects.filter(version=version, position__gte=lo, position__lt=hi)
+            .order_by("position")
+            .values_list(*ITEM_FIELDS)
+        )
+        judged: dict[int, list[GoldJudgment]] = {item[0]: [] for item in items}
+        for item_id, cid, doc, s, e, text, grade, provenance in (
+            GoldenJudgment.objects.filter(
+                item__version=version, item__position__gte=lo, item__position__lt=hi
+            )
+            .order_by("item_id", "position")
+            .values_list(
+                "item_id", "chunk_id", "doc_id", "start", "end", "text", "grade", "provenance"
+            )
+        ):
+            judged[item_id].append(GoldJudgment(cid, grade, doc, s, e, provenance, text))
+        for pk, qid, text, category, stratum, weight, split, answer in items:
+            yield GoldenQuery(
+                query_id=qid,
+                query=text,
+                judgments=tuple(judged[pk]),
+                category=category,
+                stratum=stratum,
+                weight=weight,
+                split=split,
+                reference_answer=answer,
+            )
+
+
+def qrels_rows(version: GoldenSetVersion) -> Iterator[tuple[str, str, int]]:
+    """(query_id, chunk_id, grade) in file order, through a server-side cursor on PostgreSQL."""
+    return (
+        GoldenJudgment.objects.filter(item__version=version)
+        .order_by("item__position", "position")
+        .values_list("item__query_id", "chunk_id", "grade")
+        .iterator(chunk_size=20000)
+    )
+
+
+def _beir_qrels(version: GoldenSetVersion) -> Iterator[tuple[str, str, int, str | None]]:
+    return (
+        GoldenJudgment.objects.filter(item__version=version)
+        .order_by("item__position", "position")
+        .values_list("item__query_id", "chunk_id", "grade", "item__split")
+        .iterator(chunk_size=20000)
+    )
+
+
+def _beir_corpus(version: GoldenSetVersion) -> Iterator[CorpusRow]:
+    """Each judged chunk once, with its text at freeze time (the first copy found)."""
+    seen: set[str] = set()
+    for cid, doc, s, e, text in (
+        GoldenJudgment.objects.filter(item__version=version)
+        .order_by("chunk_id", "id")
+        .values_list("chunk_id", "doc_id", "start", "end", "text")
+        .iterator(chunk_size=20000)
+    ):
+        if cid in seen:
+            continue
+        seen.add(cid)
+        yield CorpusRow(chunk_id=cid, text=text or "", doc_id=doc, start=s, end=e)
+
+
+def content_hash_recompute(version: GoldenSetVersion) -> str:
+    """The content hash of what is stored now (equals `version.content_hash` unless the rows
+    were changed behind every guard)."""
+    h = StreamingHash()
+    for q in golden_queries(version):
+        h.add(q)
+    return h.hexdigest()
+
+
+def version_meta(version: GoldenSetVersion) -> dict[str, Any]:
+    """What a sidecar ``.meta.json`` (and BEIR's ``goldsmith.json``) says about a version."""
+    return {
+        "project": version.header.get("project", version.project.name),
+        "label": version.label,
+        "content_hash": version.content_hash,
+        "created_at": version.header.get("created_at"),
+        "query_count": version.query_count,
+        "judgment_count": version.judgment_count,
+        "counts": version.counts,
+        "split": {"seed": version.split_seed, "test_share": version.test_share}
+        if version.split_seed is not None
+        else None,
+    }
+
+
+def export_basename(version: GoldenSetVersion) -> str:
+    """``<project>-<label>-<first 12 hex of the hash>``: the hash is in every file name."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", version.project.name).strip("-").lower() or "project"
+    return f"{slug}-{version.label}-{version.content_hash.removeprefix('sha256:')[:12]}"
+
+
+@dataclass(frozen=True)
+class ExportStream:
+    pieces: Callable[[], Iterator[str] | Iterator[bytes]]
+    content_type: str
+    filename: str
+
+
+def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
+    """The export of `version` in `fmt` (one of `EXPORT_FORMATS`) as a stream of pieces."""
+    base = export_basename(version)
+    if fmt == "jsonl":
+        return ExportStream(
+            lambda: goldset_lines(version.header, golden_queries(version)),
+            "application/x-ndjson; charset=utf-8",
+            f"{base}.jsonl",
+        )
+    if fmt == "trec":
+        return ExportStream(
+            lambda: trec_qrels_pieces(qrels_rows(version)),
+            "text/plain; charset=utf-8",
+            f"{base}.qrels",
+        )
+    if fmt == "topics":
+        rows = (
+            GoldenItem.objects.filter(version=version)
+            .order_by("position")
+            .values_list("query_id", "text")
+        )
+        return ExportStream(
+            lambda: topics_pieces(rows.iterator(chunk_size=5000)),
+            "text/tab-separated-values; charset=utf-8",
+            f"{base}.topics.tsv",
+        )
+    if fmt == "csv":
+        return ExportStream(
+            lambda: csv_pieces(golden_queries(version)), "text/csv; charset=utf-8", f"{base}.csv"
+        )
+    if fmt == "beir":
+        return ExportStream(
+            lambda: beir_zip_pieces(
+                root=base,
+                corpus=lambda: _beir_corpus(version),
+                queries=lambda: golden_queries(version),
+                qrels=lambda: _beir_qrels(version),
+                meta=version_meta(version),
+            ),
+            "application/zip",
+            f"{base}.zip",
+        )
+    raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+
+
+def version_diff(a: GoldenSetVersion, b: GoldenSetVersion) -> GoldsetDiff:
+    """What changed from `a` to `b` (any two versions of a project)."""
+
+    def load(v: GoldenSetVersion) -> tuple[dict[str, str], Iterator[tuple[str, str, int]]]:
+        texts = dict(GoldenItem.objects.filter(version=v).values_list("query_id", "text"))
+        return texts, qrels_rows(v)
+
+    a_queries, a_rows = load(a)
+    b_queries, b_rows = load(b)
+    return goldset_diff(a_queries, a_rows, b_queries, b_rows)

@@ -1,0 +1,569 @@
+"""Golden-set versions: freeze approved queries, import a golden set a team already has.
+
+Both write one immutable `GoldenSetVersion` with its items and judgments in one transaction.
+The content hash is `evaluation.formats.goldset_content_hash` of exactly the queries stored,
+so the hash the app shows equals the one `goldsmith` and the native reader compute from an
+export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.db.models import Avg, Count, Q
+from django.utils import timezone
+
+from evaluation.formats import (
+    GOLDSET_FORMAT,
+    GOLDSET_FORMAT_VERSION,
+    GoldenQuery,
+    iter_goldset,
+)
+
+from ..goldset_io import (
+    GRADES,
+    LABEL_PATTERN,
+    CorpusRow,
+    GradeMap,
+    JudgmentRow,
+    QueryRecord,
+    read_beir,
+    read_corpus_jsonl,
+    record_order,
+    records_content_hash,
+    split_for,
+    trec_queries,
+)
+from ..models import (
+    Chunk,
+    Document,
+    GoldenItem,
+    GoldenJudgment,
+    GoldenSetVersion,
+    Project,
+    Query,
+    QueryAgreement,
+    Resolution,
+    Sample,
+)
+from ..models.goldsets import VersionOrigin
+from ..models.judging import ReviewState
+from .judging import latest_guideline_version
+
+IMPORT_FORMATS = ("jsonl", "trec", "beir")
+# Columns (and PostgreSQL types, for binary COPY) of the rows a freeze inserts.
+ITEM_COLUMNS = [
+    ("version_id", "int8"), ("position", "int4"), ("query_id", "varchar"), ("text", "text"),
+    ("category", "varchar"), ("stratum", "varchar"), ("weight", "float8"), ("split", "varchar"),
+    ("reference_answer", "text"),
+]  # fmt: skip
+JUDGMENT_COLUMNS = [
+    ("item_id", "int8"), ("position", "int4"), ("chunk_id", "varchar"), ("doc_id", "varchar"),
+    ("start", "int4"), ("end", "int4"), ("text", "text"), ("grade", "int2"),
+    ("provenance", "varchar"),
+]  # fmt: skip
+RESERVED_LABELS = frozenset({"diff", "import", "freeze"})
+JUDGMENT_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """A dev/test split: a query is ``test`` when a hash of (seed, query id) falls below
+    `test_share`, else ``dev`` (see `annotation.goldset_io.split_for`)."""
+
+    seed: int
+    test_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.test_share < 1.0:
+            raise ValueError("the test share of a split is between 0 and 1 (exclusive)")
+
+
+def goldsmith_version() -> str:
+    try:
+        return importlib.metadata.version("goldsmith")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - running from a copy
+        return "0.1.0"
+
+
+def latest_version(project: Project) -> GoldenSetVersion | None:
+    return GoldenSetVersion.objects.filter(project=project).order_by("-created_at", "-id").first()
+
+
+def _check_label(project: Project, label: str) -> str:
+    label = label.strip()
+    if not LABEL_PATTERN.match(label):
+        raise ValueError(
+            f"label {label!r} is not valid: use up to 40 letters, digits, '.', '_' or '-'"
+        )
+    if label.lower() in RESERVED_LABELS:
+        raise ValueError(f"label {label!r} is reserved (it names a page); pick another label")
+    if GoldenSetVersion.objects.filter(project=project, label=label).exists():
+        raise ValueError(f"version {label!r} already exists in {project.name}; pick another label")
+    return label
+
+
+def next_label(project: Project) -> str:
+    taken = set(GoldenSetVersion.objects.filter(project=project).values_list("label", flat=True))
+    n = len(taken) + 1
+    while f"v{n}" in taken:
+        n += 1
+    return f"v{n}"
+
+
+def _iso(moment: Any) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _counts(records: Sequence[QueryRecord]) -> dict[str, Any]:
+    grades: Counter[str] = Counter()
+    provenance: Counter[str] = Counter()
+    for r in records:
+        grades.update(str(j[5]) for j in r.judgments)
+        provenance.update(j[6] or "unknown" for j in r.judgments)
+    return {
+        "queries": len(records),
+        "judgments": sum(grades.values()),
+        "grades": {g: grades.get(g, 0) for g in ("0", "1", "2")},
+        "provenance": dict(sorted(provenance.items())),
+        "queries_without_relevant": sum(
+            1 for r in records if not any(j[5] >= 2 for j in r.judgments)
+        ),
+        "splits": dict(sorted(Counter(r.split or "none" for r in records).items())),
+        "categories": dict(sorted(Counter(r.category or "" for r in records).items())),
+        "strata": dict(sorted(Counter(r.stratum or "" for r in records).items())),
+    }
+
+
+def _insert_rows(
+    model: type[Any], columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]
+) -> None:
+    """Insert plain rows (values in `columns` order). PostgreSQL gets a binary COPY, several
+    times faster than INSERT for the hundreds of thousands of rows of a large freeze (see
+    docs/benchmarks.md, "Golden sets"); other databases get batched bulk_create."""
+    names = [name for name, _type in columns]
+    if connection.vendor == "postgresql":
+        table = model._meta.db_table
+        quoted = ", ".join(connection.ops.quote_name(n) for n in names)
+        sql = f"COPY {table} ({quoted}) "
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(sql + "FROM STDIN (FORMAT BINARY)") as copy,
+        ):
+            copy.set_types([pg_type for _name, pg_type in columns])
+            for row in rows:
+                copy.write_row(row)
+        return
+    model.objects.bulk_create(
+        (model(**dict(zip(names, row, strict=True))) for row in rows), batch_size=JUDGMENT_BATCH
+    )
+
+
+def _store(
+    *,
+    project: Project,
+    by: AbstractBaseUser | None,
+    label: str,
+    note: str,
+    origin: str,
+    records: Sequence[QueryRecord],
+    parent: GoldenSetVersion | None,
+    header: dict[str, Any],
+    source_name: str = "",
+    guideline_version: int | None = None,
+    agreement_summary: dict[str, Any] | None = None,
+    sampling_provenance: list[dict[str, Any]] | None = None,
+    filters: dict[str, Any] | None = None,
+    split: SplitSpec | None = None,
+    corpus_counts: dict[str, int] | None = None,
+) -> GoldenSetVersion:
+    """Write one version with its items and judgments (inside the caller's transaction)."""
+    ordered = sorted(records, key=lambda r: r.query_id)
+    for a, b in itertools.pairwise(ordered):
+        if a.query_id == b.query_id:
+            raise ValueError(f"query {a.query_id!r} appears twice")
+    for r in ordered:
+        for j in r.judgments:
+            if j[5] not in GRADES:
+                raise ValueError(
+                    f"query {r.query_id!r}, chunk {j[0]!r}: grade {j[5]} is not "
+                    "0, 1 or 2 (map grades with --grade-map)"
+                )
+    content_hash = records_content_hash(ordered)
+    counts = _counts(ordered)
+    if corpus_counts is not None:
+        counts["corpus"] = corpus_counts
+    header = {
+        **header,
+        "label": label,
+        "content_hash": content_hash,
+        "query_count": len(ordered),
+        "judgment_count": counts["judgments"],
+    }
+    version = GoldenSetVersion(
+        project=project,
+        label=label,
+        note=note,
+        content_hash=content_hash,
+        parent=parent,
+        origin=origin,
+        source_name=source_name[:255],
+        created_by=getattr(by, "username", "") or "",
+        created_at=timezone.now(),
+        query_count=len(ordered),
+        judgment_count=counts["judgments"],
+        counts=counts,
+        agreement_summary=agreement_summary or {},
+        guideline_version=guideline_version,
+        sampling_provenance=sampling_provenance or [],
+        filters=filters or {},
+        split_seed=split.seed if split else None,
+        test_share=split.test_share if split else None,
+        header=header,
+    )
+    version.save()
+    _insert_rows(
+        GoldenItem,
+        ITEM_COLUMNS,
+        [
+            (version.pk, position, r.query_id, r.query, r.category, r.stratum, r.weight, r.split,
+             r.reference_answer)
+            for position, r in enumerate(ordered)
+        ],
+    )  # fmt: skip
+    item_ids = dict(GoldenItem.objects.filter(version=version).values_list("query_id", "id"))
+    _insert_rows(
+        GoldenJudgment,
+        JUDGMENT_COLUMNS,
+        [
+            (item_ids[r.query_id], position, *j)
+            for r in ordered
+            for position, j in enumerate(r.judgments)
+        ],
+    )
+    return version
+
+
+def _agreement_summary(project: Project, approved: Q) -> dict[str, Any]:
+    stats = QueryAgreement.objects.filter(query__in=Query.objects.filter(approved)).aggregate(
+        n=Count("id"),
+        mean_kappa=Avg("kappa"),
+        mean_kappa_linear=Avg("kappa_linear"),
+        mean_raw=Avg("raw_agreement"),
+        mean_ac1=Avg("ac1"),
+        n_flagged=Count("id", filter=Q(flagged=True)),
+        n_undefined=Count("id", filter=Q(kappa__isnull=True)),
+    )
+    adjudicated = Query.objects.filter(approved, review__adjudicated_at__isnull=False).count()
+    out: dict[str, Any] = {
+        "kappa_threshold": project.kappa_threshold,
+        "queries_with_agreement": stats["n"],
+        "mean_kappa": stats["mean_kappa"],
+        "mean_kappa_linear": stats["mean_kappa_linear"],
+        "mean_raw_agreement": stats["mean_raw"],
+        "mean_ac1": stats["mean_ac1"],
+        "flagged_queries": stats["n_flagged"],
+        "unanimous_queries": stats["n_undefined"],
+        "adjudicated_queries": adjudicated,
+    }
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def _sampling_provenance(approved: Q) -> list[dict[str, Any]]:
+    per_sample = Counter(
+        Query.objects.filter(approved).values_list("sample_id", flat=True).iterator()
+    )
+    out: list[dict[str, Any]] = []
+    samples = Sample.objects.in_bulk([pk for pk in per_sample if pk is not None])
+    for pk in sorted(samples):
+        out.append({"sample_id": pk, "queries": per_sample[pk], **samples[pk].provenance()})
+    if per_sample.get(None):
+        out.append({"sample_id": None, "queries": per_sample[None], "strategy": "unsampled"})
+    return out
+
+
+@transaction.atomic
+def golden_set_version_freeze(
+    *,
+    project: Project,
+    by: AbstractBaseUser,
+    note: str = "",
+    label: str | None = None,
+    categories: Iterable[str] | None = None,
+    strata: Iterable[str] | None = None,
+    split: SplitSpec | None = None,
+) -> GoldenSetVersion:
+    """Freeze the project's approved queries (all, or those of the given categories/strata)
+    into a new immutable version with copies of their final grades.
+
+    Judged chunks are the candidates that have a resolution, every grade included (0 is a
+    judgment: not relevant). Without `split`, the parent version's split (seed and share) is
+    kept, so that a query keeps its split in every later version. Refuses a taken label and a
+    freeze that matches no approved query.
+    """
+    Project.objects.select_for_update().filter(pk=project.pk).first()  # one freeze at a time
+    label = _check_label(project, label) if label else next_label(project)
+    parent = latest_version(project)
+    if split is None and parent is not None and parent.split_seed is not None:
+        split = SplitSpec(seed=parent.split_seed, test_share=parent.test_share or 0.5)
+    cats = sorted(set(categories or []))
+    strs = sorted(set(strata or []))
+    approved = Q(project=project, review__state=ReviewState.APPROVED)
+    if cats:
+        approved &= Q(category__in=cats)
+    if strs:
+        approved &= Q(stratum__in=strs)
+    rows = list(
+        Query.objects.filter(approved).values_list("id", "text", "category", "stratum", "weight")
+    )
+    if not rows:
+        what = " matching the filters" if cats or strs else ""
+        raise ValueError(f"no approved query{what} to freeze: approve queries in Review first")
+    prefixed = Q(candidate__query__project=project)
+    prefixed &= Q(candidate__query__review__state=ReviewState.APPROVED)
+    if cats:
+        prefixed &= Q(candidate__query__category__in=cats)
+    if strs:
+        prefixed &= Q(candidate__query__stratum__in=strs)
+    judged: dict[int, list[JudgmentRow]] = defaultdict(list)
+    # One plain fetch: a server-side cursor (.iterator()) is several times slower here.
+    for qid, cid, doc, start, end, text, grade, provenance in list(
+        Resolution.objects.filter(prefixed).values_list(
+            "candidate__query_id",
+            "candidate__chunk__chunk_id",
+            "candidate__chunk__document__doc_id",
+            "candidate__chunk__start",
+            "candidate__chunk__end",
+            "candidate__chunk__text",
+            "grade",
+            "provenance",
+        )
+    ):
+        judged[qid].append((cid, doc, start, end, text, grade, provenance))
+    records = [
+        QueryRecord(
+            query_id=str(pk),
+            query=text,
+            category=category or None,
+            stratum=stratum or None,
+            weight=float(weight),
+            split=split_for(str(pk), seed=split.seed, test_share=split.test_share)
+            if split
+            else None,
+            reference_answer=None,
+            judgments=sorted(judged.get(pk, ()), key=record_order),
+        )
+        for pk, text, category, stratum, weight in rows
+    ]
+    guideline = latest_guideline_version(project.pk)
+    agreement = _agreement_summary(project, approved)
+    sampling = _sampling_provenance(approved)
+    filters = {"categories": cats, "strata": strs}
+    created = timezone.now()
+    header = {
+        "goldsmith_version": goldsmith_version(),
+        "format": GOLDSET_FORMAT,
+        "format_version": GOLDSET_FORMAT_VERSION,
+        "project": project.name,
+        "created_at": _iso(created),
+        "note": note,
+        "origin": VersionOrigin.FROZEN.value,
+        "parent": {"label": parent.label, "content_hash": parent.content_hash} if parent else None,
+        "guideline_version": guideline,
+        "agreement_summary": agreement,
+        "sampling_provenance": sampling,
+        "filters": filters,
+        "split": {"seed": split.seed, "test_share": split.test_share} if split else None,
+    }
+    return _store(
+        project=project,
+        by=by,
+        label=label,
+        note=note,
+        origin=VersionOrigin.FROZEN,
+        records=records,
+        parent=parent,
+        header=header,
+        guideline_version=guideline,
+        agreement_summary=agreement,
+        sampling_provenance=sampling,
+        filters=filters,
+        split=split,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Import
+
+
+@dataclass
+class LoadedGoldset:
+    """A golden set read from files, ready to store."""
+
+    queries: list[GoldenQuery]
+    header: dict[str, Any] | None  # the native header (None for TREC and BEIR)
+    corpus: Iterable[CorpusRow] | None
+    source_name: str
+
+
+def goldset_load(
+    *,
+    fmt: str,
+    path: Path,
+    topics: Path | None = None,
+    corpus: Path | None = None,
+    grade_map: GradeMap | None = None,
+) -> LoadedGoldset:
+    """Read a golden set: native JSONL (its content hash is checked), TREC qrels with a topics
+    file, or a BEIR folder/zip. `corpus` is a BEIR-style ``corpus.jsonl`` for JSONL and TREC
+    (BEIR brings its own). Raises `FormatError` (``FILE:LINE: what``) or ValueError."""
+    if fmt not in IMPORT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}")
+    corpus_rows: Iterable[CorpusRow] | None = None
+    if corpus is not None:
+        if not corpus.exists():
+            raise ValueError(f"{corpus}: no such file")
+        corpus_rows = _replayable(corpus)
+    if fmt == "jsonl":
+        if grade_map:
+            raise ValueError("a native golden set is imported as it is: no --grade-map")
+        items = iter_goldset(path)
+        head = next(items)
+        queries = [q for q in items if isinstance(q, GoldenQuery)]
+        return LoadedGoldset(queries, head.to_json(), corpus_rows, path.name)  # type: ignore[union-attr]
+    if fmt == "trec":
+        if topics is None:
+            raise ValueError("a TREC import needs a topics file (qid<TAB>query) with --topics")
+        texts = {r.chunk_id: r.text for r in read_corpus_jsonl(corpus)} if corpus else None
+        queries = trec_queries(path, topics, grade_map=grade_map, texts=texts)
+        return LoadedGoldset(queries, None, corpus_rows, path.name)
+    bundle = read_beir(path, grade_map=grade_map)
+    if bundle.corpus_rows is not None:
+        corpus_rows = bundle.corpus_rows()
+    return LoadedGoldset(bundle.queries, None, corpus_rows, path.name)
+
+
+class _replayable:
+    """A corpus file that can be read more than once (each iteration re-opens it)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[CorpusRow]:
+        return read_corpus_jsonl(self.path)
+
+
+def _corpus_add(project: Project, rows: Iterable[CorpusRow]) -> dict[str, int]:
+    """Add the chunks (and their documents) the project does not hold yet; existing ones are
+    left as they are. A BEIR row without ``metadata.doc_id`` is its own document."""
+    counts = {"documents_created": 0, "chunks_created": 0, "chunks_existing": 0}
+    batch: list[CorpusRow] = []
+
+    def flush() -> None:
+        doc_ids = {r.doc_id or r.chunk_id: r.title for r in batch}
+        known = dict(
+            Document.objects.filter(project=project, doc_id__in=doc_ids).values_list("doc_id", "id")
+        )
+        new_docs = [
+            Document(project=project, doc_id=d, title=t)
+            for d, t in doc_ids.items()
+            if d not in known
+        ]
+        Document.objects.bulk_create(new_docs, batch_size=JUDGMENT_BATCH)
+        counts["documents_created"] += len(new_docs)
+        known = dict(
+            Document.objects.filter(project=project, doc_id__in=doc_ids).values_list("doc_id", "id")
+        )
+        existing = set(
+            Chunk.objects.filter(
+                project=project, chunk_id__in=[r.chunk_id for r in batch]
+            ).values_list("chunk_id", flat=True)
+        )
+        new_chunks = [
+            Chunk(
+                project=project,
+                document_id=known[r.doc_id or r.chunk_id],
+                chunk_id=r.chunk_id,
+                text=r.text,
+                start=r.start,
+                end=r.end,
+                text_sha256=hashlib.sha256(r.text.encode("utf-8")).hexdigest(),
+            )
+            for r in dict((r.chunk_id, r) for r in batch).values()
+            if r.chunk_id not in existing
+        ]
+        Chunk.objects.bulk_create(new_chunks, batch_size=JUDGMENT_BATCH)
+        counts["chunks_created"] += len(new_chunks)
+        counts["chunks_existing"] += len(existing)
+
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= JUDGMENT_BATCH:
+            flush()
+            batch = []
+    if batch:
+        flush()
+    return counts
+
+
+@transaction.atomic
+def golden_set_version_import(
+    *,
+    project: Project,
+    by: AbstractBaseUser | None,
+    loaded: LoadedGoldset,
+    fmt: str,
+    label: str | None = None,
+    note: str = "",
+    with_corpus: bool = True,
+) -> GoldenSetVersion:
+    """Store a golden set read by `goldset_load` as a new frozen version of `project`.
+
+    A native file keeps its header (project, created_at and any extra fields) and its content
+    hash, so exporting the new version gives the same bytes as the file (unless `label` renames
+    it). When a corpus came with the set, its chunks the project lacks are added.
+    """
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    if not loaded.queries:
+        raise ValueError(f"{loaded.source_name}: no queries to import")
+    wanted = label or (loaded.header or {}).get("label")
+    label = _check_label(project, wanted) if wanted else next_label(project)
+    parent = latest_version(project)
+    corpus_counts = None
+    if with_corpus and loaded.corpus is not None:
+        corpus_counts = _corpus_add(project, loaded.corpus)
+    if loaded.header is not None:
+        header = dict(loaded.header)
+        header.setdefault("note", note)
+    else:
+        header = {
+            "goldsmith_version": goldsmith_version(),
+            "format": GOLDSET_FORMAT,
+            "format_version": GOLDSET_FORMAT_VERSION,
+            "project": project.name,
+            "created_at": _iso(timezone.now()),
+            "note": note,
+            "origin": VersionOrigin.IMPORTED.value,
+            "source": {"format": fmt, "file": loaded.source_name},
+        }
+    return _store(
+        project=project,
+        by=by,
+        label=label,
+        note=note or f"Imported from {loaded.source_name} ({fmt})",
+        origin=VersionOrigin.IMPORTED,
+        records=[QueryRecord.of(q) for q in loaded.queries],
+        parent=parent,
+        header=header,
+        source_name=loaded.source_name,
+        corpus_counts=corpus_counts,
+    )

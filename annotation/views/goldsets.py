@@ -1,0 +1,235 @@
+"""Golden-set pages: the versions of a project (and the freeze form for leads), one version with
+its counts, agreement and exports, and the diff of two versions."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+
+from ..api.goldsets import streamed_export
+from ..models import GoldenItem, GoldenSetVersion, Project, Query
+from ..models.judging import ReviewState
+from ..permissions import Action, project_access, role_allows
+from ..selectors.goldsets import (
+    EXPORT_FORMATS,
+    golden_queries,
+    golden_set_version_get,
+    golden_set_versions,
+    version_diff,
+)
+from ..services.goldsets import SplitSpec, golden_set_version_freeze
+
+PAGE_SIZE = 50
+EXPORT_LABELS = {
+    "jsonl": "Native JSONL",
+    "trec": "TREC qrels",
+    "topics": "TREC topics (TSV)",
+    "beir": "BEIR zip",
+    "csv": "CSV",
+}
+
+
+def _context(project: Project, membership, **extra) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {
+        "project": project,
+        "membership": membership,
+        "can_lead": role_allows(membership.role, Action.LEAD),
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+        **extra,
+    }
+
+
+def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
+    try:
+        return golden_set_version_get(project=project, label=label)
+    except GoldenSetVersion.DoesNotExist:
+        raise Http404("No such version") from None
+
+
+class FreezeForm(forms.Form):
+    label = forms.CharField(max_length=40, required=False, help_text="Leave empty for the next vN.")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    categories = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked: all."
+    )
+    strata = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked: all."
+    )
+    split_seed = forms.IntegerField(
+        required=False,
+        label="Dev/test split seed",
+        help_text="Optional. Later versions keep the split of their parent.",
+    )
+    test_share = forms.FloatField(
+        required=False, min_value=0.01, max_value=0.99, initial=0.5, label="Test share"
+    )
+
+    def __init__(self, *args, project: Project, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        approved = Query.objects.filter(project=project, review__state=ReviewState.APPROVED)
+        for name, field_name in (("category", "categories"), ("stratum", "strata")):
+            values = sorted(set(approved.exclude(**{name: ""}).values_list(name, flat=True)))
+            if values:
+                self.fields[field_name].choices = [(v, v) for v in values]  # type: ignore[attr-defined]
+            else:
+                del self.fields[field_name]  # nothing to filter by
+
+
+@login_required
+def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Every version with its hash; leads freeze a new one here."""
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.VIEW
+    )
+    can_lead = role_allows(membership.role, Action.LEAD)
+    form = FreezeForm(request.POST or None, project=project) if can_lead else None
+    if request.method == "POST":
+        if not can_lead:
+            project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        assert form is not None
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                split = (
+                    SplitSpec(seed=data["split_seed"], test_share=data["test_share"] or 0.5)
+                    if data["split_seed"] is not None
+                    else None
+                )
+                version = golden_set_version_freeze(
+                    project=project,
+                    by=request.user,
+                    note=data["note"],
+                    label=data["label"] or None,
+                    categories=data.get("categories"),
+                    strata=data.get("strata"),
+                    split=split,
+                )
+            except ValueError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(
+                    request,
+                    f"Froze {version.label}: {version.query_count} queries, "
+                    f"{version.judgment_count} judgments, {version.content_hash}.",
+                )
+                return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    approved = Query.objects.filter(project=project, review__state=ReviewState.APPROVED).count()
+    versions = list(golden_set_versions(project=project))
+    return render(
+        request,
+        "annotation/goldset_list.html",
+        _context(project, membership, versions=versions, form=form, approved=approved),
+    )
+
+
+@login_required
+def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.VIEW
+    )
+    version = _version_or_404(project, label)
+    try:
+        page = max(int(request.GET.get("page", "1")), 1)
+    except ValueError:
+        page = 1
+    pages = max((version.query_count + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+    page = min(page, pages)
+    start = (page - 1) * PAGE_SIZE
+    queries = list(golden_queries(version, start=start, stop=start + PAGE_SIZE))
+    others = [
+        label
+        for label in golden_set_versions(project=project).values_list("label", flat=True)
+        if label != version.label
+    ]
+    counts = version.counts
+    return render(
+        request,
+        "annotation/goldset_detail.html",
+        _context(
+            project,
+            membership,
+            version=version,
+            queries=queries,
+            page=page,
+            pages=pages,
+            exports=[(f, EXPORT_LABELS[f]) for f in EXPORT_FORMATS],
+            others=others,
+            grades=counts.get("grades", {}),
+            provenance=counts.get("provenance", {}),
+            splits=counts.get("splits", {}),
+            agreement=version.agreement_summary,
+        ),
+    )
+
+
+@login_required
+def goldset_export(
+    request: HttpRequest, project_id: int, label: str, fmt: str
+) -> StreamingHttpResponse:
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+    version = _version_or_404(project, label)
+    if fmt not in EXPORT_FORMATS:
+        raise Http404("No such format")
+    return streamed_export(version, fmt)
+
+
+@login_required
+def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.VIEW
+    )
+    versions = list(golden_set_versions(project=project))
+    a_label, b_label = request.GET.get("a"), request.GET.get("b")
+    if not (a_label and b_label) and versions:
+        # Default: the latest version against its parent.
+        latest = versions[0]
+        b_label = b_label or latest.label
+        a_label = a_label or (latest.parent.label if latest.parent else latest.label)
+    diff = a = b = None
+    if a_label and b_label:
+        a, b = _version_or_404(project, a_label), _version_or_404(project, b_label)
+        diff = version_diff(a, b)
+    texts: dict[str, str] = {}
+    rows: dict[str, list[tuple[object, ...]]] = {}
+    limit = 200
+    if diff is not None and a is not None and b is not None:
+        wanted = set(diff.added_queries[:limit]) | set(diff.removed_queries[:limit])
+        wanted |= {c.query_id for c in diff.changed_grades[:limit]}
+        wanted |= set(diff.changed_text[:limit])
+        for v in (a, b):
+            texts.update(
+                GoldenItem.objects.filter(version=v, query_id__in=wanted).values_list(
+                    "query_id", "text"
+                )
+            )
+        rows = {
+            "added": [(q, texts.get(q, "")) for q in diff.added_queries[:limit]],
+            "removed": [(q, texts.get(q, "")) for q in diff.removed_queries[:limit]],
+            "text": [(q, texts.get(q, "")) for q in diff.changed_text[:limit]],
+            "grades": [
+                (c.query_id, texts.get(c.query_id, ""), c.chunk_id, c.old, c.new)
+                for c in diff.changed_grades[:limit]
+            ],
+            "judgments_added": diff.added_judgments[:limit],
+            "judgments_removed": diff.removed_judgments[:limit],
+        }
+    return render(
+        request,
+        "annotation/goldset_diff.html",
+        _context(
+            project, membership, versions=versions, a=a, b=b, diff=diff, rows=rows, limit=limit
+        ),
+    )
+
+
+P = "projects/<int:project_id>/goldsets/"
+urlpatterns = [
+    path(P, goldset_list, name="goldset-list"),
+    path(f"{P}diff/", goldset_diff, name="goldset-diff"),
+    path(f"{P}<str:label>/", goldset_detail, name="goldset-detail"),
+    path(f"{P}<str:label>/export/<str:fmt>/", goldset_export, name="goldset-export"),
+]

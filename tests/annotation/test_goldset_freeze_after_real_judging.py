@@ -1,0 +1,67 @@
+"""Through the real judging services: grades settled by rule or by a lead, then approved, are
+what a freeze copies, with their provenance."""
+
+from __future__ import annotations
+
+from annotation.models import Assignment, Candidate, PoolSource, Query
+from annotation.models.judging import SourceKind
+from annotation.services.adjudication import queries_approve, query_adjudicate
+from annotation.services.assignment import queries_assign
+from annotation.services.goldsets import golden_set_version_freeze
+from annotation.services.judging import judgment_save
+from annotation.services.pooling import pool_add_hits
+from tests.annotation.goldset_factories import make_corpus
+
+
+def grade(user, query, grades: dict[str, int]) -> None:
+    assignment = Assignment.objects.get(query=query, annotator=user)
+    for candidate in Candidate.objects.filter(query=query).select_related("chunk"):
+        judgment_save(
+            assignment=assignment, candidate=candidate, grade=grades[candidate.chunk.chunk_id]
+        )
+
+
+def test_settled_and_adjudicated_grades_are_frozen_with_their_provenance(personas):
+    project = personas.project
+    chunks = make_corpus(project, docs=1, chunks_per_doc=3)
+    agreed = Query.objects.create(
+        project=project, text="how to reset a password", normalized="how to reset a password"
+    )
+    disputed = Query.objects.create(
+        project=project, text="refunds for annual plans", normalized="refunds for annual plans"
+    )
+    source = PoolSource.objects.create(project=project, name="bm25", kind=SourceKind.BM25)
+    pool_add_hits(source=source, hits={q.pk: [c.pk for c in chunks] for q in (agreed, disputed)})
+    queries_assign(project=project, per_query=2)
+
+    grade(personas.bob, agreed, {"doc-0#0": 2, "doc-0#1": 0, "doc-0#2": 1})
+    grade(personas.carol, agreed, {"doc-0#0": 2, "doc-0#1": 0, "doc-0#2": 1})
+    grade(personas.bob, disputed, {"doc-0#0": 2, "doc-0#1": 0, "doc-0#2": 0})
+    grade(personas.carol, disputed, {"doc-0#0": 0, "doc-0#1": 2, "doc-0#2": 0})
+    disputed.review.refresh_from_db()
+    assert disputed.review.state == "flagged"
+    cands = {c.chunk.chunk_id: c.pk for c in Candidate.objects.filter(query=disputed)}
+    query_adjudicate(
+        query_id=disputed.pk,
+        by=personas.alice,
+        version=disputed.review.version,
+        grades={cands["doc-0#0"]: 1, cands["doc-0#1"]: 2, cands["doc-0#2"]: 0},
+        reason="guideline_gap",
+    )
+    approval = queries_approve(project=project, by=personas.alice)
+    assert sorted(approval.approved) == sorted([agreed.pk, disputed.pk])
+
+    version = golden_set_version_freeze(project=project, by=personas.alice)
+
+    frozen = {
+        (i.query_id, j.chunk_id): (j.grade, j.provenance)
+        for i in version.items.all()
+        for j in i.judgments.all()
+    }
+    a, d = str(agreed.pk), str(disputed.pk)
+    assert frozen[(a, "doc-0#0")] == (2, "unanimous")
+    assert frozen[(a, "doc-0#1")] == (0, "unanimous")
+    assert frozen[(d, "doc-0#0")] == (1, "adjudicated")
+    assert frozen[(d, "doc-0#1")] == (2, "adjudicated")
+    assert version.agreement_summary["adjudicated_queries"] == 1
+    assert version.agreement_summary["queries_with_agreement"] == 2
