@@ -1,3 +1,5 @@
 """API routes of the evaluation app, under /api/v1/."""
 
-urlpatterns: list = []
+from .api import urlpatterns
+
+__all__ = ["urlpatterns"]

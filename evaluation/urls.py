@@ -1,3 +1,5 @@
 """Browser pages of the evaluation app."""
 
-urlpatterns: list = []
+from .views import urlpatterns
+
+__all__ = ["urlpatterns"]

@@ -1,0 +1,458 @@
+"""Retrievers and evaluation runs under /api/v1/: one view per operation, thin.
+
+For CI: create a run (POST .../runs/), poll it (GET .../runs/ID/), fetch its report
+(GET .../runs/ID/report/). An auth header value can be written, never read.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.permissions import Action, project_access
+
+from . import formats
+from .models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
+from .selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
+from .services import (
+    RetrieverInvalid,
+    RunInvalid,
+    baseline_set,
+    evaluation_run_cancel,
+    evaluation_run_create,
+    retriever_create,
+    retriever_update,
+    run_file_upload,
+)
+from .services.reports import compare_report, pool_unjudged, run_report_cached
+
+
+def _invalid(error: Exception) -> serializers.ValidationError:
+    return serializers.ValidationError({"detail": str(error)})
+
+
+# --------------------------------------------------------------------------------------------
+# Retrievers
+
+
+class RetrieverOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    config = serializers.JSONField()
+    auth_header_name = serializers.CharField()
+    has_auth_header = serializers.BooleanField()
+    auth_header_source = serializers.CharField(allow_null=True)
+    auth_header_env = serializers.CharField()
+    schedule = serializers.CharField()
+    baseline_run = serializers.IntegerField(allow_null=True)
+    run_file = serializers.JSONField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+def retriever_output(retriever: Retriever) -> dict[str, Any]:
+    """Everything about a retriever except its auth header's value (never returned)."""
+    run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
+    source = None
+    if retriever.auth_header_env:
+        source = "env"
+    elif retriever.auth_header_encrypted:
+        source = "stored"
+    return {
+        "id": retriever.pk,
+        "name": retriever.name,
+        "kind": retriever.kind,
+        "config": retriever.config,
+        "auth_header_name": retriever.auth_header_name,
+        "has_auth_header": retriever.has_auth_header,
+        "auth_header_source": source,
+        "auth_header_env": retriever.auth_header_env,
+        "schedule": retriever.schedule,
+        "baseline_run": baseline_run_id(retriever=retriever),
+        "run_file": (
+            {
+                "filename": run_file.filename,
+                "sha256": run_file.sha256,
+                "queries": run_file.query_count,
+                "rows": run_file.row_count,
+            }
+            if run_file
+            else None
+        ),
+        "created_at": retriever.created_at,
+    }
+
+
+class RetrieverInput(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    kind = serializers.ChoiceField(choices=RetrieverKind.choices)
+    config = serializers.DictField(required=False, default=dict)
+    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
+    auth_header_value = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        help_text="Stored encrypted; never returned.",
+    )
+    auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
+    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
+
+
+class RetrieverUpdateInput(serializers.Serializer):
+    config = serializers.DictField(required=False)
+    auth_header_name = serializers.CharField(required=False, allow_blank=True)
+    auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
+    auth_header_env = serializers.CharField(required=False, allow_blank=True)
+    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
+
+
+class RetrieverListApi(APIView):
+    @extend_schema(responses=RetrieverOutput(many=True), summary="Retrievers under test")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        return Response([retriever_output(r) for r in retrievers_of(project=project)])
+
+    @extend_schema(request=RetrieverInput, responses=RetrieverOutput, summary="Add a retriever")
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = RetrieverInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            retriever = retriever_create(project=project, by=request.user, **data.validated_data)
+        except RetrieverInvalid as error:
+            raise _invalid(error) from None
+        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
+
+
+class RetrieverDetailApi(APIView):
+    @extend_schema(responses=RetrieverOutput, summary="One retriever")
+    def get(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        return Response(retriever_output(retriever))
+
+    @extend_schema(
+        request=RetrieverUpdateInput, responses=RetrieverOutput, summary="Change a retriever"
+    )
+    def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        data = RetrieverUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            retriever = retriever_update(retriever=retriever, **data.validated_data)
+        except RetrieverInvalid as error:
+            raise _invalid(error) from None
+        return Response(retriever_output(retriever))
+
+
+class RunFileInput(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class RunFileApi(APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": RunFileInput},
+        responses=RetrieverOutput,
+        summary="Upload the run of a run-file retriever (TREC or JSONL)",
+    )
+    def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        data = RunFileInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        with tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / "run"
+            with target.open("wb") as out:
+                for block in upload.chunks():
+                    out.write(block)
+            try:
+                run_file_upload(retriever=retriever, path=target, filename=upload.name)
+            except formats.FormatError as error:
+                raise _invalid(f"{upload.name}:{error.line}: {error.message}") from None
+            except RetrieverInvalid as error:
+                raise _invalid(error) from None
+        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
+
+
+# --------------------------------------------------------------------------------------------
+# Runs
+
+
+class RunProgressOutput(serializers.Serializer):
+    state = serializers.CharField()
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    progress = serializers.FloatField()
+    seconds_left = serializers.FloatField(allow_null=True)
+    error = serializers.CharField()
+
+
+class EvaluationRunOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    retriever = serializers.JSONField()
+    version = serializers.JSONField()
+    ks = serializers.ListField(child=serializers.IntegerField())
+    relevance_threshold = serializers.IntegerField()
+    gain = serializers.CharField()
+    matching = serializers.CharField()
+    pass_threshold = serializers.FloatField()
+    state = serializers.CharField()
+    error = serializers.CharField()
+    progress = RunProgressOutput()
+    failed_queries = serializers.IntegerField()
+    is_baseline = serializers.BooleanField()
+    drift = serializers.JSONField(allow_null=True)
+    headline = serializers.JSONField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def run_output(run: EvaluationRun) -> dict[str, Any]:
+    drift = (run.report or {}).get("drift")
+    k = (run.report or {}).get("settings", {}).get("headline_k")
+    agg = (run.report or {}).get("aggregate") or {}
+    headline = (
+        {
+            m: agg[m]
+            for m in (f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"pass@{k}", f"judged@{k}")
+            if m in agg
+        }
+        if agg
+        else None
+    )
+    return {
+        "id": run.pk,
+        "retriever": {"id": run.retriever_id, "name": run.retriever.name},
+        "version": {
+            "id": run.version_id,
+            "label": run.version.label,
+            "content_hash": run.version.content_hash,
+        },
+        "ks": run.ks,
+        "relevance_threshold": run.relevance_threshold,
+        "gain": run.gain,
+        "matching": run.matching,
+        "pass_threshold": run.pass_threshold,
+        "state": run.state,
+        "error": run.error,
+        "progress": run_progress(run=run).as_dict(),
+        "failed_queries": run.failed_queries,
+        "is_baseline": baseline_run_id(retriever=run.retriever) == run.pk,
+        "drift": drift,
+        "headline": headline,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+    }
+
+
+class EvaluationRunInput(serializers.Serializer):
+    retriever = serializers.CharField(help_text="Retriever id or name")
+    version = serializers.CharField(
+        required=False, help_text="Version label or id; the latest version when absent"
+    )
+    ks = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False)
+    relevance_threshold = serializers.ChoiceField(choices=[1, 2], default=2)
+    gain = serializers.ChoiceField(choices=["linear", "exp"], default="linear")
+    matching = serializers.ChoiceField(choices=Matching.choices, default=Matching.CHUNK)
+    pass_threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
+
+
+def _find_retriever(project: Any, ref: str) -> Retriever:
+    found = Retriever.objects.filter(project=project, name=ref).first()
+    if found is None and ref.isdigit():
+        found = Retriever.objects.filter(project=project, pk=int(ref)).first()
+    if found is None:
+        raise serializers.ValidationError({"retriever": [f"no retriever {ref!r}"]})
+    return found
+
+
+def _find_version(project: Any, ref: str | None) -> Any:
+    versions = versions_of(project=project)
+    if ref is None:
+        found = versions.first()
+    else:
+        found = versions.filter(label=ref).first()
+        if found is None and ref.isdigit():
+            found = versions.filter(pk=int(ref)).first()
+    if found is None:
+        raise serializers.ValidationError({"version": [f"no golden-set version {ref or ''}"]})
+    return found
+
+
+class EvaluationRunListApi(APIView):
+    @extend_schema(responses=EvaluationRunOutput(many=True), summary="Evaluation runs")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        runs = runs_of(project=project)[:200]
+        return Response([run_output(r) for r in runs])
+
+    @extend_schema(
+        request=EvaluationRunInput, responses=EvaluationRunOutput, summary="Start a run (lead)"
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = EvaluationRunInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            run = evaluation_run_create(
+                project=project,
+                retriever=_find_retriever(project, v["retriever"]),
+                version=_find_version(project, v.get("version")),
+                ks=v.get("ks"),
+                relevance_threshold=int(v["relevance_threshold"]),
+                gain=v["gain"],
+                matching=v["matching"],
+                pass_threshold=v.get("pass_threshold"),
+                by=request.user,
+                trigger="api",
+            )
+        except RunInvalid as error:
+            raise _invalid(error) from None
+        return Response(run_output(run), status=status.HTTP_201_CREATED)
+
+
+def _run(request: Request, project_id: int, run_id: int, action: Action) -> EvaluationRun:
+    project, _ = project_access(user=request.user, project_id=project_id, action=action)
+    return get_object_or_404(
+        EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
+    )
+
+
+class EvaluationRunDetailApi(APIView):
+    @extend_schema(responses=EvaluationRunOutput, summary="A run: state and progress (poll it)")
+    def get(self, request: Request, project_id: int, run_id: int) -> Response:
+        return Response(run_output(_run(request, project_id, run_id, Action.VIEW)))
+
+
+class EvaluationRunReportApi(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        summary="A finished run's report (aggregates at every K with CIs, per category, ...)",
+    )
+    def get(self, request: Request, project_id: int, run_id: int) -> Response:
+        run = _run(request, project_id, run_id, Action.VIEW)
+        if run.state != "succeeded":
+            return Response(
+                {"detail": f"the run is {run.state}; its report comes when it has succeeded"},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return Response(run_report_cached(run))
+
+
+class EvaluationRunCancelApi(APIView):
+    @extend_schema(request=None, responses=EvaluationRunOutput, summary="Cancel a run (lead)")
+    def post(self, request: Request, project_id: int, run_id: int) -> Response:
+        run = _run(request, project_id, run_id, Action.LEAD)
+        evaluation_run_cancel(run=run)
+        run.refresh_from_db()
+        return Response(run_output(run))
+
+
+class EvaluationRunBaselineApi(APIView):
+    @extend_schema(
+        request=None, responses=EvaluationRunOutput, summary="Make a run its retriever's baseline"
+    )
+    def post(self, request: Request, project_id: int, run_id: int) -> Response:
+        run = _run(request, project_id, run_id, Action.LEAD)
+        try:
+            baseline_set(run=run, by=request.user)
+        except RunInvalid as error:
+            raise _invalid(error) from None
+        return Response(run_output(run))
+
+
+class PoolUnjudgedOutput(serializers.Serializer):
+    queries = serializers.IntegerField()
+    chunks = serializers.IntegerField()
+    new_candidates = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+
+
+class EvaluationRunPoolApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=PoolUnjudgedOutput,
+        summary="Send the unjudged chunks of the run's top K into the annotation pools (lead)",
+    )
+    def post(self, request: Request, project_id: int, run_id: int) -> Response:
+        run = _run(request, project_id, run_id, Action.LEAD)
+        try:
+            outcome = pool_unjudged(run=run)
+        except RunInvalid as error:
+            raise _invalid(error) from None
+        return Response(outcome)
+
+
+class EvaluationCompareApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("a", int, required=True, description="Run A (reference)"),
+            OpenApiParameter("b", int, required=True, description="Run B (compared with A)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Compare two runs on the same version (differences, CIs, p-values)",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        try:
+            a_id, b_id = int(request.query_params["a"]), int(request.query_params["b"])
+        except (KeyError, ValueError):
+            raise serializers.ValidationError({"detail": "give two run ids as ?a=&b="}) from None
+        runs = EvaluationRun.objects.select_related("retriever", "version").filter(project=project)
+        a = get_object_or_404(runs, pk=a_id)
+        b = get_object_or_404(runs, pk=b_id)
+        try:
+            return Response(compare_report(a=a, b=b))
+        except RunInvalid as error:
+            raise _invalid(error) from None
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}retrievers/", RetrieverListApi.as_view(), name="api-retriever-list"),
+    path(
+        f"{P}retrievers/<int:retriever_id>/",
+        RetrieverDetailApi.as_view(),
+        name="api-retriever-detail",
+    ),
+    path(
+        f"{P}retrievers/<int:retriever_id>/run-file/",
+        RunFileApi.as_view(),
+        name="api-retriever-run-file",
+    ),
+    path(f"{P}runs/", EvaluationRunListApi.as_view(), name="api-run-list"),
+    path(f"{P}runs/compare/", EvaluationCompareApi.as_view(), name="api-run-compare"),
+    path(f"{P}runs/<int:run_id>/", EvaluationRunDetailApi.as_view(), name="api-run-detail"),
+    path(f"{P}runs/<int:run_id>/report/", EvaluationRunReportApi.as_view(), name="api-run-report"),
+    path(f"{P}runs/<int:run_id>/cancel/", EvaluationRunCancelApi.as_view(), name="api-run-cancel"),
+    path(
+        f"{P}runs/<int:run_id>/baseline/",
+        EvaluationRunBaselineApi.as_view(),
+        name="api-run-baseline",
+    ),
+    path(
+        f"{P}runs/<int:run_id>/pool-unjudged/",
+        EvaluationRunPoolApi.as_view(),
+        name="api-run-pool-unjudged",
+    ),
+]

@@ -1,0 +1,201 @@
+"""Evaluate a retriever against a frozen golden-set version, for CI.
+
+--wait waits for the Celery job; --inline runs it in this process (no broker needed); neither
+only queues it. --format json prints the aggregate in the shape of `goldsmith eval --format
+json`. --save-run writes the ranked lists as a TREC run. Exit codes: 0 done, 1 the run failed
+or was cancelled (or --wait timed out), 2 bad input, 3 a drift rule fired (gate a deployment).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ... import formats
+from ...models import EvaluationRun, Matching, QueryResult, RunState
+from ...services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
+from ...services.reports import per_query_rows
+from ._args import bad_input, project_named, retriever_named, version_labelled
+
+EXIT_FAILED = 1
+EXIT_DRIFT = 3
+
+
+def write_trec_run(run: EvaluationRun, path: Path) -> int:
+    """The run's ranked lists as ``qid Q0 chunk rank score run_id`` (failed queries have no
+    line, as they have no result). A missing score is written as 1/rank."""
+    rows = QueryResult.objects.filter(run=run, error="").order_by("query_id")
+    tag = f"goldsmith-run-{run.pk}"
+    count = 0
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", encoding="utf-8") as out:
+        for qid, ids, scores in rows.values_list("query_id", "ranked_ids", "scores").iterator():
+            lines = [
+                (qid, cid, rank, float(s) if s is not None else 1.0 / rank)
+                for rank, (cid, s) in enumerate(
+                    zip(ids, list(scores) + [None] * (len(ids) - len(scores)), strict=True), 1
+                )
+            ]
+            formats.write_trec_run(out, lines, run_id=tag)
+            count += len(lines)
+    partial.replace(path)
+    return count
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+class Command(BaseCommand):
+    help = "Run an evaluation of a retriever against a golden-set version (exit 3 on drift)."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):  # type: ignore[no-untyped-def]
+        # `--version LABEL` names the golden-set version; Django's own --version gives way.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("--project", required=True, help="project name or id")
+        parser.add_argument(
+            "--version", dest="label", default="latest", help="version label (default: latest)"
+        )
+        parser.add_argument("--retriever", required=True, help="retriever name")
+        parser.add_argument("--k", type=int, nargs="+", default=None, help="cut-offs (5 10)")
+        parser.add_argument("--relevance-threshold", type=int, choices=(1, 2), default=2)
+        parser.add_argument("--gain", choices=("linear", "exp"), default="linear")
+        parser.add_argument("--matching", choices=Matching.values, default=Matching.CHUNK)
+        parser.add_argument("--pass-threshold", type=float, default=None)
+        mode = parser.add_mutually_exclusive_group()
+        mode.add_argument("--wait", action="store_true", help="wait for the Celery job")
+        mode.add_argument("--inline", action="store_true", help="run here, without a broker")
+        parser.add_argument("--timeout", type=float, default=3600, help="--wait limit (s)")
+        parser.add_argument("--format", choices=("table", "json"), default="table")
+        parser.add_argument("--per-query", action="store_true", help="json: per-query values")
+        parser.add_argument("--save-run", metavar="PATH", help="write the ranked lists (TREC)")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        project = project_named(o["project"])
+        version = version_labelled(project, o["label"])
+        retriever = retriever_named(project, o["retriever"])
+        if o["save_run"] and not Path(o["save_run"]).resolve().parent.is_dir():
+            raise bad_input(f"--save-run: {Path(o['save_run']).parent} is not a folder")
+        try:
+            run = evaluation_run_create(
+                project=project,
+                retriever=retriever,
+                version=version,
+                ks=o["k"],
+                relevance_threshold=o["relevance_threshold"],
+                gain=o["gain"],
+                matching=o["matching"],
+                pass_threshold=o["pass_threshold"],
+                trigger="cli",
+                enqueue=not o["inline"],
+            )
+        except RunInvalid as error:
+            raise bad_input(str(error)) from None
+        if o["inline"]:
+            run = evaluation_run_execute_inline(run_id=run.pk)
+        elif o["wait"]:
+            run = self._wait(run, o["timeout"])
+        else:
+            self.stdout.write(f"queued run {run.pk} ({run.total} queries)")
+            return
+        if o["save_run"]:
+            count = write_trec_run(run, Path(o["save_run"]))
+            self.stderr.write(f"wrote {count} lines to {o['save_run']}")
+        if run.state != RunState.SUCCEEDED:
+            raise CommandError(f"run {run.pk} {run.state}: {run.error}", returncode=EXIT_FAILED)
+        if o["format"] == "json":
+            self._json(run, per_query=o["per_query"])
+        else:
+            self._table(run)
+        drift = (run.report or {}).get("drift") or {}
+        if drift.get("fired"):
+            reasons = "; ".join(f["message"] for f in drift["fired"])
+            changed = ", ".join(drift.get("changed") or []) or "nothing recorded"
+            raise CommandError(
+                f"drift against baseline run {drift['baseline_run']}: {reasons} "
+                f"(changed since: {changed})",
+                returncode=EXIT_DRIFT,
+            )
+
+    def _wait(self, run: EvaluationRun, timeout: float) -> EvaluationRun:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            run.refresh_from_db()
+            if run.finished:
+                return run
+            time.sleep(0.5)
+        raise CommandError(
+            f"run {run.pk} did not finish within {timeout:g}s (is a worker running?)",
+            returncode=EXIT_FAILED,
+        )
+
+    def _json(self, run: EvaluationRun, per_query: bool) -> None:
+        report = run.report
+        doc: dict[str, Any] = {
+            "settings": {
+                **{
+                    k: report["settings"][k]
+                    for k in (
+                        "relevance_threshold",
+                        "gain",
+                        "pass_threshold",
+                        "order",
+                        "no_relevant",
+                    )
+                },
+                "metrics": list(report["aggregate"]),
+                "bootstrap": report["settings"]["bootstrap_samples"],
+                "seed": 0,
+                "run": run.pk,
+                "retriever": run.retriever.name,
+                "version": run.version.label,
+                "content_hash": run.version.content_hash,
+                "matching": run.matching,
+            },
+            "aggregate": report["aggregate"],
+        }
+        if per_query:
+            _names, rows = per_query_rows(run)
+            metric_names = list(report["aggregate"])
+            doc["per_query"] = {
+                r["query_id"]: {m: r[m] for m in metric_names} for r in rows if r["included"]
+            }
+        doc["excluded"] = {
+            "no_relevant_chunk": report["excluded"]["no_relevant"],
+            "not_in_qrels": [],
+        }
+        doc["failed"] = report["counts"]["failed"]
+        doc["drift"] = report.get("drift")
+        self.stdout.write(json.dumps(_clean(doc), indent=1))
+
+    def _table(self, run: EvaluationRun) -> None:
+        report = run.report
+        counts = report["counts"]
+        self.stdout.write(
+            f"run {run.pk}: {run.retriever.name} on {run.version.label} "
+            f"({counts['queries']} queries, {counts['included']} scored, "
+            f"{counts['no_relevant']} without a relevant chunk, {counts['failed']} failed)"
+        )
+        self.stdout.write(f"{'metric':<14}{'mean':>9}{'95% CI':>20}{'n':>7}")
+        for name, a in report["aggregate"].items():
+            mean = "-" if a["mean"] is None else f"{a['mean']:.4f}"
+            ci = "" if a["ci_low"] is None else f"[{a['ci_low']:.4f}, {a['ci_high']:.4f}]"
+            self.stdout.write(f"{name:<14}{mean:>9}{ci:>20}{a['n']:>7}")
+        lat = report.get("latency") or {}
+        if lat.get("n"):
+            self.stdout.write(
+                f"latency ms: p50 {lat['p50']:.1f}  p95 {lat['p95']:.1f}  p99 {lat['p99']:.1f}"
+            )

@@ -1,0 +1,293 @@
+"""Measurement: retrievers under test, evaluation runs and their results, baselines and drift.
+
+Retriever ──< EvaluationRun ──< RunBatch        (a slice of the queries; claimed with a lease)
+   │              │        └──< QueryResult     (one per (run, query): ranked ids, latency, error)
+   │              └── DriftAlert                (rules that fired against the baseline)
+   ├── Baseline (the run later runs are checked against)
+   └──< RunFile ──< RunFileRow                  (an uploaded TREC/JSONL run, one row per query)
+Project ── EvaluationSettings                   (scenario preset, bands, drift rules, webhook)
+
+A run pins a frozen GoldenSetVersion (never live labels) and snapshots the retriever's
+configuration and the corpus state, so a drift alert can say what changed since the baseline.
+Progress and state live here, never only in the broker.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotation.models import Project
+from annotation.models.goldsets import GoldenSetVersion
+
+from .presets import DEFAULT_PRESET, PRESETS
+
+
+class EvaluationSettings(models.Model):
+    """A project's evaluation defaults. Empty thresholds fall back to the preset's."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, related_name="evaluation_settings"
+    )
+    preset = models.CharField(
+        max_length=16,
+        choices=[(p.key, p.label) for p in PRESETS.values()],
+        default=DEFAULT_PRESET,
+    )
+    band_overrides = models.JSONField(default=dict, blank=True)
+    pass_threshold = models.FloatField(null=True, blank=True)
+    min_recall = models.FloatField(null=True, blank=True)
+    min_pass_rate = models.FloatField(null=True, blank=True)
+    max_recall_drop = models.FloatField(null=True, blank=True, default=0.05)
+    max_pass_rate_drop = models.FloatField(null=True, blank=True, default=0.10)
+    webhook_url = models.URLField(blank=True, max_length=500)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "evaluation settings"
+
+    def __str__(self) -> str:
+        return f"evaluation settings of {self.project}"
+
+
+class RetrieverKind(models.TextChoices):
+    HTTP = "http", "HTTP endpoint"
+    RUNFILE = "runfile", "Run file"
+    BM25 = "bm25", "Built-in BM25"
+    TFIDF = "tfidf", "Built-in TF-IDF"
+
+
+class Schedule(models.TextChoices):
+    NONE = "", "Not scheduled"
+    HOURLY = "hourly", "Every hour"
+    NIGHTLY = "nightly", "Every night"
+    WEEKLY = "weekly", "Every week"
+
+
+class Retriever(models.Model):
+    """A retriever under test. `config` never holds the auth header: its value is stored
+    encrypted in `auth_header_encrypted` (or read on the worker from `auth_header_env`)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="retrievers")
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=16, choices=RetrieverKind.choices)
+    config = models.JSONField(default=dict, blank=True)
+    auth_header_name = models.CharField(max_length=100, blank=True)
+    auth_header_encrypted = models.TextField(blank=True)
+    auth_header_env = models.CharField(max_length=100, blank=True)
+    schedule = models.CharField(max_length=16, choices=Schedule.choices, blank=True, default="")
+    last_scheduled_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="retriever_unique_name")
+        ]
+        ordering = ["project", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_auth_header(self) -> bool:
+        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))
+
+
+class RunFile(models.Model):
+    """An uploaded run of a run-file retriever; the latest one is what new runs evaluate."""
+
+    retriever = models.ForeignKey(Retriever, on_delete=models.CASCADE, related_name="run_files")
+    filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    format = models.CharField(max_length=8)
+    query_count = models.PositiveIntegerField(default=0)
+    row_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["retriever", "-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.filename
+
+
+class RunFileRow(models.Model):
+    """The ranked list of one query in an uploaded run (in the retriever's order)."""
+
+    run_file = models.ForeignKey(RunFile, on_delete=models.CASCADE, related_name="rows")
+    query_id = models.CharField(max_length=255)
+    ids = models.JSONField(default=list)
+    scores = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run_file", "query_id"], name="runfilerow_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_file_id}/{self.query_id}"
+
+
+class RunState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
+
+
+class Matching(models.TextChoices):
+    CHUNK = "chunk", "By chunk id"
+    DOCUMENT = "document", "By document id"
+    SPAN = "span", "By span overlap (re-chunked corpora)"
+
+
+class EvaluationRun(models.Model):
+    """One evaluation of a retriever against a frozen version.
+
+    `report` is computed from the stored QueryResult rows when the run finishes (and can be
+    recomputed from them at any time); it is a cache, not a source of truth."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluation_runs")
+    retriever = models.ForeignKey(Retriever, on_delete=models.PROTECT, related_name="runs")
+    version = models.ForeignKey(
+        GoldenSetVersion, on_delete=models.PROTECT, related_name="evaluation_runs"
+    )
+    ks = models.JSONField(default=list)
+    relevance_threshold = models.PositiveSmallIntegerField(default=2)
+    gain = models.CharField(max_length=8, default="linear")
+    matching = models.CharField(max_length=16, choices=Matching.choices, default=Matching.CHUNK)
+    pass_threshold = models.FloatField(default=0.7)
+    # What was measured: the retriever's configuration (no secret) and the corpus, at creation.
+    retriever_snapshot = models.JSONField(default=dict)
+    retriever_fingerprint = models.CharField(max_length=64, blank=True)
+    corpus_hash = models.CharField(max_length=64, blank=True)
+    corpus_chunks = models.PositiveIntegerField(default=0)
+    state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
+    error = models.TextField(blank=True)
+    total = models.PositiveIntegerField(default=0)
+    failed_queries = models.PositiveIntegerField(default=0)
+    batch_size = models.PositiveIntegerField(default=200)
+    lanes = models.PositiveSmallIntegerField(default=2)
+    lease_seconds = models.PositiveIntegerField(default=60)
+    trigger = models.CharField(max_length=16, default="web")  # web, api, cli, schedule
+    report = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["retriever", "state", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.retriever_id} ({self.state})"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINISHED_STATES
+
+    @property
+    def depth(self) -> int:
+        return max(self.ks or [10])
+
+
+class BatchState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+
+
+class RunBatch(models.Model):
+    """A slice of a run's queries. A worker claims it with a conditional UPDATE that sets a
+    lease (`lease_owner`, `lease_expires_at`) and renews the lease while it works; a batch whose
+    lease expired (its worker died) is claimable again, and the watchdog re-sends it."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="batches")
+    index = models.PositiveIntegerField()
+    query_ids = models.JSONField(default=list)
+    state = models.CharField(max_length=16, choices=BatchState.choices, default=BatchState.PENDING)
+    lease_owner = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="runbatch_unique")]
+        ordering = ["run", "index"]
+        indexes = [models.Index(fields=["state", "lease_expires_at"])]
+
+    def __str__(self) -> str:
+        return f"batch {self.index} of run {self.run_id} ({self.state})"
+
+
+class QueryResult(models.Model):
+    """What the retriever answered for one golden query of a run: upserted, so a batch that runs
+    twice leaves one row. `error` is set when the query failed after its retries."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="results")
+    query_id = models.CharField(max_length=255)
+    ranked_ids = models.JSONField(default=list)
+    scores = models.JSONField(default=list)
+    doc_ids = models.JSONField(default=list, blank=True)
+    snippets = models.JSONField(default=list, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    batch = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "query_id"], name="queryresult_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.query_id}"
+
+
+class Baseline(models.Model):
+    """The run a retriever's later runs are checked against."""
+
+    retriever = models.OneToOneField(Retriever, on_delete=models.CASCADE, related_name="baseline")
+    run = models.ForeignKey(EvaluationRun, on_delete=models.PROTECT, related_name="+")
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    set_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"baseline of {self.retriever_id}: run {self.run_id}"
+
+
+class DriftAlert(models.Model):
+    """Drift rules that fired for a run, and what changed since the baseline
+    (``golden_set``, ``retriever_config``, ``corpus``)."""
+
+    run = models.OneToOneField(EvaluationRun, on_delete=models.CASCADE, related_name="drift_alert")
+    baseline_run = models.ForeignKey(
+        EvaluationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    fired = models.JSONField(default=list)
+    changed = models.JSONField(default=list)
+    newly_failing = models.JSONField(default=list)
+    webhook_status = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"drift alert for run {self.run_id}"

@@ -1,0 +1,558 @@
+"""Run reports from a golden set and stored results: matching, metrics, diagnosis, latency.
+
+Pure module (numpy and the standard library; no Django). Every number comes from
+:mod:`evaluation.metrics`; this module only prepares its inputs (the matching mode) and arranges
+its outputs (aggregates at every K, strict and lenient, per category and per stratum, the
+Recall@K curve, the histogram, the low-recall queries with a diagnosis, latency percentiles).
+
+Matching modes (DESIGN.md "Metric conventions"):
+
+- ``chunk``: a retrieved chunk id matches the judged chunk with the same id;
+- ``document``: ids are replaced by document ids on both sides; a document's grade is the
+  highest grade of its judged chunks, and a document retrieved twice counts once;
+- ``span``: for re-chunked corpora. A retrieved chunk that is not itself judged takes the id of
+  the judged chunk of the same document whose character span overlaps it (the highest grade on
+  a tie), so it finds that chunk; a retrieved chunk overlapping two judged chunks finds only the
+  best of them, and a second retrieved piece of the same judged chunk counts once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from evaluation import metrics
+
+FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
+LOW_QUERY_LIMIT = 50
+SNIPPET_CHARS = 240
+
+
+@dataclass(frozen=True)
+class GoldJudgment:
+    chunk_id: str
+    grade: int
+    doc_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    query_id: str
+    text: str
+    category: str | None = None
+    stratum: str | None = None
+    weight: float = 1.0
+    judgments: tuple[GoldJudgment, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """A stored result: ranked ids (best first), their scores and, when known, documents."""
+
+    query_id: str
+    ids: tuple[str, ...]
+    scores: tuple[float | None, ...] = ()
+    doc_ids: tuple[str | None, ...] = ()
+    snippets: tuple[str | None, ...] = ()
+    latency_ms: float | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ChunkPlace:
+    """Where a corpus chunk sits: its document and character span."""
+
+    doc_id: str | None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    ks: tuple[int, ...] = (5, 10)
+    relevance_threshold: int = 2
+    gain: metrics.Gain = "linear"
+    pass_threshold: float = 0.7
+    matching: str = "chunk"
+    bootstrap_samples: int = 1000
+    seed: int = 0
+
+    @property
+    def headline_k(self) -> int:
+        return 10 if 10 in self.ks else max(self.ks)
+
+    def metric_names(self) -> list[str]:
+        return [f"{f}@{k}" for k in sorted(set(self.ks)) for f in FAMILIES]
+
+    def eval_settings(self, threshold: int | None = None) -> metrics.EvalSettings:
+        return metrics.EvalSettings(
+            relevance_threshold=self.relevance_threshold if threshold is None else threshold,
+            gain=self.gain,
+            pass_threshold=self.pass_threshold,
+        )
+
+
+@dataclass
+class Scored:
+    """A run scored: the metric result plus what the report needs to explain it."""
+
+    result: metrics.EvalResult
+    arrays: metrics.EvalArrays
+    judgments: dict[str, dict[str, int]]
+    ranking: dict[str, list[str]]  # matched keys in rank order (duplicates kept)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run joined with its golden set once; scoring it at several thresholds reuses it."""
+
+    arrays: metrics.EvalArrays
+    judgments: dict[str, dict[str, int]]
+    ranking: dict[str, list[str]]
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+
+
+def match(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    mode: str,
+    places: Mapping[str, ChunkPlace] | None = None,
+) -> tuple[dict[str, dict[str, int]], dict[str, list[str]]]:
+    """Judgments and ranking keyed for ``mode`` (see the module docstring). ``places`` gives
+    the document and span of corpus chunks (needed for ``document`` and ``span``)."""
+    places = places or {}
+    judgments: dict[str, dict[str, int]] = {}
+    ranking: dict[str, list[str]] = {}
+
+    def doc_of(chunk_id: str, given: str | None) -> str:
+        if given:
+            return f"doc:{given}"
+        place = places.get(chunk_id)
+        return f"doc:{place.doc_id}" if place and place.doc_id else f"chunk:{chunk_id}"
+
+    for item in items:
+        if mode == "document":
+            graded: dict[str, int] = {}
+            for j in item.judgments:
+                key = doc_of(j.chunk_id, j.doc_id)
+                graded[key] = max(graded.get(key, j.grade), j.grade)
+            judgments[item.query_id] = graded
+        else:
+            judgments[item.query_id] = {j.chunk_id: j.grade for j in item.judgments}
+    for item in items:
+        row = rows.get(item.query_id)
+        if row is None or row.error:
+            continue  # missing from the run: scores 0
+        if mode == "chunk":
+            ranking[item.query_id] = list(row.ids)
+            continue
+        given = list(row.doc_ids) + [None] * (len(row.ids) - len(row.doc_ids))
+        if mode == "document":
+            keys = [doc_of(c, d) for c, d in zip(row.ids, given, strict=True)]
+        else:
+            keys = [_span_key(c, d, item, places) for c, d in zip(row.ids, given, strict=True)]
+        ranking[item.query_id] = keys
+    return judgments, ranking
+
+
+def _encode(strings: list[str]) -> metrics.BytesArray:
+    raw = [x.encode("utf-8") for x in strings]
+    if b"\x00" in b"".join(raw):
+        raise ValueError("chunk ids may not contain NUL characters")
+    return np.array(raw, dtype=np.bytes_) if raw else np.zeros(0, dtype="S1")
+
+
+def _columns(
+    judgments: dict[str, dict[str, int]], ranking: dict[str, list[str]]
+) -> tuple[metrics.JudgmentColumns, metrics.RankingColumns]:
+    """Column forms of the matched judgments and ranking (ranks are list positions; the
+    retriever's order is kept: results are scored with ``order="rank"``)."""
+    jq = tuple(judgments)
+    jcounts = [len(v) for v in judgments.values()]
+    jcols = metrics.JudgmentColumns(
+        query_ids=jq,
+        qidx=np.repeat(np.arange(len(jq), dtype=np.int64), jcounts),
+        ids=_encode([c for v in judgments.values() for c in v]),
+        grades=np.array([g for v in judgments.values() for g in v.values()], dtype=np.int64),
+    )
+    rq = tuple(ranking)
+    counts = np.array([len(v) for v in ranking.values()], dtype=np.int64)
+    total = int(counts.sum())
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    rcols = metrics.RankingColumns(
+        query_ids=rq,
+        qidx=np.repeat(np.arange(len(rq), dtype=np.int64), counts),
+        ids=_encode([c for v in ranking.values() for c in v]),
+        scores=np.full(total, math.nan),
+        ranks=np.arange(total, dtype=np.int64) - starts + 1,
+    )
+    return jcols, rcols
+
+
+def prepare_run(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    mode: str,
+    places: Mapping[str, ChunkPlace] | None = None,
+) -> Prepared:
+    judgments, ranking = match(items, rows, mode, places)
+    jcols, rcols = _columns(judgments, ranking)
+    return Prepared(metrics.prepare(jcols, rcols, order="rank"), judgments, ranking)
+
+
+def _span_key(
+    chunk_id: str, given_doc: str | None, item: GoldItem, places: Mapping[str, ChunkPlace]
+) -> str:
+    if any(j.chunk_id == chunk_id for j in item.judgments):
+        return chunk_id
+    place = places.get(chunk_id)
+    if place is None or place.start is None or place.end is None:
+        return chunk_id
+    doc = given_doc or place.doc_id
+    best: GoldJudgment | None = None
+    for j in item.judgments:
+        if j.start is None or j.end is None or j.doc_id != doc:
+            continue
+        overlaps = place.start < j.end and j.start < place.end
+        if overlaps and (best is None or j.grade > best.grade):
+            best = j
+    return best.chunk_id if best is not None else chunk_id
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+
+
+def score(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    s: RunSettings,
+    places: Mapping[str, ChunkPlace] | None = None,
+    threshold: int | None = None,
+    metric_names: Sequence[str] | None = None,
+    prepared: Prepared | None = None,
+) -> Scored:
+    p = prepared or prepare_run(items, rows, s.matching, places)
+    result = metrics.evaluate(
+        p.arrays, None, metric_names or s.metric_names(), s.eval_settings(threshold)
+    )
+    return Scored(result, p.arrays, p.judgments, p.ranking)
+
+
+def _agg_json(aggs: Mapping[str, metrics.Aggregate]) -> dict[str, dict[str, float | int | None]]:
+    def num(x: float) -> float | None:
+        return None if x != x else x
+
+    return {
+        m: {"mean": num(a.mean), "ci_low": num(a.ci_low), "ci_high": num(a.ci_high), "n": a.n}
+        for m, a in aggs.items()
+    }
+
+
+def group_samples(samples: int, n_queries: int) -> int:
+    """Bootstrap resamples for per-category and per-stratum CIs: all of them up to 2,000
+    queries, then fewer (never under 200)."""
+    return min(samples, max(200, 2_000_000 // max(n_queries, 1)))
+
+
+def _subset(result: metrics.EvalResult, names: Sequence[str]) -> metrics.EvalResult:
+    cols = [result.metrics.index(m) for m in names]
+    return replace(result, metrics=tuple(names), values=result.values[:, cols])
+
+
+def _groups(
+    result: metrics.EvalResult,
+    labels: Mapping[str, str | None],
+    weights: Mapping[str, float] | None,
+    agg_kw: Mapping[str, Any],
+) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """Aggregates per group; nothing when every query is in the same group (no split)."""
+    if len({labels.get(q) for q in result.query_ids}) < 2:
+        return {}
+    groups = metrics.by_category(result, labels, weights=weights, **agg_kw)
+    return {c: _agg_json(a) for c, a in groups.items()}
+
+
+def _weights(items: Sequence[GoldItem]) -> dict[str, float] | None:
+    ws = {i.query_id: float(i.weight) for i in items}
+    return ws if len(set(ws.values())) > 1 else None
+
+
+def latency_summary(values: Sequence[float]) -> dict[str, float | int | None]:
+    """Percentiles of the retriever's latency (milliseconds), over the queries that have one."""
+    v = np.asarray([x for x in values if x is not None and x == x], dtype=np.float64)
+    if len(v) == 0:
+        return {
+            "n": 0,
+            "p50": None,
+            "p90": None,
+            "p95": None,
+            "p99": None,
+            "max": None,
+            "mean": None,
+        }
+    p50, p90, p95, p99 = np.percentile(v, [50, 90, 95, 99]).tolist()
+    return {
+        "n": len(v),
+        "p50": p50,
+        "p90": p90,
+        "p95": p95,
+        "p99": p99,
+        "max": float(v.max()),
+        "mean": float(v.mean()),
+    }
+
+
+def _snip(text: str | None) -> str | None:
+    if text is None:
+        return None
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+
+
+def build_report(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    s: RunSettings,
+    *,
+    places: Mapping[str, ChunkPlace] | None = None,
+    snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+) -> dict[str, Any]:
+    """The whole report as JSON-ready data (see the module docstring)."""
+    k = s.headline_k
+    prepared = prepare_run(items, rows, s.matching, places)
+    strict = score(items, rows, s, prepared=prepared)
+    agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
+    aggregate = _agg_json(metrics.aggregate(strict.result, **agg_kw))
+    other = 1 if s.relevance_threshold >= 2 else 2
+    lenient = score(items, rows, s, threshold=other, prepared=prepared)
+    weights = _weights(items)
+    # Groups get CIs on the headline metrics only, and with fewer resamples on large sets
+    # (the bootstrap's cost is in its draws): numbers then stay under a second at 10,000
+    # queries. The overall means always use `bootstrap_samples`.
+    heads = [f"{f}@{k}" for f in ("recall", "ndcg", "mrr", "hit", "pass")]
+    head_result = _subset(strict.result, [m for m in heads if m in strict.result.metrics])
+    group_kw = {**agg_kw, "samples": group_samples(s.bootstrap_samples, len(items))}
+    by_category = _groups(head_result, {i.query_id: i.category for i in items}, None, group_kw)
+    by_stratum = _groups(head_result, {i.query_id: i.stratum for i in items}, weights, group_kw)
+    weighted = (
+        _agg_json(metrics.aggregate(strict.result, weights=weights, **agg_kw)) if weights else None
+    )
+    sweep = metrics.topk_sweep(strict.arrays, max(s.ks), s.eval_settings())
+    hist = metrics.histogram(strict.result, f"recall@{k}")
+    failed = sorted(q for q, r in rows.items() if r.error)
+    golden_ids = {i.query_id for i in items}
+    report: dict[str, Any] = {
+        "settings": {
+            **s.eval_settings().as_dict(),
+            "ks": sorted(set(s.ks)),
+            "matching": s.matching,
+            "headline_k": k,
+            "lenient_threshold": other,
+            "bootstrap_samples": s.bootstrap_samples,
+            "group_bootstrap_samples": group_kw["samples"],
+        },
+        "counts": {
+            "queries": len(items),
+            "included": int(strict.result.included.sum()),
+            "no_relevant": len(strict.result.no_relevant),
+            "failed": len(failed),
+            "missing": len(strict.result.missing_from_run),
+            "answered": sum(1 for q, r in rows.items() if q in golden_ids and not r.error),
+        },
+        "aggregate": aggregate,
+        "lenient": _agg_json(metrics.aggregate(lenient.result, samples=0)),
+        "weighted": weighted,
+        "by_category": by_category,
+        "by_stratum": by_stratum,
+        "curve": {"ks": list(sweep.ks), "recall": list(sweep.recall), "ndcg": list(sweep.ndcg)},
+        "histogram": {"edges": list(hist.edges), "counts": list(hist.counts)},
+        "excluded": {"no_relevant": list(strict.result.no_relevant)},
+        "failed_queries": [{"query_id": q, "error": rows[q].error} for q in failed[:100]],
+        "latency": latency_summary([r.latency_ms for r in rows.values() if not r.error]),
+    }
+    report["low_queries"] = diagnose(items, rows, strict, s, snippets=snippets)
+    report["unjudged_top_k"] = unjudged_count(strict.arrays, k)
+    return report
+
+
+def unjudged_count(arrays: metrics.EvalArrays, k: int) -> int:
+    """How many unjudged chunks the top ``k`` lists hold (after duplicates are dropped)."""
+    top = arrays.grades[:, :k]
+    shown = np.arange(top.shape[1])[None, :] < arrays.lengths[:, None]
+    return int((np.isnan(top) & shown).sum())
+
+
+def unjudged_pairs(scored: Scored, k: int) -> list[tuple[str, str]]:
+    """(query id, matched key) of every unjudged chunk in a top ``k`` (first occurrence)."""
+    out: list[tuple[str, str]] = []
+    for q, ranked in scored.ranking.items():
+        judged = scored.judgments.get(q, {})
+        seen: set[str] = set()
+        for key in ranked:
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > k:
+                break
+            if key not in judged:
+                out.append((q, key))
+    return out
+
+
+def diagnose(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    scored: Scored,
+    s: RunSettings,
+    *,
+    snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    limit: int = LOW_QUERY_LIMIT,
+) -> list[dict[str, Any]]:
+    """The queries whose Recall@K is below the pass threshold, worst first, each with the
+    relevant chunks it missed (and the rank they came at, beyond K, if they came at all), the
+    top non-relevant chunks and the unjudged chunks of its top K."""
+    k = s.headline_k
+    thr = s.relevance_threshold
+    low = metrics.low_queries(scored.result, f"recall@{k}", s.pass_threshold)[:limit]
+    by_id = {i.query_id: i for i in items}
+    out: list[dict[str, Any]] = []
+    wanted: set[str] = set()
+    for qid, value in low:
+        item = by_id[qid]
+        judged = scored.judgments.get(qid, {})
+        ranked: list[str] = []
+        for key in dict.fromkeys(scored.ranking.get(qid, [])):
+            ranked.append(key)
+        raw = rows.get(qid)
+        raw_ids = list(raw.ids) if raw else []
+        texts = {j.chunk_id: j.text for j in item.judgments}
+        missed = [
+            {
+                "id": key,
+                "grade": grade,
+                "rank": (ranked.index(key) + 1) if key in ranked else None,
+                "snippet": _snip(texts.get(key)),
+            }
+            for key, grade in sorted(judged.items(), key=lambda kv: (-kv[1], kv[0]))
+            if grade >= thr and key not in ranked[:k]
+        ]
+        top = ranked[:k]
+        nonrel = [
+            {"id": key, "rank": r, "grade": judged[key]}
+            for r, key in enumerate(top, 1)
+            if key in judged and judged[key] < thr
+        ][:5]
+        unjudged = [{"id": key, "rank": r} for r, key in enumerate(top, 1) if key not in judged]
+        given = dict(zip(raw_ids, raw.snippets, strict=False)) if raw else {}
+        for entry in nonrel + unjudged:
+            entry["snippet"] = _snip(given.get(entry["id"]) or texts.get(entry["id"]))
+            if entry["snippet"] is None:
+                wanted.add(entry["id"])
+        out.append(
+            {
+                "query_id": qid,
+                "text": item.text,
+                "category": item.category,
+                "recall": value,
+                "error": raw.error if raw else "missing from the run",
+                "missed": missed,
+                "non_relevant": nonrel,
+                "unjudged": unjudged,
+            }
+        )
+    if snippets is not None and wanted:
+        found = snippets(sorted(wanted))
+        for q in out:
+            for entry in q["non_relevant"] + q["unjudged"]:
+                if entry["snippet"] is None and entry["id"] in found:
+                    entry["snippet"] = _snip(found[entry["id"]])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison and drift
+
+
+def compare_runs(
+    items: Sequence[GoldItem],
+    rows_a: Mapping[str, ResultRow],
+    rows_b: Mapping[str, ResultRow],
+    s: RunSettings,
+    *,
+    places: Mapping[str, ChunkPlace] | None = None,
+    permutations: int = 10_000,
+) -> dict[str, Any]:
+    """B against A on the same golden set: per-metric differences with CI and p-values
+    (randomization and paired t, Holm-corrected), wins/ties/losses, the per-query Recall@K
+    pairs for a scatter plot, and per-category differences of the means."""
+    k = s.headline_k
+    a = score(items, rows_a, s, places)
+    b = score(items, rows_b, s, places)
+    comps = metrics.compare(
+        a.result, b.result, samples=s.bootstrap_samples, permutations=permutations, seed=s.seed
+    )
+    recall = f"recall@{k}"
+    ja, jb = a.result.metrics.index(recall), b.result.metrics.index(recall)
+    both = a.result.included & b.result.included
+    scatter = [
+        {"query_id": q, "a": float(va), "b": float(vb)}
+        for q, va, vb, inc in zip(
+            a.result.query_ids, a.result.values[:, ja], b.result.values[:, jb], both, strict=True
+        )
+        if inc
+    ]
+    cats = {i.query_id: i.category for i in items}
+    ca = metrics.by_category(a.result, cats, samples=0)
+    cb = metrics.by_category(b.result, cats, samples=0)
+    per_category = {
+        c: {
+            m: {"a": ca[c][m].mean, "b": cb[c][m].mean, "diff": cb[c][m].mean - ca[c][m].mean}
+            for m in (recall, f"ndcg@{k}", f"pass@{k}")
+        }
+        | {"n": ca[c][recall].n}
+        for c in sorted(set(ca) & set(cb))
+    }
+
+    def num(x: float) -> float | None:
+        return None if x != x else x
+
+    return {
+        "headline_k": k,
+        "metrics": [
+            {
+                "metric": c.metric,
+                "n": c.n,
+                "mean_a": num(c.mean_a),
+                "mean_b": num(c.mean_b),
+                "diff": num(c.diff),
+                "ci_low": num(c.ci_low),
+                "ci_high": num(c.ci_high),
+                "p_randomization": num(c.p_randomization),
+                "p_ttest": num(c.p_ttest),
+                "p_holm": num(c.p_holm),
+                "wins": c.wins,
+                "ties": c.ties,
+                "losses": c.losses,
+            }
+            for c in comps
+        ],
+        "scatter": scatter,
+        "per_category": per_category,
+    }
+
+
+def drift(
+    current: Scored, baseline: Scored | None, rules: metrics.DriftRules
+) -> metrics.DriftReport:
+    return metrics.check_drift(current.result, baseline.result if baseline else None, rules)

@@ -1,0 +1,207 @@
+"""Reads of the evaluation app: golden data for scoring, results, progress, trends, alerts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from annotation.models import Chunk, Project
+from annotation.models.goldsets import GoldenItem, GoldenJudgment, GoldenSetVersion
+
+from .models import (
+    Baseline,
+    DriftAlert,
+    EvaluationRun,
+    QueryResult,
+    Retriever,
+    RunState,
+)
+from .reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
+
+_LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
+
+
+def golden_items(
+    *, version_id: int, query_ids: Sequence[str] | None = None, with_judgments: bool = True
+) -> list[GoldItem]:
+    """The version's queries (all, or the given ones) with their judgments, in query order."""
+    items = GoldenItem.objects.filter(version_id=version_id).order_by("position")
+    if query_ids is not None:
+        wanted = list(query_ids)
+        rows = []
+        for start in range(0, len(wanted), _LOOKUP_BATCH):
+            rows.extend(items.filter(query_id__in=wanted[start : start + _LOOKUP_BATCH]))
+        rows.sort(key=lambda i: i.position)
+    else:
+        rows = list(items)
+    judged: dict[int, list[GoldJudgment]] = {}
+    if with_judgments:
+        fields = ("item_id", "chunk_id", "grade", "doc_id", "start", "end", "text")
+        js = GoldenJudgment.objects.filter(item__version_id=version_id).order_by(
+            "item_id", "position"
+        )
+        parts = [js]
+        if query_ids is not None:
+            pks = [r.pk for r in rows]
+            parts = [
+                js.filter(item_id__in=pks[i : i + _LOOKUP_BATCH])
+                for i in range(0, len(pks), _LOOKUP_BATCH)
+            ]
+        for part in parts:
+            for item_id, chunk_id, grade, doc_id, start, end, text in part.values_list(*fields):
+                judged.setdefault(item_id, []).append(
+                    GoldJudgment(chunk_id, grade, doc_id, start, end, text)
+                )
+    return [
+        GoldItem(
+            query_id=r.query_id,
+            text=r.text,
+            category=r.category,
+            stratum=r.stratum,
+            weight=r.weight,
+            judgments=tuple(judged.get(r.pk, ())),
+        )
+        for r in rows
+    ]
+
+
+def result_rows(*, run: EvaluationRun) -> dict[str, ResultRow]:
+    fields = ("query_id", "ranked_ids", "scores", "doc_ids", "snippets", "latency_ms", "error")
+    return {
+        q: ResultRow(
+            query_id=q,
+            ids=tuple(ids),
+            scores=tuple(scores or ()),
+            doc_ids=tuple(docs or ()),
+            snippets=tuple(snips or ()),
+            latency_ms=latency,
+            error=error,
+        )
+        for q, ids, scores, docs, snips, latency, error in QueryResult.objects.filter(
+            run=run
+        ).values_list(*fields)
+    }
+
+
+def chunk_places(*, project: Project, chunk_ids: Iterable[str]) -> dict[str, ChunkPlace]:
+    wanted = sorted(set(chunk_ids))
+    out: dict[str, ChunkPlace] = {}
+    for start in range(0, len(wanted), _LOOKUP_BATCH):
+        for cid, doc, s, e in Chunk.objects.filter(
+            project=project, chunk_id__in=wanted[start : start + _LOOKUP_BATCH]
+        ).values_list("chunk_id", "document__doc_id", "start", "end"):
+            out[cid] = ChunkPlace(doc, s, e)
+    return out
+
+
+def chunk_texts(*, project: Project, chunk_ids: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for start in range(0, len(chunk_ids), _LOOKUP_BATCH):
+        out.update(
+            Chunk.objects.filter(
+                project=project, chunk_id__in=chunk_ids[start : start + _LOOKUP_BATCH]
+            ).values_list("chunk_id", "text")
+        )
+    return out
+
+
+def corpus_state(*, project: Project) -> tuple[str, int]:
+    """sha256 over the (chunk id, text hash) of the live chunks, in chunk id order, and their
+    count: equal for an unchanged corpus, different after any re-chunking or text change."""
+    digest = hashlib.sha256()
+    count = 0
+    rows = (
+        Chunk.objects.filter(project=project, removed=False)
+        .order_by("chunk_id")
+        .values_list("chunk_id", "text_sha256")
+    )
+    for chunk_id, text_sha in rows.iterator(chunk_size=5000):
+        digest.update(f"{chunk_id}\t{text_sha}\n".encode())
+        count += 1
+    return digest.hexdigest(), count
+
+
+@dataclass(frozen=True)
+class Progress:
+    state: str
+    total: int
+    done: int
+    failed: int
+    seconds_left: float | None
+    error: str
+
+    @property
+    def fraction(self) -> float:
+        return min(self.done / self.total, 1.0) if self.total else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "state": self.state,
+            "total": self.total,
+            "done": self.done,
+            "failed": self.failed,
+            "progress": self.fraction,
+            "seconds_left": self.seconds_left,
+            "error": self.error,
+        }
+
+
+def run_progress(*, run: EvaluationRun, now: datetime | None = None) -> Progress:
+    """Done/total from the stored rows (so a batch run twice is not counted twice), and an
+    estimate of the time left from the rate so far."""
+    counts = QueryResult.objects.filter(run=run).aggregate(
+        done=Count("id"), failed=Count("id", filter=~Q(error=""))
+    )
+    done, failed = int(counts["done"] or 0), int(counts["failed"] or 0)
+    left: float | None = None
+    if run.state == RunState.RUNNING and run.started_at and done:
+        elapsed = ((now or timezone.now()) - run.started_at).total_seconds()
+        left = max(0.0, elapsed / done * (run.total - done))
+    elif run.finished:
+        left = 0.0
+    return Progress(run.state, run.total, done, failed, left, run.error)
+
+
+def runs_of(*, project: Project) -> QuerySet[EvaluationRun]:
+    return EvaluationRun.objects.filter(project=project).select_related("retriever", "version")
+
+
+def retrievers_of(*, project: Project) -> QuerySet[Retriever]:
+    return Retriever.objects.filter(project=project).select_related("baseline")
+
+
+def versions_of(*, project: Project) -> QuerySet[GoldenSetVersion]:
+    return GoldenSetVersion.objects.filter(project=project).order_by("-created_at", "-id")
+
+
+def baseline_run_id(*, retriever: Retriever) -> int | None:
+    return Baseline.objects.filter(retriever=retriever).values_list("run_id", flat=True).first()
+
+
+def recent_alerts(*, project: Project, limit: int = 10) -> QuerySet[DriftAlert]:
+    return DriftAlert.objects.filter(run__project=project).select_related("run", "run__retriever")[
+        :limit
+    ]
+
+
+def trend(*, retriever: Retriever, metrics: Sequence[str], limit: int = 50) -> dict[str, object]:
+    """Each metric's mean across the retriever's finished runs (oldest first)."""
+    runs = list(
+        EvaluationRun.objects.filter(retriever=retriever, state=RunState.SUCCEEDED).order_by(
+            "-created_at", "-id"
+        )[:limit]
+    )[::-1]
+    series = {
+        m: [((r.report.get("aggregate") or {}).get(m) or {}).get("mean") for r in runs]
+        for m in metrics
+    }
+    return {
+        "runs": [{"id": r.pk, "created_at": r.created_at, "version": r.version_id} for r in runs],
+        "series": series,
+        "baseline": baseline_run_id(retriever=retriever),
+    }

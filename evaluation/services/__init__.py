@@ -1,0 +1,47 @@
+"""Writes of the evaluation app (services), re-exported for callers."""
+
+from .retrievers import (
+    RetrieverInvalid,
+    effective_thresholds,
+    evaluation_settings_get,
+    evaluation_settings_update,
+    retriever_create,
+    retriever_update,
+    run_file_upload,
+)
+from .runs import (
+    RunInvalid,
+    baseline_set,
+    evaluation_alert_notify,
+    evaluation_batch_execute,
+    evaluation_run_cancel,
+    evaluation_run_create,
+    evaluation_run_execute_inline,
+    evaluation_run_finish,
+    evaluation_run_start,
+    evaluation_schedule_due,
+    evaluation_watchdog,
+    run_report,
+)
+
+__all__ = [
+    "RetrieverInvalid",
+    "RunInvalid",
+    "baseline_set",
+    "effective_thresholds",
+    "evaluation_alert_notify",
+    "evaluation_batch_execute",
+    "evaluation_run_cancel",
+    "evaluation_run_create",
+    "evaluation_run_execute_inline",
+    "evaluation_run_finish",
+    "evaluation_run_start",
+    "evaluation_schedule_due",
+    "evaluation_settings_get",
+    "evaluation_settings_update",
+    "evaluation_watchdog",
+    "retriever_create",
+    "retriever_update",
+    "run_file_upload",
+    "run_report",
+]

@@ -1,0 +1,155 @@
+"""How a batch asks each kind of retriever for its ranked lists.
+
+Every executor turns (query id, query text) pairs into :class:`Outcome` lists, yielded in
+small groups so that the batch can save them, renew its lease and notice a cancellation.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from django.conf import settings
+
+from annotation.models import Chunk
+
+from .. import secrets
+from ..builtin_retrievers import Retriever as BuiltinRetriever
+from ..builtin_retrievers import build_retriever
+from ..http_retriever import Hit, HttpRetrieverClient, HttpRetrieverConfig, Outcome
+from ..models import EvaluationRun, Retriever, RetrieverKind, RunFileRow
+from ..ssrf import Policy
+
+Items = Sequence[tuple[str, str]]
+_INDEXES: dict[tuple[int, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}
+_INDEX_LOCK = threading.Lock()
+_GROUP = 25
+
+
+def ssrf_policy() -> Policy:
+    return Policy(
+        allow_private=bool(getattr(settings, "GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False))
+    )
+
+
+def http_config(retriever: Retriever) -> HttpRetrieverConfig:
+    known = set(HttpRetrieverConfig.__dataclass_fields__)
+    return HttpRetrieverConfig(**{k: v for k, v in retriever.config.items() if k in known})
+
+
+def auth_header(retriever: Retriever) -> tuple[str, str] | None:
+    """The (name, value) of the retriever's auth header, decrypted or read on the worker."""
+    if not retriever.auth_header_name:
+        return None
+    if retriever.auth_header_env:
+        return retriever.auth_header_name, secrets.from_environment(retriever.auth_header_env)
+    if retriever.auth_header_encrypted:
+        return retriever.auth_header_name, secrets.decrypt(retriever.auth_header_encrypted)
+    return None
+
+
+def lane_concurrency(run: EvaluationRun, retriever: Retriever) -> int:
+    """Each of the run's lanes gets an equal share of the retriever's maximum concurrency, so
+    that the retriever never sees more than that many requests from one run at a time."""
+    total = int(retriever.config.get("max_concurrency", 4))
+    return max(1, total // max(1, run.lanes))
+
+
+def stream_outcomes(
+    *, run: EvaluationRun, retriever: Retriever, items: Items, tick: float = 1.0
+) -> Iterator[list[Outcome]]:
+    if retriever.kind == RetrieverKind.HTTP:
+        yield from _stream_http(run, retriever, items, tick)
+    elif retriever.kind == RetrieverKind.RUNFILE:
+        yield from _stream_runfile(run, items)
+    else:
+        yield from _stream_builtin(run, retriever, items)
+
+
+def _stream_http(
+    run: EvaluationRun, retriever: Retriever, items: Items, tick: float
+) -> Iterator[list[Outcome]]:
+    try:
+        header = auth_header(retriever)
+    except secrets.SecretUnavailable as error:
+        yield [Outcome(qid, error=str(error)) for qid, _ in items]
+        return
+    client = HttpRetrieverClient(
+        http_config(retriever),
+        policy=ssrf_policy(),
+        auth_header=header,
+        concurrency=lane_concurrency(run, retriever),
+    )
+    with client:
+        stream = client.stream(items, run.depth, tick=tick)
+        try:
+            yield from stream
+        finally:
+            stream.close()
+
+
+def _stream_runfile(run: EvaluationRun, items: Items) -> Iterator[list[Outcome]]:
+    run_file_id = run.retriever_snapshot.get("run_file_id")
+    wanted = [qid for qid, _ in items]
+    rows: dict[str, tuple[list[Any], list[Any]]] = {}
+    for start in range(0, len(wanted), 900):
+        for qid, ids, scores in RunFileRow.objects.filter(
+            run_file_id=run_file_id, query_id__in=wanted[start : start + 900]
+        ).values_list("query_id", "ids", "scores"):
+            rows[qid] = (ids, scores)
+    out: list[Outcome] = []
+    for qid in wanted:
+        if qid not in rows:
+            out.append(Outcome(qid, attempts=1, error="not in the run file"))
+            continue
+        ids, scores = rows[qid]
+        hits = tuple(
+            Hit(id=str(i), score=s)
+            for i, s in zip(ids[: run.depth], scores[: run.depth], strict=False)
+        )
+        out.append(Outcome(qid, hits, None, 1))
+    yield out
+
+
+def _builtin_index(run: EvaluationRun, kind: str) -> tuple[BuiltinRetriever, dict[str, str]]:
+    """The built-in index of the project's corpus, built once per worker process and corpus."""
+    key = (run.project_id, kind, run.corpus_hash)
+    with _INDEX_LOCK:
+        cached = _INDEXES.get(key)
+        if cached is None:
+            rows = (
+                Chunk.objects.filter(project_id=run.project_id, removed=False)
+                .order_by("id")
+                .values_list("chunk_id", "document__title", "text", "document__doc_id")
+            )
+            corpus: list[tuple[str, str]] = []
+            docs: dict[str, str] = {}
+            for chunk_id, title, text, doc_id in rows.iterator(chunk_size=5000):
+                corpus.append((chunk_id, f"{title}\n{text}" if title else text))
+                docs[chunk_id] = doc_id
+            cached = (build_retriever(kind, corpus), docs)
+            _INDEXES.clear()  # one corpus at a time: indexes are large
+            _INDEXES[key] = cached
+    return cached
+
+
+def _stream_builtin(
+    run: EvaluationRun, retriever: Retriever, items: Items
+) -> Iterator[list[Outcome]]:
+    index, docs = _builtin_index(run, retriever.kind)
+    for start in range(0, len(items), _GROUP):
+        group = items[start : start + _GROUP]
+        began = time.perf_counter()
+        results = index.search([text for _, text in group], run.depth)
+        per_query = (time.perf_counter() - began) * 1000.0 / max(len(group), 1)
+        yield [
+            Outcome(
+                qid,
+                tuple(Hit(id=h.id, score=h.score, doc_id=docs.get(h.id)) for h in hits),
+                per_query,
+                1,
+            )
+            for (qid, _), hits in zip(group, results, strict=True)
+        ]

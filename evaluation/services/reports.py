@@ -1,0 +1,136 @@
+"""Reports, comparisons, downloads and the way back into the annotation pools."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from django.db import transaction
+
+from annotation.models import Chunk, PoolSource, Query
+from annotation.models.judging import SourceKind
+from annotation.services.pooling import pool_add_hits
+
+from .. import reporting
+from ..models import EvaluationRun, RunState
+from ..selectors import golden_items, result_rows
+from .runs import RunInvalid, run_places, run_report, run_scored, run_settings
+
+
+def run_report_cached(run: EvaluationRun) -> dict[str, Any]:
+    """The stored report of a finished run (recomputed from its rows if it is missing)."""
+    return run.report if run.report else run_report(run)
+
+
+def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]:
+    """One row per golden query: its metrics at every K, latency and error."""
+    s = run_settings(run)
+    scored = run_scored(run, s)
+    rows = result_rows(run=run)
+    items = {i.query_id: i for i in golden_items(version_id=run.version_id, with_judgments=False)}
+    names = list(scored.result.metrics)
+    out = []
+    for qid, values, included in zip(
+        scored.result.query_ids, scored.result.values.tolist(), scored.result.included, strict=True
+    ):
+        row = rows.get(qid)
+        item = items.get(qid)
+        out.append(
+            {
+                "query_id": qid,
+                "category": item.category if item else None,
+                "stratum": item.stratum if item else None,
+                "included": bool(included),
+                **{m: (v if included else None) for m, v in zip(names, values, strict=True)},
+                "latency_ms": row.latency_ms if row else None,
+                "error": row.error if row else "missing",
+            }
+        )
+    return names, out
+
+
+def report_csv(run: EvaluationRun) -> str:
+    names, rows = per_query_rows(run)
+    buffer = io.StringIO()
+    fields = ["query_id", "category", "stratum", "included", *names, "latency_ms", "error"]
+    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def report_download(run: EvaluationRun) -> dict[str, Any]:
+    _names, rows = per_query_rows(run)
+    return {
+        "run": run.pk,
+        "retriever": run.retriever.name,
+        "version": {"label": run.version.label, "content_hash": run.version.content_hash},
+        "report": run_report_cached(run),
+        "per_query": rows,
+    }
+
+
+def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
+    """B against A; both must have succeeded on the same golden-set version."""
+    if a.version_id != b.version_id:
+        raise RunInvalid("compare runs on the same golden-set version")
+    if a.state != RunState.SUCCEEDED or b.state != RunState.SUCCEEDED:
+        raise RunInvalid("both runs must have succeeded")
+    common = sorted(set(a.ks) & set(b.ks)) or sorted(set(a.ks))
+    s = run_settings(a, ks=common)
+    items = golden_items(version_id=a.version_id)
+    rows_a, rows_b = result_rows(run=a), result_rows(run=b)
+    places = None
+    if a.matching != "chunk":
+        places = {**(run_places(a, items, rows_a) or {}), **(run_places(a, items, rows_b) or {})}
+    out = reporting.compare_runs(items, rows_a, rows_b, s, places=places)
+    out["a"] = {"id": a.pk, "retriever": a.retriever.name, "created_at": a.created_at.isoformat()}
+    out["b"] = {"id": b.pk, "retriever": b.retriever.name, "created_at": b.created_at.isoformat()}
+    out["version"] = a.version.label
+    return out
+
+
+@transaction.atomic
+def pool_unjudged(*, run: EvaluationRun) -> dict[str, int]:
+    """Add the unjudged chunks of the run's top K to the annotation pools, as a pool source
+    named after the run, so that the next version can judge them."""
+    if run.state != RunState.SUCCEEDED:
+        raise RunInvalid("only a succeeded run's unjudged chunks can be pooled")
+    if run.matching != "chunk":
+        raise RunInvalid("pooling needs chunk-id matching (document and span ids are not chunks)")
+    s = run_settings(run)
+    scored = run_scored(run, s)
+    pairs = reporting.unjudged_pairs(scored, s.headline_k)
+    queries = {
+        str(pk): pk for pk in Query.objects.filter(project=run.project).values_list("id", flat=True)
+    }
+    wanted = sorted({c for _, c in pairs})
+    chunks: dict[str, int] = {}
+    for start in range(0, len(wanted), 900):
+        chunks.update(
+            Chunk.objects.filter(
+                project=run.project, removed=False, chunk_id__in=wanted[start : start + 900]
+            ).values_list("chunk_id", "id")
+        )
+    hits: dict[int, list[int]] = {}
+    skipped = 0
+    for qid, chunk_id in pairs:
+        if qid in queries and chunk_id in chunks:
+            hits.setdefault(queries[qid], []).append(chunks[chunk_id])
+        else:
+            skipped += 1
+    if not hits:
+        return {"queries": 0, "chunks": 0, "new_candidates": 0, "skipped": skipped}
+    name = f"run-{run.pk}-{run.retriever.name}"[:120]
+    source, _ = PoolSource.objects.get_or_create(
+        project=run.project, name=name, defaults={"kind": SourceKind.RUN, "k": s.headline_k}
+    )
+    result = pool_add_hits(source=source, hits=hits)
+    return {
+        "queries": len(hits),
+        "chunks": sum(len(v) for v in hits.values()),
+        "new_candidates": result.new_candidates,
+        "skipped": skipped,
+    }

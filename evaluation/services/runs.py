@@ -1,0 +1,669 @@
+"""Evaluation runs: create, start, execute batches under a lease, finish, cancel, watch.
+
+How a run travels (STYLE.md "Claim work, don't trust delivery"):
+
+1. `evaluation_run_create` stores the run and its batches (slices of the golden queries) and,
+   after the commit, queues `evaluation_run_start`.
+2. `evaluation_run_start` moves the run from queued to running (a conditional UPDATE, so a
+   second delivery does nothing) and dispatches up to `lanes` batches.
+3. `evaluation_batch_execute` claims its batch with a conditional UPDATE that sets a lease,
+   asks the retriever (bounded concurrency, retries inside the client), upserts one
+   QueryResult per (run, query) while renewing the lease, marks the batch done, dispatches the
+   next batch and finishes the run when every batch is done. A batch that is done, or leased
+   by a live worker, is not claimed again: running it twice changes nothing.
+4. `evaluation_run_finish` recomputes the report from the stored rows (evaluation.metrics via
+   evaluation.reporting), checks drift against the retriever's baseline, and sets the final
+   state with a conditional UPDATE (so two finishers store one outcome and one alert).
+5. `evaluation_watchdog` (Celery beat) re-dispatches batches whose lease expired (their worker
+   died) or whose message was lost, restarts runs whose start message was lost, and finishes
+   runs whose last batch finished without finishing them.
+
+`lanes` bounds how many batches of one run are in flight at a time; each lane gets an equal
+share of the retriever's maximum concurrency, so the retriever never sees more than that.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from annotation.models import Project
+from annotation.models.goldsets import GoldenItem, GoldenSetVersion
+
+from .. import metrics, presets, reporting
+from ..http_retriever import Outcome
+from ..models import (
+    FINISHED_STATES,
+    Baseline,
+    BatchState,
+    DriftAlert,
+    EvaluationRun,
+    Matching,
+    QueryResult,
+    Retriever,
+    RetrieverKind,
+    RunBatch,
+    RunState,
+    Schedule,
+)
+from ..selectors import (
+    chunk_places,
+    chunk_texts,
+    corpus_state,
+    golden_items,
+    result_rows,
+)
+from .executors import stream_outcomes
+from .retrievers import (
+    RetrieverInvalid,
+    effective_thresholds,
+    evaluation_settings_get,
+    retriever_snapshot,
+    snapshot_fingerprint,
+)
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_KS = (5, 10)
+MAX_K = 1000
+MAX_ATTEMPTS = 5  # a batch that crashed its worker this often fails the run
+FLUSH_SECONDS = 0.5
+FLUSH_ROWS = 200
+SNIPPET_CHARS = 240
+SCHEDULE_INTERVALS = {
+    Schedule.HOURLY: timedelta(hours=1),
+    Schedule.NIGHTLY: timedelta(days=1),
+    Schedule.WEEKLY: timedelta(days=7),
+}
+
+
+class RunInvalid(ValueError):
+    """A run cannot be created with these inputs; the message says why."""
+
+
+def _setting(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def _clean_ks(ks: Sequence[int] | None) -> list[int]:
+    values = sorted({int(k) for k in (ks or DEFAULT_KS)})
+    if not values or values[0] < 1 or values[-1] > MAX_K:
+        raise RunInvalid(f"cut-offs K must be between 1 and {MAX_K}")
+    return values
+
+
+def _default_batch_size(kind: str) -> int:
+    return {RetrieverKind.HTTP: 200, RetrieverKind.RUNFILE: 2000}.get(kind, 500)
+
+
+# --------------------------------------------------------------------------------------------
+# Create, start, cancel
+
+
+def evaluation_run_create(
+    *,
+    project: Project,
+    retriever: Retriever,
+    version: GoldenSetVersion,
+    ks: Sequence[int] | None = None,
+    relevance_threshold: int = 2,
+    gain: str = "linear",
+    matching: str = Matching.CHUNK,
+    pass_threshold: float | None = None,
+    by: AbstractBaseUser | None = None,
+    trigger: str = "web",
+    batch_size: int | None = None,
+    lanes: int | None = None,
+    lease_seconds: int | None = None,
+    enqueue: bool = True,
+) -> EvaluationRun:
+    """A queued run of `retriever` against the frozen `version`; queued for a worker after
+    the commit unless `enqueue` is False (the caller then runs it, e.g. inline)."""
+    if retriever.project_id != project.pk or version.project_id != project.pk:
+        raise RunInvalid("the retriever and the version must belong to this project")
+    if relevance_threshold not in (1, 2):
+        raise RunInvalid("the relevance threshold is 2 (strict) or 1 (lenient)")
+    if gain not in ("linear", "exp"):
+        raise RunInvalid("gain is 'linear' or 'exp'")
+    if matching not in Matching.values:
+        raise RunInvalid(f"matching is one of {', '.join(Matching.values)}")
+    if pass_threshold is None:
+        record = evaluation_settings_get(project=project)
+        pass_threshold = float(effective_thresholds(record)["pass_threshold"] or 0.7)
+    if not 0.0 <= pass_threshold <= 1.0:
+        raise RunInvalid("the pass threshold must be between 0 and 1")
+    clean_ks = _clean_ks(ks)
+    try:
+        snapshot = retriever_snapshot(retriever)
+    except RetrieverInvalid as error:
+        raise RunInvalid(str(error)) from None
+    query_ids = list(
+        GoldenItem.objects.filter(version=version)
+        .order_by("position")
+        .values_list("query_id", flat=True)
+    )
+    if not query_ids:
+        raise RunInvalid(f"version {version.label} has no queries")
+    corpus_hash, corpus_chunks = corpus_state(project=project)
+    if retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF) and not corpus_chunks:
+        raise RunInvalid("the project has no corpus for a built-in retriever: import one first")
+    size = max(
+        1, batch_size or _setting("GOLDSMITH_EVAL_BATCH_SIZE", _default_batch_size(retriever.kind))
+    )
+    n_batches = -(-len(query_ids) // size)
+    lanes = max(1, min(lanes or _setting("GOLDSMITH_EVAL_LANES", 2), n_batches))
+    with transaction.atomic():
+        run = EvaluationRun.objects.create(
+            project=project,
+            retriever=retriever,
+            version=version,
+            ks=clean_ks,
+            relevance_threshold=relevance_threshold,
+            gain=gain,
+            matching=matching,
+            pass_threshold=pass_threshold,
+            retriever_snapshot=snapshot,
+            retriever_fingerprint=snapshot_fingerprint(snapshot),
+            corpus_hash=corpus_hash,
+            corpus_chunks=corpus_chunks,
+            total=len(query_ids),
+            batch_size=size,
+            lanes=lanes,
+            lease_seconds=lease_seconds or _setting("GOLDSMITH_EVAL_LEASE_SECONDS", 60),
+            trigger=trigger,
+            created_by=by if getattr(by, "pk", None) else None,
+        )
+        RunBatch.objects.bulk_create(
+            [
+                RunBatch(run=run, index=i, query_ids=query_ids[i * size : (i + 1) * size])
+                for i in range(n_batches)
+            ]
+        )
+        if enqueue:
+            from ..tasks import evaluation_run_start
+
+            run_id = run.pk
+            transaction.on_commit(lambda: evaluation_run_start.delay(run_id))
+    return run
+
+
+def _claim_run(run_id: int) -> bool:
+    now = timezone.now()
+    return (
+        EvaluationRun.objects.filter(pk=run_id, state=RunState.QUEUED).update(
+            state=RunState.RUNNING, started_at=now
+        )
+        == 1
+    )
+
+
+def evaluation_run_start(*, run_id: int) -> None:
+    """Queued → running, then dispatch the first batches. Safe to run twice."""
+    _claim_run(run_id)
+    _dispatch(run_id)
+
+
+def evaluation_run_cancel(*, run: EvaluationRun) -> bool:
+    """Cancel a queued or running run; batches in flight stop at their next save."""
+    return (
+        EvaluationRun.objects.filter(
+            pk=run.pk, state__in=[RunState.QUEUED, RunState.RUNNING]
+        ).update(state=RunState.CANCELLED, finished_at=timezone.now(), error="cancelled")
+        == 1
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Dispatching batches
+
+
+def _live(now: datetime, stale: datetime) -> Q:
+    """A batch in flight: leased by a live worker, or sent to the broker recently."""
+    return Q(state=BatchState.RUNNING, lease_expires_at__gte=now) | Q(dispatched_at__gte=stale)
+
+
+def _dispatch(run_id: int) -> int:
+    """Send batches until `lanes` are in flight. Batches whose lease expired or whose message
+    was sent long ago and never claimed are sent again. Returns how many were sent."""
+    from ..tasks import evaluation_batch_execute
+
+    sent: list[int] = []
+    with transaction.atomic():
+        run = (
+            EvaluationRun.objects.select_for_update()
+            .filter(pk=run_id, state=RunState.RUNNING)
+            .first()
+        )
+        if run is None:
+            return 0
+        now = timezone.now()
+        stale = now - timedelta(seconds=run.lease_seconds)
+        open_batches = RunBatch.objects.filter(run=run).exclude(state=BatchState.DONE)
+        free = run.lanes - open_batches.filter(_live(now, stale)).count()
+        if free <= 0:
+            return 0
+        for batch in open_batches.exclude(_live(now, stale)).order_by("index")[:free]:
+            RunBatch.objects.filter(pk=batch.pk).update(dispatched_at=now)
+            sent.append(batch.index)
+        if sent:
+            transaction.on_commit(
+                lambda: [evaluation_batch_execute.delay(run_id, index) for index in sent]
+            )
+    return len(sent)
+
+
+# --------------------------------------------------------------------------------------------
+# Executing one batch
+
+
+def _claim_batch(batch: RunBatch, run: EvaluationRun, owner: str) -> bool:
+    now = timezone.now()
+    return (
+        RunBatch.objects.filter(pk=batch.pk)
+        .filter(
+            Q(state=BatchState.PENDING)
+            | Q(state=BatchState.RUNNING, lease_expires_at__lt=now)
+            | Q(state=BatchState.RUNNING, lease_expires_at__isnull=True)
+        )
+        .update(
+            state=BatchState.RUNNING,
+            lease_owner=owner,
+            lease_expires_at=now + timedelta(seconds=run.lease_seconds),
+            attempts=F("attempts") + 1,
+            started_at=now,
+        )
+        == 1
+    )
+
+
+def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult:
+    hits = outcome.hits[: run.depth]
+    has_docs = any(h.doc_id for h in hits)
+    has_text = any(h.text for h in hits)
+    return QueryResult(
+        run=run,
+        query_id=outcome.query_id,
+        ranked_ids=[h.id for h in hits],
+        scores=[h.score for h in hits],
+        doc_ids=[h.doc_id for h in hits] if has_docs else [],
+        snippets=[(h.text or "")[:SNIPPET_CHARS] for h in hits] if has_text else [],
+        latency_ms=outcome.latency_ms,
+        attempts=min(outcome.attempts, 32767),
+        error=outcome.error[:2000],
+        batch=batch,
+        updated_at=timezone.now(),
+    )
+
+
+_UPSERT_FIELDS = [
+    "ranked_ids",
+    "scores",
+    "doc_ids",
+    "snippets",
+    "latency_ms",
+    "attempts",
+    "error",
+    "batch",
+    "updated_at",
+]
+
+
+def _save(run: EvaluationRun, batch: RunBatch, owner: str, outcomes: list[Outcome]) -> bool:
+    """Upsert results and renew the lease in one transaction, only while the lease is ours
+    and the run is still running. False: stop (lease lost or run cancelled)."""
+    with transaction.atomic():
+        renewed = RunBatch.objects.filter(
+            pk=batch.pk, lease_owner=owner, state=BatchState.RUNNING
+        ).update(lease_expires_at=timezone.now() + timedelta(seconds=run.lease_seconds))
+        if not renewed:
+            return False
+        if outcomes:
+            QueryResult.objects.bulk_create(
+                [_result_row(run, batch.index, o) for o in outcomes],
+                update_conflicts=True,
+                unique_fields=["run", "query_id"],
+                update_fields=_UPSERT_FIELDS,
+            )
+    state = EvaluationRun.objects.filter(pk=run.pk).values_list("state", flat=True).first()
+    return state == RunState.RUNNING
+
+
+def evaluation_batch_execute(*, run_id: int, batch: int, dispatch: bool = True) -> str:
+    """Claim batch `batch` of run `run_id` and run it. Returns what happened (for logs/tests):
+    "done", "skipped" (run not running / batch not claimable), "stopped" (lease lost or run
+    cancelled while working) or "error"."""
+    run = EvaluationRun.objects.select_related("retriever").filter(pk=run_id).first()
+    if run is None or run.state != RunState.RUNNING:
+        return "skipped"
+    row = RunBatch.objects.filter(run=run, index=batch).first()
+    if row is None:
+        return "skipped"
+    if row.attempts >= MAX_ATTEMPTS and row.state != BatchState.DONE:
+        _fail(run, f"batch {batch} was attempted {row.attempts} times without finishing")
+        return "error"
+    owner = uuid.uuid4().hex
+    if not _claim_batch(row, run, owner):
+        return "skipped"
+    outcome = "done"
+    try:
+        answered = set(
+            QueryResult.objects.filter(run=run, batch=row.index, error="").values_list(
+                "query_id", flat=True
+            )
+        )
+        todo = [q for q in row.query_ids if q not in answered]  # resume after a crash
+        items = [
+            (i.query_id, i.text)
+            for i in golden_items(version_id=run.version_id, query_ids=todo, with_judgments=False)
+        ]
+        buffer: list[Outcome] = []
+        last = time.monotonic()
+        stream = stream_outcomes(run=run, retriever=run.retriever, items=items, tick=FLUSH_SECONDS)
+        try:
+            for outcomes in stream:
+                buffer.extend(outcomes)
+                if time.monotonic() - last >= FLUSH_SECONDS or len(buffer) >= FLUSH_ROWS:
+                    if not _save(run, row, owner, buffer):
+                        return "stopped"
+                    buffer, last = [], time.monotonic()
+        finally:
+            stream.close()
+        if not _save(run, row, owner, buffer):
+            return "stopped"
+        RunBatch.objects.filter(pk=row.pk, lease_owner=owner, state=BatchState.RUNNING).update(
+            state=BatchState.DONE, finished_at=timezone.now(), lease_expires_at=None
+        )
+    except Exception:
+        logger.exception("run %s batch %s failed; its lease is released for a retry", run_id, batch)
+        RunBatch.objects.filter(pk=row.pk, lease_owner=owner).update(
+            lease_expires_at=timezone.now(), dispatched_at=None
+        )
+        outcome = "error"
+    if dispatch:
+        _dispatch(run_id)
+        if not RunBatch.objects.filter(run_id=run_id).exclude(state=BatchState.DONE).exists():
+            evaluation_run_finish(run_id=run_id)
+    return outcome
+
+
+def evaluation_run_execute_inline(*, run_id: int) -> EvaluationRun:
+    """Run a queued run in this process, batch after batch, without a broker (CLI --inline)."""
+    _claim_run(run_id)
+    for index in (
+        RunBatch.objects.filter(run_id=run_id).order_by("index").values_list("index", flat=True)
+    ):
+        evaluation_batch_execute(run_id=run_id, batch=index, dispatch=False)
+    return evaluation_run_finish(run_id=run_id)
+
+
+# --------------------------------------------------------------------------------------------
+# Finishing: report, drift, alert
+
+
+def _fail(run: EvaluationRun, error: str) -> None:
+    EvaluationRun.objects.filter(pk=run.pk, state=RunState.RUNNING).update(
+        state=RunState.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporting.RunSettings:
+    return reporting.RunSettings(
+        ks=tuple(ks or run.ks or DEFAULT_KS),
+        relevance_threshold=run.relevance_threshold,
+        gain=run.gain,  # type: ignore[arg-type]
+        pass_threshold=run.pass_threshold,
+        matching=run.matching,
+    )
+
+
+def run_places(
+    run: EvaluationRun, items: Sequence[reporting.GoldItem], rows: dict[str, reporting.ResultRow]
+) -> dict[str, reporting.ChunkPlace] | None:
+    if run.matching == Matching.CHUNK:
+        return None
+    ids = {c for r in rows.values() for c in r.ids} | {
+        j.chunk_id for i in items for j in i.judgments
+    }
+    return chunk_places(project=run.project, chunk_ids=ids)
+
+
+def run_report(run: EvaluationRun) -> dict[str, Any]:
+    """The report of a run, recomputed from its stored rows."""
+    items = golden_items(version_id=run.version_id)
+    rows = result_rows(run=run)
+    project = run.project
+    return reporting.build_report(
+        items,
+        rows,
+        run_settings(run),
+        places=run_places(run, items, rows),
+        snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
+    )
+
+
+def run_scored(run: EvaluationRun, s: reporting.RunSettings) -> reporting.Scored:
+    items = golden_items(version_id=run.version_id)
+    rows = result_rows(run=run)
+    return reporting.score(items, rows, s, run_places(run, items, rows))
+
+
+def drift_rules(project: Project, k: int) -> metrics.DriftRules:
+    t = effective_thresholds(evaluation_settings_get(project=project))
+    return metrics.DriftRules(
+        recall_metric=f"recall@{k}",
+        pass_metric=f"pass@{k}",
+        max_recall_drop=t["max_recall_drop"],
+        max_pass_rate_drop=t["max_pass_rate_drop"],
+        min_recall=t["min_recall"],
+        min_pass_rate=t["min_pass_rate"],
+    )
+
+
+def _drift(run: EvaluationRun) -> dict[str, Any] | None:
+    """Drift of a run against its retriever's baseline (None without one, or for the
+    baseline itself and earlier runs)."""
+    baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
+    if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:
+        return None
+    s = run_settings(run)
+    current = run_scored(run, s)
+    before = run_scored(baseline.run, s)
+    report = reporting.drift(current, before, drift_rules(run.project, s.headline_k))
+    changed = []
+    if baseline.run.version_id != run.version_id:
+        changed.append("golden_set")
+    if baseline.run.retriever_fingerprint != run.retriever_fingerprint:
+        changed.append("retriever_config")
+    if baseline.run.corpus_hash != run.corpus_hash:
+        changed.append("corpus")
+    return {
+        "baseline_run": baseline.run_id,
+        "fired": [
+            {
+                "rule": f.rule,
+                "value": f.value,
+                "limit": f.limit,
+                "baseline": f.baseline,
+                "message": f.message,
+            }
+            for f in report.fired
+        ],
+        "changed": changed,
+        "newly_failing": list(report.newly_failing[:200]),
+    }
+
+
+def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
+    """Compute the report from the stored rows and set the final state (once)."""
+    run = EvaluationRun.objects.select_related("project", "retriever").get(pk=run_id)
+    if run.state != RunState.RUNNING:
+        return run
+    if RunBatch.objects.filter(run=run).exclude(state=BatchState.DONE).exists():
+        return run
+    state, error = RunState.SUCCEEDED, ""
+    drift: dict[str, Any] | None = None
+    try:
+        report = run_report(run)
+        drift = _drift(run)
+        if drift is not None:
+            report["drift"] = drift
+        counts = report["counts"]
+        if counts["answered"] == 0:
+            first = (report.get("failed_queries") or [{"error": "no result"}])[0]["error"]
+            state, error = RunState.FAILED, f"every query failed (e.g. {first})"
+    except Exception as exc:
+        logger.exception("report of run %s failed", run_id)
+        report, drift = {}, None
+        state, error = RunState.FAILED, f"the report could not be computed ({type(exc).__name__})"
+    failed = int(report.get("counts", {}).get("failed", 0))
+    with transaction.atomic():
+        updated = EvaluationRun.objects.filter(pk=run.pk, state=RunState.RUNNING).update(
+            state=state,
+            report=report,
+            error=error,
+            failed_queries=failed,
+            finished_at=timezone.now(),
+        )
+        if updated and drift and drift["fired"]:
+            alert, _ = DriftAlert.objects.update_or_create(
+                run=run,
+                defaults={
+                    "baseline_run_id": drift["baseline_run"],
+                    "fired": drift["fired"],
+                    "changed": drift["changed"],
+                    "newly_failing": drift["newly_failing"],
+                },
+            )
+            if evaluation_settings_get(project=run.project).webhook_url:
+                from ..tasks import evaluation_alert_notify
+
+                alert_id = alert.pk
+                transaction.on_commit(lambda: evaluation_alert_notify.delay(alert_id))
+    run.refresh_from_db()
+    return run
+
+
+def evaluation_alert_notify(*, alert_id: int) -> str:
+    """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
+    the task to retry."""
+    from ..http_retriever import PermanentFailure, post_json
+    from .executors import ssrf_policy
+
+    alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
+        pk=alert_id
+    )
+    url = evaluation_settings_get(project=alert.run.project).webhook_url
+    if not url:
+        return "no webhook"
+    payload = {
+        "event": "goldsmith.drift",
+        "project": alert.run.project.name,
+        "retriever": alert.run.retriever.name,
+        "run": alert.run_id,
+        "baseline_run": alert.baseline_run_id,
+        "fired": alert.fired,
+        "changed": alert.changed,
+        "newly_failing": alert.newly_failing[:50],
+    }
+    try:
+        status = post_json(url, payload, policy=ssrf_policy())
+        alert.webhook_status = f"HTTP {status}"
+    except PermanentFailure as error:
+        alert.webhook_status = str(error)[:200]
+    alert.save(update_fields=["webhook_status"])
+    return alert.webhook_status
+
+
+# --------------------------------------------------------------------------------------------
+# Baselines, watchdog, schedules
+
+
+def baseline_set(*, run: EvaluationRun, by: AbstractBaseUser | None = None) -> Baseline:
+    if run.state != RunState.SUCCEEDED:
+        raise RunInvalid("only a succeeded run can be a baseline")
+    baseline, _ = Baseline.objects.update_or_create(
+        retriever=run.retriever,
+        defaults={"run": run, "set_by": by if getattr(by, "pk", None) else None},
+    )
+    return baseline
+
+
+def evaluation_watchdog() -> dict[str, int]:
+    """Re-dispatch expired or lost batches, restart lost starts, finish forgotten runs."""
+    from ..tasks import evaluation_run_start
+
+    counts = {"resent": 0, "finished": 0, "restarted": 0}
+    now = timezone.now()
+    for run_id in EvaluationRun.objects.filter(state=RunState.RUNNING).values_list("pk", flat=True):
+        if not RunBatch.objects.filter(run_id=run_id).exclude(state=BatchState.DONE).exists():
+            if evaluation_run_finish(run_id=run_id).state in FINISHED_STATES:
+                counts["finished"] += 1
+            continue
+        counts["resent"] += _dispatch(run_id)
+    for run_id, lease in EvaluationRun.objects.filter(state=RunState.QUEUED).values_list(
+        "pk", "lease_seconds"
+    ):
+        run = EvaluationRun.objects.get(pk=run_id)
+        if run.created_at < now - timedelta(seconds=lease):
+            transaction.on_commit(lambda r=run_id: evaluation_run_start.delay(r))
+            counts["restarted"] += 1
+    return counts
+
+
+def evaluation_schedule_due(*, now: datetime | None = None) -> list[int]:
+    """Create the runs of scheduled retrievers that are due, on the project's latest version,
+    with the settings of the retriever's latest run. Returns the new runs' ids."""
+    now = now or timezone.now()
+    created: list[int] = []
+    for retriever in Retriever.objects.exclude(schedule="").select_related("project"):
+        interval = SCHEDULE_INTERVALS.get(retriever.schedule)  # type: ignore[call-overload]
+        if interval is None:
+            continue
+        last = retriever.last_scheduled_at
+        if last is not None and last > now - interval:
+            continue
+        # Claim the slot first, so that two schedulers do not both create the run.
+        claimed = Retriever.objects.filter(pk=retriever.pk, last_scheduled_at=last).update(
+            last_scheduled_at=now
+        )
+        if not claimed:
+            continue
+        version = (
+            GoldenSetVersion.objects.filter(project=retriever.project)
+            .order_by("-created_at", "-id")
+            .first()
+        )
+        if version is None:
+            continue
+        previous = retriever.runs.order_by("-created_at").first()
+        try:
+            run = evaluation_run_create(
+                project=retriever.project,
+                retriever=retriever,
+                version=version,
+                ks=previous.ks if previous else None,
+                relevance_threshold=previous.relevance_threshold if previous else 2,
+                gain=previous.gain if previous else "linear",
+                matching=previous.matching if previous else Matching.CHUNK,
+                trigger="schedule",
+            )
+        except RunInvalid as error:
+            logger.warning("scheduled run of retriever %s not created: %s", retriever.pk, error)
+            continue
+        created.append(run.pk)
+    return created
+
+
+def band_table(project: Project) -> dict[str, presets.Band]:
+    record = evaluation_settings_get(project=project)
+    return presets.bands_for(record.preset, record.band_overrides)

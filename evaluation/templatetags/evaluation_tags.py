@@ -1,0 +1,60 @@
+"""Small formatting filters for evaluation pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def mean_of(aggregate: Any, metric: str) -> str:
+    """`report.aggregate|mean_of:"recall@10"` → "0.812" (– when absent)."""
+    try:
+        value = aggregate[metric]["mean"]
+    except (KeyError, TypeError):
+        return "–"
+    return "–" if value is None else f"{value:.3f}"
+
+
+@register.filter
+def get(mapping: Any, key: str) -> Any:
+    try:
+        return mapping[key]
+    except (KeyError, TypeError, IndexError):
+        return None
+
+
+@register.filter
+def pct(value: Any) -> str:
+    try:
+        return f"{float(value) * 100:.0f}%"
+    except (TypeError, ValueError):
+        return "–"
+
+
+@register.filter
+def ms(value: Any) -> str:
+    try:
+        return f"{float(value):.1f} ms"
+    except (TypeError, ValueError):
+        return "–"
+
+
+@register.filter
+def pvalue(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "–"
+    return "<0.001" if v < 0.001 else f"{v:.3f}"
+
+
+@register.filter
+def signed(value: Any) -> str:
+    try:
+        return f"{float(value):+.3f}"
+    except (TypeError, ValueError):
+        return "–"

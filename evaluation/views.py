@@ -1,0 +1,517 @@
+"""Browser pages of the evaluation app: retrievers, runs (live progress, report), compare,
+trend, settings. Thin: validate, call one service, render."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from annotation.permissions import Action, project_access, role_allows
+
+from . import formats, plots, presets
+from .models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
+from .selectors import (
+    baseline_run_id,
+    recent_alerts,
+    retrievers_of,
+    run_progress,
+    runs_of,
+    trend,
+    versions_of,
+)
+from .services import (
+    RetrieverInvalid,
+    RunInvalid,
+    baseline_set,
+    evaluation_run_cancel,
+    evaluation_run_create,
+    evaluation_settings_get,
+    evaluation_settings_update,
+    retriever_create,
+    retriever_update,
+    run_file_upload,
+)
+from .services.reports import compare_report, pool_unjudged, report_csv, report_download
+from .services.retrievers import effective_thresholds
+from .services.runs import band_table
+
+TREND_METRICS = ("recall", "ndcg", "pass")
+
+
+def _context(request: HttpRequest, project_id: int, action: Action = Action.VIEW) -> dict[str, Any]:
+    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    return {
+        "project": project,
+        "membership": membership,
+        "can_lead": role_allows(membership.role, Action.LEAD),
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Retrievers
+
+
+class RetrieverForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    kind = forms.ChoiceField(choices=RetrieverKind.choices)
+    url = forms.CharField(required=False, help_text="May hold {query}, {query_id}, {top_k}")
+    method = forms.ChoiceField(choices=[("POST", "POST"), ("GET", "GET"), ("PUT", "PUT")])
+    body_template = forms.CharField(
+        required=False,
+        initial='{"query": "{query}", "top_k": "{top_k}"}',
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    results_path = forms.CharField(required=False, initial="results")
+    id_field = forms.CharField(initial="id")
+    score_field = forms.CharField(required=False, initial="score")
+    doc_id_field = forms.CharField(required=False)
+    text_field = forms.CharField(required=False)
+    timeout = forms.FloatField(initial=10.0, min_value=0.1)
+    max_concurrency = forms.IntegerField(initial=4, min_value=1, max_value=256)
+    retries = forms.IntegerField(initial=3, min_value=0, max_value=10)
+    auth_header_name = forms.CharField(required=False, help_text="e.g. Authorization")
+    auth_header_value = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Stored encrypted, never shown again. Leave empty to keep the stored one.",
+    )
+    auth_header_env = forms.CharField(
+        required=False, help_text="…or the name of an environment variable on the workers"
+    )
+    schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
+    run_file = forms.FileField(required=False, help_text="TREC or JSONL run (kind: run file)")
+
+    HTTP_FIELDS = (
+        "url",
+        "method",
+        "body_template",
+        "results_path",
+        "id_field",
+        "score_field",
+        "doc_id_field",
+        "text_field",
+        "timeout",
+        "max_concurrency",
+        "retries",
+    )
+
+    def http_config(self) -> dict[str, Any]:
+        return {f: self.cleaned_data[f] for f in self.HTTP_FIELDS}
+
+
+def _store_upload(upload: Any) -> Path:
+    handle = tempfile.NamedTemporaryFile(delete=False, suffix=".run")  # noqa: SIM115
+    with handle:
+        for block in upload.chunks():
+            handle.write(block)
+    return Path(handle.name)
+
+
+@login_required
+def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    project = ctx["project"]
+    form = RetrieverForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        ctx = _context(request, project_id, Action.LEAD)
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                retriever = retriever_create(
+                    project=project,
+                    name=d["name"],
+                    kind=d["kind"],
+                    config=form.http_config() if d["kind"] == RetrieverKind.HTTP else None,
+                    auth_header_name=d["auth_header_name"],
+                    auth_header_value=d["auth_header_value"],
+                    auth_header_env=d["auth_header_env"],
+                    schedule=d["schedule"] or "",
+                    by=request.user,
+                )
+                if d["run_file"] is not None:
+                    stored = _store_upload(d["run_file"])
+                    try:
+                        run_file_upload(
+                            retriever=retriever, path=stored, filename=d["run_file"].name
+                        )
+                    finally:
+                        stored.unlink(missing_ok=True)
+            except (RetrieverInvalid, formats.FormatError) as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"Retriever {retriever.name} added.")
+                return redirect(
+                    "retriever-detail", project_id=project.pk, retriever_id=retriever.pk
+                )
+    ctx.update(retrievers=retrievers_of(project=project), form=form)
+    return render(request, "evaluation/retrievers.html", ctx)
+
+
+class RunForm(forms.Form):
+    version = forms.ModelChoiceField(queryset=None, empty_label=None)
+    ks = forms.CharField(initial="5 10", label="Cut-offs K", help_text="e.g. 5 10 20")
+    relevance_threshold = forms.TypedChoiceField(
+        choices=[(2, "2 — strict"), (1, "1 — lenient")], coerce=int, initial=2
+    )
+    gain = forms.ChoiceField(choices=[("linear", "linear"), ("exp", "exponential")])
+    matching = forms.ChoiceField(choices=Matching.choices)
+    pass_threshold = forms.FloatField(required=False, min_value=0, max_value=1)
+
+    def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]
+
+    def clean_ks(self) -> list[int]:
+        try:
+            values = [int(x) for x in self.cleaned_data["ks"].replace(",", " ").split()]
+        except ValueError:
+            raise forms.ValidationError("cut-offs are whole numbers, e.g. 5 10") from None
+        if not values:
+            raise forms.ValidationError("give at least one cut-off")
+        return values
+
+
+@login_required
+def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    project = ctx["project"]
+    retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+    run_form = RunForm(request.POST or None, project=project)
+    if request.method == "POST":
+        _context(request, project_id, Action.LEAD)
+        if run_form.is_valid():
+            d = run_form.cleaned_data
+            try:
+                run = evaluation_run_create(
+                    project=project,
+                    retriever=retriever,
+                    version=d["version"],
+                    ks=d["ks"],
+                    relevance_threshold=d["relevance_threshold"],
+                    gain=d["gain"],
+                    matching=d["matching"],
+                    pass_threshold=d["pass_threshold"],
+                    by=request.user,
+                )
+            except RunInvalid as error:
+                run_form.add_error(None, str(error))
+            else:
+                return redirect("run-detail", project_id=project.pk, run_id=run.pk)
+    data = trend(retriever=retriever, metrics=[f"{m}@10" for m in TREND_METRICS])
+    runs = data["runs"]
+    baseline = data["baseline"]
+    marker = next((i for i, r in enumerate(runs) if r["id"] == baseline), None)
+    ctx.update(
+        retriever=retriever,
+        run_form=run_form,
+        runs=retriever.runs.select_related("version").order_by("-created_at")[:50],
+        baseline_id=baseline_run_id(retriever=retriever),
+        trend_svg=plots.line_chart(
+            [r["id"] for r in runs],
+            {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]
+            label="Metrics across runs",
+            marker_index=marker,
+            x_labels=[f"#{r['id']}" for r in runs],
+        ),
+        config_json=json.dumps(retriever.config, indent=1),
+        run_file=retriever.run_files.first(),
+    )
+    return render(request, "evaluation/retriever_detail.html", ctx)
+
+
+@login_required
+def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> HttpResponse:
+    ctx = _context(request, project_id, Action.LEAD)
+    retriever = get_object_or_404(Retriever, project=ctx["project"], pk=retriever_id)
+    initial = {
+        **retriever.config,
+        "name": retriever.name,
+        "kind": retriever.kind,
+        "auth_header_name": retriever.auth_header_name,
+        "auth_header_env": retriever.auth_header_env,
+        "schedule": retriever.schedule,
+    }
+    form = RetrieverForm(request.POST or None, request.FILES or None, initial=initial)
+    form.fields["name"].disabled = True
+    form.fields["kind"].disabled = True
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            retriever_update(
+                retriever=retriever,
+                config=form.http_config() if retriever.kind == RetrieverKind.HTTP else None,
+                auth_header_name=d["auth_header_name"],
+                auth_header_value=d["auth_header_value"] or None,
+                auth_header_env=d["auth_header_env"] or None,
+                schedule=d["schedule"] or "",
+            )
+            if d["run_file"] is not None:
+                stored = _store_upload(d["run_file"])
+                try:
+                    run_file_upload(retriever=retriever, path=stored, filename=d["run_file"].name)
+                finally:
+                    stored.unlink(missing_ok=True)
+        except (RetrieverInvalid, formats.FormatError) as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, "Retriever saved.")
+            return redirect(
+                "retriever-detail", project_id=retriever.project_id, retriever_id=retriever.pk
+            )
+    ctx.update(retriever=retriever, form=form)
+    return render(request, "evaluation/retriever_edit.html", ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# Runs
+
+
+@login_required
+def run_list(request: HttpRequest, project_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    project = ctx["project"]
+    runs = runs_of(project=project)[:100]
+    ctx.update(
+        runs=runs,
+        alerts=recent_alerts(project=project),
+        finished=[r for r in runs if r.state == RunState.SUCCEEDED],
+        retrievers=retrievers_of(project=project),
+    )
+    return render(request, "evaluation/runs.html", ctx)
+
+
+def _metric_rows(report: dict[str, Any], bands: dict[str, presets.Band]) -> list[dict[str, Any]]:
+    ks = report["settings"]["ks"]
+    rows = []
+    for family in ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged"):
+        cells = []
+        for k in ks:
+            name = f"{family}@{k}"
+            strict = report["aggregate"].get(name)
+            lenient = (report.get("lenient") or {}).get(name)
+            weighted = (report.get("weighted") or {}).get(name) if report.get("weighted") else None
+            cells.append(
+                {
+                    "name": name,
+                    "strict": strict,
+                    "lenient": lenient,
+                    "weighted": weighted,
+                    "band": presets.band_of(name, strict and strict["mean"], bands),
+                }
+            )
+        rows.append({"family": family, "cells": cells})
+    return rows
+
+
+@login_required
+def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    project = ctx["project"]
+    run = get_object_or_404(
+        EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
+    )
+    report = run.report or {}
+    ctx.update(run=run, progress=run_progress(run=run), report=report)
+    ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
+    ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
+    if run.state == RunState.SUCCEEDED and report:
+        bands = band_table(project)
+        k = report["settings"]["headline_k"]
+        ctx.update(
+            k=k,
+            recall_key=f"recall@{k}",
+            judged_key=f"judged@{k}",
+            metric_rows=_metric_rows(report, bands),
+            ks=report["settings"]["ks"],
+            curve_svg=plots.line_chart(
+                report["curve"]["ks"],
+                {"Recall@K": report["curve"]["recall"], "nDCG@K": report["curve"]["ndcg"]},
+                label="Recall@K curve",
+            ),
+            hist_svg=plots.histogram(
+                report["histogram"]["edges"],
+                report["histogram"]["counts"],
+                label=f"Per-query Recall@{k}",
+            ),
+            categories=_group_rows(report.get("by_category") or {}, k),
+            strata=_group_rows(report.get("by_stratum") or {}, k),
+            thresholds=effective_thresholds(evaluation_settings_get(project=project)),
+            preset=presets.preset(evaluation_settings_get(project=project).preset),
+            others=EvaluationRun.objects.filter(
+                project=project, version=run.version, state=RunState.SUCCEEDED
+            )
+            .exclude(pk=run.pk)
+            .select_related("retriever")[:20],
+        )
+    return render(request, "evaluation/run_detail.html", ctx)
+
+
+def _group_rows(groups: dict[str, Any], k: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": name,
+            "recall": aggs.get(f"recall@{k}"),
+            "ndcg": aggs.get(f"ndcg@{k}"),
+            "pass": aggs.get(f"pass@{k}"),
+        }
+        for name, aggs in sorted(groups.items())
+    ]
+
+
+@login_required
+def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -> HttpResponse:
+    ctx = _context(request, project_id)
+    run = get_object_or_404(
+        EvaluationRun.objects.select_related("retriever", "version"),
+        project=ctx["project"],
+        pk=run_id,
+    )
+    if run.state != RunState.SUCCEEDED:
+        return HttpResponse("The run has no report yet.", status=409, content_type="text/plain")
+    name = f"run-{run.pk}-{run.retriever.name}".replace(" ", "_")
+    if fmt == "csv":
+        response = HttpResponse(report_csv(run), content_type="text/csv; charset=utf-8")
+    else:
+        response = JsonResponse(report_download(run), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response
+
+
+@login_required
+@require_POST
+def run_action(request: HttpRequest, project_id: int, run_id: int, action: str) -> HttpResponse:
+    ctx = _context(request, project_id, Action.LEAD)
+    run = get_object_or_404(EvaluationRun, project=ctx["project"], pk=run_id)
+    try:
+        if action == "cancel":
+            evaluation_run_cancel(run=run)
+            messages.success(request, "Run cancelled.")
+        elif action == "baseline":
+            baseline_set(run=run, by=request.user)
+            messages.success(request, "This run is now the retriever's baseline.")
+        elif action == "pool":
+            out = pool_unjudged(run=run)
+            messages.success(
+                request,
+                f"Sent {out['chunks']} unjudged chunks of {out['queries']} queries to the pools "
+                f"({out['new_candidates']} new candidates, {out['skipped']} not in the project).",
+            )
+    except RunInvalid as error:
+        messages.error(request, str(error))
+    return redirect("run-detail", project_id=run.project_id, run_id=run.pk)
+
+
+@login_required
+def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    runs = EvaluationRun.objects.select_related("retriever", "version").filter(
+        project=ctx["project"]
+    )
+    try:
+        a = get_object_or_404(runs, pk=int(request.GET.get("a", "")))
+        b = get_object_or_404(runs, pk=int(request.GET.get("b", "")))
+    except ValueError:
+        messages.error(request, "Choose two runs to compare.")
+        return redirect("run-list", project_id=project_id)
+    try:
+        comparison = compare_report(a=a, b=b)
+    except RunInvalid as error:
+        messages.error(request, str(error))
+        return redirect("run-list", project_id=project_id)
+    k = comparison["headline_k"]
+    ctx.update(
+        a=a,
+        b=b,
+        comparison=comparison,
+        k=k,
+        recall_key=f"recall@{k}",
+        scatter_svg=plots.scatter(
+            [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
+            label=f"Per-query Recall@{k}",
+            a=f"A #{a.pk} Recall@{k}",
+            b=f"B #{b.pk} Recall@{k}",
+        ),
+    )
+    return render(request, "evaluation/compare.html", ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# Settings
+
+
+class SettingsForm(forms.Form):
+    preset = forms.ChoiceField(choices=[(p.key, p.label) for p in presets.PRESETS.values()])
+    pass_threshold = forms.FloatField(
+        required=False, min_value=0, max_value=1, help_text="Empty: the preset's"
+    )
+    min_recall = forms.FloatField(required=False, min_value=0, max_value=1)
+    min_pass_rate = forms.FloatField(required=False, min_value=0, max_value=1)
+    max_recall_drop = forms.FloatField(required=False, min_value=0, max_value=1)
+    max_pass_rate_drop = forms.FloatField(required=False, min_value=0, max_value=1)
+    webhook_url = forms.URLField(required=False, max_length=500, assume_scheme="https")
+    band_overrides = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text='JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}',
+    )
+
+    def clean_band_overrides(self) -> dict[str, Any]:
+        raw = self.cleaned_data["band_overrides"].strip()
+        if not raw:
+            return {}
+        try:
+            value = json.loads(raw)
+        except ValueError as error:
+            raise forms.ValidationError(f"not JSON: {error}") from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError("a JSON object of metric → {good, fair}")
+        return value
+
+
+@login_required
+def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
+    ctx = _context(request, project_id, Action.LEAD)
+    record = evaluation_settings_get(project=ctx["project"])
+    initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
+    initial["band_overrides"] = json.dumps(record.band_overrides) if record.band_overrides else ""
+    form = SettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            evaluation_settings_update(project=ctx["project"], **form.cleaned_data)
+        except (RetrieverInvalid, ValueError) as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, "Evaluation settings saved.")
+            return redirect("evaluation-settings", project_id=project_id)
+    ctx.update(
+        form=form,
+        presets=presets.PRESETS.values(),
+        bands=presets.bands_for(record.preset, record.band_overrides),
+        thresholds=effective_thresholds(record),
+    )
+    return render(request, "evaluation/settings.html", ctx)
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}retrievers/", retriever_list, name="retriever-list"),
+    path(f"{P}retrievers/<int:retriever_id>/", retriever_detail, name="retriever-detail"),
+    path(f"{P}retrievers/<int:retriever_id>/edit/", retriever_edit, name="retriever-edit"),
+    path(f"{P}runs/", run_list, name="run-list"),
+    path(f"{P}runs/compare/", run_compare, name="run-compare"),
+    path(f"{P}runs/<int:run_id>/", run_detail, name="run-detail"),
+    path(f"{P}runs/<int:run_id>/report.<str:fmt>", run_download, name="run-download"),
+    path(f"{P}runs/<int:run_id>/<str:action>/", run_action, name="run-action"),
+    path(f"{P}evaluation-settings/", evaluation_settings, name="evaluation-settings"),
+]
