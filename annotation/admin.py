@@ -48,3 +48,135 @@ class QueryAdmin(admin.ModelAdmin):
     list_display = ["text", "project", "category", "stratum", "weight"]
     list_filter = ["project", "category"]
     search_fields = ["text"]
+
+
+# --- Judging (pools, assignments, judgments, review) ----------------------------------------
+from .models import judging as judging_models  # noqa: E402
+
+
+@admin.register(judging_models.PoolSource)
+class PoolSourceAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "kind", "k", "created_at"]
+    list_filter = ["project", "kind"]
+
+
+@admin.register(judging_models.Candidate)
+class CandidateAdmin(admin.ModelAdmin):
+    list_display = ["id", "query", "chunk", "created_at"]
+    raw_id_fields = ["query", "chunk"]
+
+
+@admin.register(judging_models.Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["query", "annotator", "order", "status", "judged", "total"]
+    list_filter = ["status"]
+    raw_id_fields = ["query"]
+
+
+@admin.register(judging_models.Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = ["candidate", "annotator", "grade", "guideline_version", "updated_at"]
+    list_filter = ["grade"]
+    raw_id_fields = ["candidate"]
+
+
+@admin.register(judging_models.Guideline)
+class GuidelineAdmin(admin.ModelAdmin):
+    list_display = ["project", "version", "created_by", "created_at"]
+
+
+@admin.register(judging_models.QueryReview)
+class QueryReviewAdmin(admin.ModelAdmin):
+    list_display = ["query", "state", "version", "reason", "approved_by", "approved_at"]
+    list_filter = ["state", "reason"]
+    raw_id_fields = ["query"]
+
+
+@admin.register(judging_models.Resolution)
+class ResolutionAdmin(admin.ModelAdmin):
+    list_display = ["candidate", "grade", "provenance", "reason", "resolved_by", "resolved_at"]
+    list_filter = ["provenance", "grade"]
+    raw_id_fields = ["candidate"]
+
+
+# --- Golden-set versions: read-only, because a frozen version never changes ------------------
+
+from .models import GoldenItem, GoldenJudgment, GoldenSetVersion  # noqa: E402
+
+
+class FrozenAdmin(admin.ModelAdmin):
+    """Lists and shows frozen rows; no add, change or delete (a POST answers 403)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(GoldenSetVersion)
+class GoldenSetVersionAdmin(FrozenAdmin):
+    list_display = ["label", "project", "content_hash", "query_count", "judgment_count", "origin",
+                    "created_by", "created_at"]  # fmt: skip
+    list_filter = ["project", "origin"]
+    search_fields = ["label", "content_hash", "note"]
+
+
+@admin.register(GoldenItem)
+class GoldenItemAdmin(FrozenAdmin):
+    list_display = ["query_id", "version", "text", "category", "stratum", "split"]
+    list_filter = ["version__project"]
+    search_fields = ["query_id", "text"]
+    list_select_related = ["version"]
+
+
+@admin.register(GoldenJudgment)
+class GoldenJudgmentAdmin(FrozenAdmin):
+    list_display = ["chunk_id", "item", "grade", "provenance"]
+    list_filter = ["grade", "provenance"]
+    search_fields = ["chunk_id"]
+    list_select_related = ["item"]
+
+
+# --- Corpus imports, query logs, samples ------------------------------------------------------
+from .models import CorpusImport, LogQuery, QueryLog, Sample, ScrubPattern  # noqa: E402
+
+
+@admin.register(CorpusImport)
+class CorpusImportAdmin(admin.ModelAdmin):
+    list_display = ["filename", "project", "status", "mode", "records", "chunks_created",
+                    "chunks_changed", "chunks_removed", "created_at"]  # fmt: skip
+    list_filter = ["project", "status"]
+    readonly_fields = ["sha256", "error", "upload_path"]
+
+
+@admin.register(QueryLog)
+class QueryLogAdmin(admin.ModelAdmin):
+    list_display = ["filename", "project", "status", "lines", "distinct", "created_at"]
+    list_filter = ["project", "status"]
+    readonly_fields = ["sha256", "scrubbed", "report", "error", "upload_path"]
+
+
+@admin.register(LogQuery)
+class LogQueryAdmin(admin.ModelAdmin):
+    list_display = ["text", "log", "count", "category", "band", "cluster", "near_group"]
+    list_filter = ["log", "band"]
+    search_fields = ["text"]
+    raw_id_fields = ["log"]
+
+
+@admin.register(ScrubPattern)
+class ScrubPatternAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "pattern"]
+    list_filter = ["project"]
+
+
+@admin.register(Sample)
+class SampleAdmin(admin.ModelAdmin):
+    list_display = ["id", "project", "strategy", "by", "allocation", "seed", "n_chosen",
+                    "created_at"]  # fmt: skip
+    list_filter = ["project", "strategy"]
+    readonly_fields = ["log_sha256", "params", "strata"]

@@ -13,3 +13,35 @@ from .models import WorkerPing
 def worker_ping(token: str) -> None:
     """Record that a worker ran. Running it twice leaves one row."""
     WorkerPing.objects.get_or_create(token=token, defaults={"hostname": socket.gethostname()})
+
+
+# --- imports (corpus and query logs): the import row is claimed, so a second run is a no-op --
+
+
+@shared_task(acks_late=True)
+def corpus_import_execute(corpus_import_id: int) -> None:
+    from .services.corpus import corpus_import_run
+
+    corpus_import_run(corpus_import_id=corpus_import_id)
+
+
+@shared_task(acks_late=True)
+def query_log_import_execute(query_log_id: int) -> None:
+    from .services.querylogs import query_log_run
+
+    query_log_run(query_log_id=query_log_id)
+
+
+# --- judging: agreement (issue 4) ------------------------------------------------------------
+
+
+@shared_task(acks_late=True)
+def project_agreement_recompute(project_id: int) -> None:
+    """Recompute every finished query's agreement and flags from stored judgments. Safe to run
+    twice: it only reads judgments and upserts one QueryAgreement row per query."""
+    from .models import Project
+    from .services.agreement import project_agreement_recompute as recompute
+
+    project = Project.objects.filter(pk=project_id).first()
+    if project is not None:
+        recompute(project=project)

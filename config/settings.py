@@ -224,13 +224,30 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    # Re-queues evaluation batches whose lease expired (a worker died) and finishes lost runs.
+    "evaluation-watchdog": {"task": "evaluation.tasks.evaluation_watchdog", "schedule": 30.0},
+    # Creates the runs of scheduled retrievers (hourly, nightly, weekly) when they are due.
+    "evaluation-scheduled-runs": {
+        "task": "evaluation.tasks.evaluation_schedule_due",
+        "schedule": 300.0,
+    },
+}
+# Retrievers under test on loopback or private networks (never link-local or metadata).
+GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # The handler filters too: some libraries (bm25s) set their own loggers to DEBUG.
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "level": LOG_LEVEL}
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "bm25s": {"level": "WARNING"},
+    },
 }

@@ -16,7 +16,9 @@ PRODUCTION_ENV = {
 
 
 def run_django(env_overrides: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' harness, never in deployment.
+    harness = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {k: v for k, v in os.environ.items() if k not in harness}
     env.update(env_overrides)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     return subprocess.run(

@@ -18,6 +18,17 @@ class Query(models.Model):
     category = models.CharField(max_length=120, blank=True)
     stratum = models.CharField(max_length=120, blank=True)
     weight = models.FloatField(default=1.0)
+    # Where it came from: the sample that chose it and the log query it stands for.
+    sample = models.ForeignKey(
+        "annotation.Sample",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="queries",
+    )
+    log_query = models.ForeignKey(
+        "annotation.LogQuery", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

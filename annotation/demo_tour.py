@@ -1,0 +1,98 @@
+"""The rest of the demo: pools, assignments, a first round of simulated grades, adjudication
+left for the lead, a frozen v1 and two baseline runs, so every page has something to show.
+
+The grades here are *simulated* (a term-overlap rule with a deterministic disagreement), and the
+demo says so; only part of the sample is graded, so the annotators still have a queue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from django.contrib.auth import get_user_model
+
+from .models import Assignment, Candidate, GoldenSetVersion, PoolSource, Project, Query
+from .services.adjudication import queries_approve
+from .services.assignment import queries_assign
+from .services.goldsets import golden_set_version_freeze
+from .services.judging import judgment_save
+from .services.pooling import pool_build_builtin
+
+POOL_K = 5
+GRADED_QUERIES = 24  # of the 40 sampled: the rest stay in the annotators' queues
+WORD = re.compile(r"[a-z][a-z0-9_]+")
+STOP = frozenset(
+    WORD.findall(
+        "a an and are as at be by can do does for from how in is it of on or the to what when "
+        "where which why with you my me should use using get"
+    )
+)
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in WORD.findall(text.lower()) if w not in STOP}
+
+
+def simulated_grade(query: str, chunk: str, annotator: str) -> int:
+    """Share of the query's terms in the chunk: ≥ 0.6 → 2, ≥ 0.3 → 1, else 0. The second
+    annotator reads one chunk in twelve a grade lower, so agreement is real but imperfect."""
+    terms = _terms(query)
+    share = len(terms & _terms(chunk)) / len(terms) if terms else 0.0
+    grade = 2 if share >= 0.6 else 1 if share >= 0.3 else 0
+    digest = hashlib.sha256(f"{annotator}|{query}|{chunk[:80]}".encode()).digest()
+    if annotator == "bob" and digest[0] % 12 == 0 and grade > 0:
+        grade -= 1
+    return grade
+
+
+def demo_tour(*, project: Project) -> list[str]:
+    done: list[str] = []
+    if not PoolSource.objects.filter(project=project).exists():
+        for kind in ("bm25", "tfidf"):
+            result = pool_build_builtin(project=project, kind=kind, k=POOL_K)
+            done.append(f"demo pool: {kind} top {POOL_K} added {result.new_candidates} candidates")
+    if not Assignment.objects.filter(query__project=project).exists():
+        queries_assign(project=project, per_query=2)
+        done.append("demo assignments: every sampled query to alice and bob")
+    done += _simulated_round(project=project)
+    done += _freeze_and_evaluate(project=project)
+    return done
+
+
+def _simulated_round(*, project: Project) -> list[str]:
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "bob"])}
+    queries = list(Query.objects.filter(project=project).order_by("id")[:GRADED_QUERIES])
+    saved = 0
+    for query in queries:
+        candidates = list(Candidate.objects.filter(query=query).select_related("chunk"))
+        for username, user in users.items():
+            assignment = Assignment.objects.filter(query=query, annotator=user).first()
+            if assignment is None or assignment.judged >= assignment.total > 0:
+                continue
+            for candidate in candidates:
+                grade = simulated_grade(query.text, candidate.chunk.text, username)
+                judgment_save(assignment=assignment, candidate=candidate, grade=grade)
+                saved += 1
+    if not saved:
+        return ["demo grades already there"]
+    lead = get_user_model().objects.get(username="lead")
+    approval = queries_approve(project=project, by=lead)
+    return [
+        f"demo grades: {saved} simulated grades by alice and bob on {len(queries)} queries; "
+        f"{len(approval.approved)} resolved by rule and approved, the rest flagged for the lead"
+    ]
+
+
+def _freeze_and_evaluate(*, project: Project) -> list[str]:
+    if GoldenSetVersion.objects.filter(project=project).exists():
+        return ["demo golden set already frozen"]
+    lead = get_user_model().objects.get(username="lead")
+    version = golden_set_version_freeze(
+        project=project, by=lead, note="Demo: queries resolved by rule in the first round"
+    )
+    done = [f"demo golden set {version.label}: {version.content_hash[:19]}…"]
+    # Evaluation lives in the other app; imported here so annotation does not depend on it.
+    from evaluation.demo import demo_runs
+
+    return done + demo_runs(project=project, version=version, by=lead)

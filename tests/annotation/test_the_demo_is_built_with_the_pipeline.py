@@ -1,0 +1,57 @@
+"""`make run`'s demo project is built through the import pipeline, and a second load changes
+nothing."""
+
+import pytest
+
+from annotation.demo import DEMO_PROJECT, demo_load
+from annotation.models import Chunk, CorpusImport, LogQuery, Project, Query, QueryLog, Sample
+
+
+def counts():
+    return [m.objects.count() for m in (Chunk, CorpusImport, LogQuery, QueryLog, Query, Sample)]
+
+
+@pytest.mark.slow
+def test_the_demo_loads_through_the_pipeline_and_is_idempotent(db):
+    demo_load()
+    project = Project.objects.get(name=DEMO_PROJECT)
+    assert Chunk.objects.filter(project=project).count() > 200
+    log = QueryLog.objects.get(project=project)
+    assert log.records >= 250 and log.distinct > 150
+    assert log.scrubbed["EMAIL"] >= 3 and log.scrubbed["PHONE"] >= 2
+    assert log.report["near_duplicate_groups"] >= 5
+    assert not LogQuery.objects.filter(text__contains="@").exists()
+    assert Sample.objects.get(project=project).n_chosen == 40
+    before = counts()
+    lines = demo_load()
+    assert counts() == before
+    assert "demo corpus already imported" in lines
+
+
+@pytest.mark.slow
+def test_the_demo_gives_every_role_something_to_do(db):
+    from annotation.models import Assignment, GoldenSetVersion, Judgment, QueryReview
+    from evaluation.models import Baseline, EvaluationRun
+
+    demo_load()
+    project = Project.objects.get(name=DEMO_PROJECT)
+    # annotators still have queries to grade
+    open_for_alice = Assignment.objects.filter(
+        query__project=project, annotator__username="alice", judged=0
+    )
+    assert open_for_alice.count() >= 10
+    # the lead has disagreements to adjudicate and a frozen version to read
+    assert QueryReview.objects.filter(query__project=project, state="flagged").exists()
+    version = GoldenSetVersion.objects.get(project=project, label="v1")
+    assert version.content_hash.startswith("sha256:")
+    # both baselines ran against it, and BM25's run is the baseline
+    runs = EvaluationRun.objects.filter(project=project, version=version)
+    assert sorted(runs.values_list("retriever__name", "state")) == [
+        ("bm25", "succeeded"),
+        ("tfidf", "succeeded"),
+    ]
+    assert Baseline.objects.filter(run__retriever__name="bm25").exists()
+    judgments = Judgment.objects.count()
+    demo_load()
+    assert Judgment.objects.count() == judgments
+    assert GoldenSetVersion.objects.filter(project=project).count() == 1
