@@ -1,6 +1,6 @@
 """API routes of the annotation app, under /api/v1/; each area keeps its routes beside its views."""
 
-from .api import corpus, judging, projects, querylogs, review, sampling
+from .api import corpus, goldsets, judging, projects, querylogs, review, sampling
 
 urlpatterns = [
     *projects.urlpatterns,
@@ -9,8 +9,5 @@ urlpatterns = [
     *corpus.urlpatterns,
     *querylogs.urlpatterns,
     *sampling.urlpatterns,
+    *goldsets.urlpatterns,
 ]
-
-from .api import goldsets as _goldsets  # noqa: E402
-
-urlpatterns += _goldsets.urlpatterns

@@ -1,6 +1,6 @@
 """Browser pages of the annotation app; each area keeps its routes beside its views."""
 
-from .views import annotate, corpus, projects, querylogs, review, sampling
+from .views import annotate, corpus, goldsets, projects, querylogs, review, sampling
 
 urlpatterns = [
     *projects.urlpatterns,
@@ -9,8 +9,5 @@ urlpatterns = [
     *corpus.urlpatterns,
     *querylogs.urlpatterns,
     *sampling.urlpatterns,
+    *goldsets.urlpatterns,
 ]
-
-from .views import goldsets as _goldsets  # noqa: E402
-
-urlpatterns += _goldsets.urlpatterns

@@ -9,6 +9,7 @@ from django.urls import path
 
 from ..models import Role
 from ..permissions import Action, project_access, role_allows
+from ..selectors.overview import project_overview
 from ..selectors.projects import memberships_of
 from ..services.projects import membership_set
 
@@ -25,12 +26,18 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(
         user=request.user, project_id=project_id, action=Action.VIEW
     )
+    # Evaluation is the other app: imported here so that annotation does not depend on it.
+    from evaluation.selectors import recent_alerts, runs_of
+
     context = {
         "project": project,
         "membership": membership,
         "can_lead": role_allows(membership.role, Action.LEAD),
         "can_annotate": role_allows(membership.role, Action.ANNOTATE),
         "members": project.memberships.select_related("user").order_by("role", "user__username"),
+        "overview": project_overview(project=project, user=request.user),
+        "latest_runs": list(runs_of(project=project).select_related("retriever", "version")[:5]),
+        "alerts": list(recent_alerts(project=project, limit=5)),
     }
     return render(request, "annotation/project_home.html", context)
 

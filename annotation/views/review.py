@@ -296,6 +296,8 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
         user=request.user, project_id=project_id, action=Action.LEAD
     )
     summary = project_agreement(project=project)
+    from evaluation.selectors import recent_alerts  # the other app; see project_home
+
     return render(
         request,
         "annotation/dashboard.html",
@@ -306,6 +308,7 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
             counts=summary["states"],
             histogram_svg=kappa_histogram_svg(summary["kappa_histogram"]),
             matrix=pairwise_matrix(summary["pairwise"]),
+            alerts=list(recent_alerts(project=project, limit=5)),
         ),
     )
 
