@@ -157,8 +157,8 @@ def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
         copy_rows(
             "annotation_queryagreement",
             ["query_id", "n_annotators", "n_items", "kappa", "raw_agreement", "ac1", "flagged",
-             "flag_reasons", "computed_at"],
-            ((q, 2, per_query, 0.7, 0.9, 0.85, False, "[]", now) for q in query_ids),
+             "flag_reasons", "computed_at", "signature"],
+            ((q, 2, per_query, 0.7, 0.9, 0.85, False, "[]", now, "") for q in query_ids),
         )  # fmt: skip
         candidates = []
         for q in query_ids:
