@@ -5,9 +5,6 @@ An upload is stored temporarily and imported by a Celery task; poll the import f
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -21,7 +18,7 @@ from ..models import CorpusImport
 from ..permissions import Action, project_access
 from ..readers import ReadError
 from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import corpus_import_create, upload_store
+from ..services.corpus import corpus_upload_accept
 
 
 class CorpusImportOutput(serializers.ModelSerializer):
@@ -60,15 +57,6 @@ class CorpusImportUploadInput(serializers.Serializer):
     overlap = serializers.IntegerField(default=100, min_value=0, max_value=50_000)
 
 
-def queue_import(task, record_id: int) -> None:
-    transaction.on_commit(lambda: task.delay(record_id))
-
-
-def store_upload(upload) -> Path:
-    suffix = Path(upload.name).suffix.lower()[:10]
-    return upload_store(stream=upload.chunks(), suffix=suffix)
-
-
 class CorpusImportListApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -83,26 +71,19 @@ class CorpusImportListApi(APIView):
         summary="Upload a corpus file; it is imported in the background (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        from ..tasks import corpus_import_execute
-
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         data = CorpusImportUploadInput(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        stored = store_upload(upload)
         try:
-            record = corpus_import_create(
+            record = corpus_upload_accept(
                 project=project,
-                filename=Path(upload.name).name,
-                upload_path=stored,
+                upload=data.validated_data["file"],
                 created_by=request.user,
                 chunk_size=data.validated_data["chunk_size"],
                 overlap=data.validated_data["overlap"],
             )
         except (ReadError, ValueError) as error:
-            stored.unlink(missing_ok=True)
             raise serializers.ValidationError({"file": [str(error)]}) from None
-        queue_import(corpus_import_execute, record.pk)
         return Response(CorpusImportOutput(record).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import extend_schema
@@ -17,8 +15,7 @@ from ..models import LogQuery, QueryLog
 from ..permissions import Action, project_access
 from ..readers import ReadError
 from ..selectors.querylogs import query_logs
-from ..services.querylogs import query_log_create
-from .corpus import queue_import, store_upload
+from ..services.querylogs import query_log_upload_accept
 
 
 class QueryLogOutput(serializers.ModelSerializer):
@@ -69,26 +66,19 @@ class QueryLogListApi(APIView):
         summary="Upload a query log; it is scrubbed and imported in the background (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        from ..tasks import query_log_import_execute
-
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         data = QueryLogUploadInput(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        stored = store_upload(upload)
         try:
-            log = query_log_create(
+            log = query_log_upload_accept(
                 project=project,
-                filename=Path(upload.name).name,
-                upload_path=stored,
+                upload=data.validated_data["file"],
                 created_by=request.user,
                 near_duplicate_threshold=data.validated_data["near_duplicate_threshold"],
                 clusters=data.validated_data["clusters"],
             )
         except (ReadError, ValueError) as error:
-            stored.unlink(missing_ok=True)
             raise serializers.ValidationError({"file": [str(error)]}) from None
-        queue_import(query_log_import_execute, log.pk)
         return Response(QueryLogOutput(log).data, status=status.HTTP_202_ACCEPTED)
 
 

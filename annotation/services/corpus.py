@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -46,6 +47,38 @@ def upload_store(*, stream: Iterable[bytes], suffix: str) -> Path:
         for block in stream:
             out.write(block)
     return path
+
+
+@contextmanager
+def stored_upload(upload) -> Iterator[Path]:
+    """The upload copied to the uploads directory; removed again if the block raises (a file
+    that is refused leaves nothing behind)."""
+    path = upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
+    try:
+        yield path
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
+def corpus_upload_accept(
+    *, project: Project, upload, created_by: object, chunk_size: int, overlap: int
+) -> CorpusImport:
+    """Store an uploaded corpus file, record its import and queue it for a worker after the
+    commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
+    from ..tasks import corpus_import_execute
+
+    with stored_upload(upload) as path:
+        record = corpus_import_create(
+            project=project,
+            filename=Path(upload.name).name,
+            upload_path=path,
+            created_by=created_by,
+            chunk_size=chunk_size,
+            overlap=overlap,
+        )
+    corpus_import_execute.delay_on_commit(record.pk)
+    return record
 
 
 def corpus_import_create(

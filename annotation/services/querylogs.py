@@ -30,7 +30,7 @@ from ..readers import NEGATIVE_FEEDBACK, QUERYLOG_FORMATS, LineSource, ReadError
 from ..readers import read_querylog as read_querylog_records
 from ..sampling import cluster_queries, frequency_bands
 from .bulk import bulk_insert
-from .corpus import _claim, file_sha256
+from .corpus import _claim, file_sha256, stored_upload
 from .progress import ProgressCallback, ProgressWriter
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,31 @@ def scrub_pattern_set(*, project: Project, lines: list[str]) -> list[ScrubPatter
             ScrubPattern.objects.create(project=project, name=name[:40], pattern=regex)
             for name, regex in patterns.items()
         ]
+
+
+def query_log_upload_accept(
+    *,
+    project: Project,
+    upload,
+    created_by: object,
+    near_duplicate_threshold: float,
+    clusters: int,
+) -> QueryLog:
+    """Store an uploaded query log, record it and queue its import for a worker after the
+    commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
+    from ..tasks import query_log_import_execute
+
+    with stored_upload(upload) as path:
+        log = query_log_create(
+            project=project,
+            filename=Path(upload.name).name,
+            upload_path=path,
+            created_by=created_by,
+            near_duplicate_threshold=near_duplicate_threshold,
+            clusters=clusters,
+        )
+    query_log_import_execute.delay_on_commit(log.pk)
+    return log
 
 
 def query_log_create(

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -15,7 +12,7 @@ from ..models import CorpusImport
 from ..permissions import Action, project_access, role_allows
 from ..readers import ReadError
 from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import corpus_import_create, upload_store
+from ..services.corpus import corpus_upload_accept
 
 
 class CorpusUploadForm(forms.Form):
@@ -41,34 +38,23 @@ def page_context(project, membership, **extra: object) -> dict[str, object]:
     }
 
 
-def save_upload(upload) -> Path:
-    return upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
-
-
 @login_required
 def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
     action = Action.LEAD if request.method == "POST" else Action.VIEW
     project, membership = project_access(user=request.user, project_id=project_id, action=action)
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        from ..tasks import corpus_import_execute
-
-        upload = form.cleaned_data["file"]
-        stored = save_upload(upload)
         try:
-            record = corpus_import_create(
+            record = corpus_upload_accept(
                 project=project,
-                filename=Path(upload.name).name,
-                upload_path=stored,
+                upload=form.cleaned_data["file"],
                 created_by=request.user,
                 chunk_size=form.cleaned_data["chunk_size"],
                 overlap=form.cleaned_data["overlap"],
             )
         except (ReadError, ValueError) as error:
-            stored.unlink(missing_ok=True)
             form.add_error("file", str(error))
         else:
-            transaction.on_commit(lambda: corpus_import_execute.delay(record.pk))
             return redirect("corpus-import", project_id=project.pk, import_id=record.pk)
     query = request.GET.get("q", "").strip()
     hits = chunk_search(project=project, text=query, limit=30) if query else []

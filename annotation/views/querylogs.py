@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -17,8 +14,8 @@ from ..permissions import Action, project_access
 from ..pii import parse_patterns
 from ..readers import ReadError
 from ..selectors.querylogs import log_distribution, query_logs, scrubbed_counts, top_queries
-from ..services.querylogs import query_log_create, scrub_pattern_set
-from .corpus import page_context, save_upload
+from ..services.querylogs import query_log_upload_accept, scrub_pattern_set
+from .corpus import page_context
 
 
 class QueryLogUploadForm(forms.Form):
@@ -70,24 +67,17 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
     elif what == "upload":
         form = QueryLogUploadForm(request.POST, request.FILES, prefix="log")
         if form.is_valid():
-            from ..tasks import query_log_import_execute
-
-            upload = form.cleaned_data["file"]
-            stored = save_upload(upload)
             try:
-                log = query_log_create(
+                log = query_log_upload_accept(
                     project=project,
-                    filename=Path(upload.name).name,
-                    upload_path=stored,
+                    upload=form.cleaned_data["file"],
                     created_by=request.user,
                     near_duplicate_threshold=form.cleaned_data["near_duplicate_threshold"],
                     clusters=form.cleaned_data["clusters"],
                 )
             except (ReadError, ValueError) as error:
-                stored.unlink(missing_ok=True)
                 form.add_error("file", str(error))
             else:
-                transaction.on_commit(lambda: query_log_import_execute.delay(log.pk))
                 return redirect("querylog", project_id=project.pk, log_id=log.pk)
     context = page_context(
         project,
