@@ -121,6 +121,61 @@ def _item_agreement(counts: FloatArray) -> FloatArray:
     return ((c * (c - 1)).sum(axis=1)) / (n * (n - 1))
 
 
+@dataclass(frozen=True)
+class TwoRaterGroups:
+    """Per-group statistics from :func:`two_rater_group_stats` (NaN where undefined)."""
+
+    groups: NDArray[np.int64]
+    n_items: NDArray[np.int64]
+    kappa: FloatArray
+    kappa_linear: FloatArray
+    percent_agreement: FloatArray
+    ac1: FloatArray
+
+
+def two_rater_group_stats(group: NDArray[np.int64], a: FloatArray, b: FloatArray) -> TwoRaterGroups:
+    """Cohen's kappa (unweighted and linear), percent agreement and Gwet's AC1 of many groups at
+    once, each group (e.g. a query) judged by the same two annotators on every one of its items:
+    row i is item i of group ``group[i]``, labelled ``a[i]`` and ``b[i]``.
+
+    The same numbers as :func:`cohen_kappa`, :func:`percent_agreement` and :func:`gwet_ac1` on
+    each group's items × 2 matrix, with their conventions: categories are the labels observed in
+    the group; kappa is undefined (NaN) when chance agreement is 1; AC1 uses K = the number of
+    categories observed in the group (p_e = 0 when K = 1). Vectorised: one pass over all rows.
+    """
+    groups, gidx = np.unique(group, return_inverse=True)
+    n_groups = len(groups)
+    cats, idx = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ia, ib = idx[: len(a)], idx[len(a) :]
+    n = np.bincount(gidx, minlength=n_groups).astype(np.float64)
+    share_a = np.zeros((n_groups, len(cats)))
+    share_b = np.zeros((n_groups, len(cats)))
+    np.add.at(share_a, (gidx, ia), 1.0)
+    np.add.at(share_b, (gidx, ib), 1.0)
+    share_a /= n[:, None]
+    share_b /= n[:, None]
+    agree = np.bincount(gidx, weights=(a == b).astype(np.float64), minlength=n_groups) / n
+    distance = np.bincount(gidx, weights=np.abs(a - b), minlength=n_groups) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chance = 1.0 - (share_a * share_b).sum(axis=1)
+        kappa = np.where(chance > _EPS, 1.0 - (1.0 - agree) / chance, np.nan)
+        dist = np.abs(cats[:, None] - cats[None, :])
+        chance_linear = np.einsum("gk,kl,gl->g", share_a, dist, share_b)
+        kappa_linear = np.where(chance_linear > _EPS, 1.0 - distance / chance_linear, np.nan)
+        pi = (share_a + share_b) / 2.0
+        k = (pi > 0).sum(axis=1)
+        p_e = np.where(k > 1, (pi * (1.0 - pi)).sum(axis=1) / np.maximum(k - 1, 1), 0.0)
+        ac1 = (agree - p_e) / (1.0 - p_e)
+    return TwoRaterGroups(
+        groups=groups.astype(np.int64),
+        n_items=n.astype(np.int64),
+        kappa=kappa,
+        kappa_linear=kappa_linear,
+        percent_agreement=agree,
+        ac1=ac1,
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Any number of annotators
 

@@ -97,6 +97,51 @@ def query_stats(grades: dict[int, dict[int, int]]) -> dict[str, float | int | No
     }
 
 
+def _two_rater_stats(
+    grades: dict[int, dict[int, dict[int, int]]], query_ids: list[int]
+) -> dict[int, dict[str, float | int | None]]:
+    """`query_stats` of the queries that exactly two annotators graded completely (the usual
+    case), computed for all of them at once; other queries are left to `query_stats`."""
+    from .. import agreement as pure
+
+    group: list[int] = []
+    first: list[int] = []
+    second: list[int] = []
+    for qid in query_ids:
+        by_annotator = grades.get(qid, {})
+        if len(by_annotator) != 2:
+            continue
+        a, b = (by_annotator[uid] for uid in sorted(by_annotator))
+        if not a or a.keys() != b.keys():
+            continue
+        for cid in a:
+            group.append(qid)
+            first.append(a[cid])
+            second.append(b[cid])
+    if not group:
+        return {}
+    result = pure.two_rater_group_stats(
+        np.asarray(group, dtype=np.int64),
+        np.asarray(first, dtype=np.float64),
+        np.asarray(second, dtype=np.float64),
+    )
+
+    def defined(x: float) -> float | None:
+        return None if np.isnan(x) else float(x)
+
+    return {
+        int(qid): {
+            "n_annotators": 2,
+            "n_items": int(result.n_items[i]),
+            "kappa": defined(result.kappa[i]),
+            "kappa_linear": defined(result.kappa_linear[i]),
+            "raw_agreement": defined(result.percent_agreement[i]),
+            "ac1": defined(result.ac1[i]),
+        }
+        for i, qid in enumerate(result.groups)
+    }
+
+
 def flag_reasons(
     *,
     kappa: float | None,
@@ -202,16 +247,25 @@ def project_agreement_recompute(*, project: Project) -> int:
     stored = {
         row["query_id"]: row
         for row in QueryAgreement.objects.filter(query__project=project).values(
-            "query_id", "flagged", "signature", *STAT_FIELDS
+            "query_id", "flagged", "flag_reasons", "signature", *STAT_FIELDS
         )
     }
+    signatures = {qid: _signature(grades.get(qid, {})) for qid in finished}
+    stale = [
+        qid
+        for qid in sorted(finished)
+        if stored.get(qid) is None or stored[qid]["signature"] != signatures[qid]
+    ]
+    vectorised = _two_rater_stats(grades, stale)
     rows = []
     for qid in sorted(finished):
         query_grades = grades.get(qid, {})
-        signature = _signature(query_grades)
+        signature = signatures[qid]
         previous = stored.get(qid)
         if previous is not None and previous["signature"] == signature:
             stats = {name: previous[name] for name in STAT_FIELDS}
+        elif qid in vectorised:
+            stats = vectorised[qid]
         else:
             stats = query_stats(query_grades)
         reasons = flag_reasons(
@@ -229,8 +283,17 @@ def project_agreement_recompute(*, project: Project) -> int:
                 signature=signature,
             )
         )
+    # Only rows whose figures, flags or signature changed are written: a recompute after a
+    # settings change or a few new judgments touches a few rows, not the whole project.
+    compared = (*STAT_FIELDS, "flagged", "flag_reasons", "signature")
+    changed = [
+        row
+        for row in rows
+        if (previous := stored.get(row.query_id)) is None
+        or any(getattr(row, name) != previous[name] for name in compared)
+    ]
     QueryAgreement.objects.bulk_create(
-        rows,
+        changed,
         batch_size=2000,
         update_conflicts=True,
         unique_fields=["query"],
