@@ -62,9 +62,11 @@ def query_settle(*, query_id: int) -> QueryReview:
         return review
     agreement = query_agreement_compute(query_id=query_id)
     by_candidate: dict[int, list[int]] = defaultdict(list)
-    for cand_id, grade in Judgment.objects.filter(candidate__query_id=query_id).values_list(
-        "candidate_id", "grade"
-    ):
+    # Only the assigned annotators' grades count (a reassigned annotator's are kept, not used).
+    assigned = Assignment.objects.filter(query_id=query_id).values("annotator_id")
+    for cand_id, grade in Judgment.objects.filter(
+        candidate__query_id=query_id, annotator_id__in=assigned
+    ).values_list("candidate_id", "grade"):
         by_candidate[cand_id].append(grade)
     candidate_ids = list(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
     ruled = {cid: rule_resolution(by_candidate.get(cid, [])) for cid in candidate_ids}

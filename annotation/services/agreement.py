@@ -202,7 +202,11 @@ def query_agreement_compute(*, query_id: int) -> QueryAgreement:
     ).first()
     grades = _query_grades([query_id]).get(query_id, {})
     stats = query_stats(grades)
-    ambiguous = QueryAnnotation.objects.filter(query_id=query_id, ambiguous=True).exists()
+    ambiguous = QueryAnnotation.objects.filter(
+        query_id=query_id,
+        ambiguous=True,
+        annotator_id__in=Assignment.objects.filter(query_id=query_id).values("annotator_id"),
+    ).exists()
     reasons = flag_reasons(
         kappa=stats["kappa"],  # type: ignore[arg-type]
         threshold=threshold if threshold is not None else 0.6,
@@ -240,9 +244,12 @@ def project_agreement_recompute(*, project: Project) -> int:
     for qid, cid, uid, grade in _project_judgments(project).tolist():
         grades[qid][uid][cid] = grade
     ambiguous = set(
-        QueryAnnotation.objects.filter(query__project=project, ambiguous=True).values_list(
-            "query_id", flat=True
-        )
+        QueryAnnotation.objects.filter(
+            query__project=project,
+            ambiguous=True,
+            # a reassigned annotator's flag is kept but no longer counts
+            query__assignments__annotator_id=F("annotator_id"),
+        ).values_list("query_id", flat=True)
     )
     stored = {
         row["query_id"]: row

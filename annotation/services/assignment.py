@@ -18,7 +18,6 @@ from ..models import (
     Judgment,
     Membership,
     Project,
-    QueryAnnotation,
     QueryReview,
     Role,
 )
@@ -149,8 +148,9 @@ def _status(judged: int, total: int) -> str:
 def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignment:
     """Move an assignment to another annotator of the project.
 
-    The previous annotator's grades, flags and note for that query are deleted: only the
-    assigned annotators' judgments count towards agreement and final grades.
+    The previous annotator's grades, flags and note are kept (nothing a user saved is lost;
+    they count again if the query is given back), but only the assigned annotators' judgments
+    count towards progress, agreement and final grades.
     """
     query = assignment.query
     target = User.objects.filter(username=to_username).first()
@@ -165,9 +165,6 @@ def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignme
         return assignment
     if Assignment.objects.filter(query=query, annotator=target).exists():
         raise ValueError(f"{to_username} already has this query")
-    previous = assignment.annotator_id
-    Judgment.objects.filter(candidate__query=query, annotator_id=previous).delete()
-    QueryAnnotation.objects.filter(query=query, annotator_id=previous).delete()
     last = Assignment.objects.filter(
         annotator=target, query__project_id=query.project_id
     ).aggregate(m=Max("order"))["m"]
@@ -175,7 +172,7 @@ def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignme
     assignment.order = (last or 0) + 1
     assignment.save(update_fields=["annotator", "order"])
     assignments_refresh(query_ids=[query.pk])
-    # The query lost a finished annotator's work: it is open again until the new one is done.
+    # A finished annotator's work no longer counts: open again until the new one is done.
     QueryReview.objects.filter(query=query).exclude(state=ReviewState.OPEN).update(
         state=ReviewState.OPEN, version=F("version") + 1, approved_by=None, approved_at=None
     )

@@ -57,7 +57,9 @@ def test_the_project_setting_decides_n_by_default(personas):
     }
 
 
-def test_a_lead_reassigns_a_query_and_the_old_grades_go(personas, api_client_for):
+def test_a_lead_reassigns_a_query_and_the_old_grades_are_kept_but_not_counted(
+    personas, api_client_for
+):
     project = personas.project
     personas.project.annotators_per_query = 1
     project.save()
@@ -75,8 +77,10 @@ def test_a_lead_reassigns_a_query_and_the_old_grades_go(personas, api_client_for
     )
     assert response.status_code == 200
     assert response.json()["annotator"] == new.username
-    assert not Judgment.objects.filter(annotator=old).exists()
-    assert Assignment.objects.get(query=query).annotator == new
+    assert Judgment.objects.filter(annotator=old, grade=2).exists()  # nothing saved is lost
+    moved = Assignment.objects.get(query=query)
+    assert moved.annotator == new
+    assert moved.judged == 0  # the old grade does not count for the new annotator
     refused = assignment_reassign
     try:
         refused(assignment=Assignment.objects.get(query=query), to_username="victor")
