@@ -50,6 +50,18 @@ def _sort_key(block: str, text: str) -> str:
     return text
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted. What ``np.unique`` returns, by sorting: NumPy 2.3+ takes a
+    hash-based path for ``np.unique`` that is ten times slower on a million integers."""
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 class _UnionFind:
     def __init__(self, n: int) -> None:
         self.parent = list(range(n))
@@ -110,7 +122,7 @@ def near_duplicate_groups(
             parts.append(np.minimum(a, b) * n + np.maximum(a, b))
     uf = _UnionFind(n)
     if parts:
-        pairs = np.unique(np.concatenate(parts))
+        pairs = sorted_unique(np.concatenate(parts))
         del parts
         first, second = pairs // n, pairs % n
         step = 40_000  # pairs per batch: bounds the memory of the row products

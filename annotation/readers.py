@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
+import orjson
+
 JSONL = "jsonl"
 CSV = "csv"
 TEXT = "txt"
@@ -107,10 +109,11 @@ def _json_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except (ValueError, RecursionError) as error:
-            reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)[:80]
-            raise ReadError(source.filename, source.line, f"broken JSON: {reason}") from None
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
+            raise ReadError(
+                source.filename, source.line, f"broken JSON: {error.msg} (column {error.colno})"
+            ) from None
         if not isinstance(value, dict):
             raise ReadError(
                 source.filename, source.line, f"expected a JSON object, got {type(value).__name__}"

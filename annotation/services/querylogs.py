@@ -1,8 +1,9 @@
 """Query-log imports: scrub, normalise, de-duplicate, group near-duplicates, cluster, store.
 
 Personal data is scrubbed from every query before it is counted or stored; user and session ids
-are reduced to salted 64-bit hashes (keyed BLAKE2b with the project's salt) that are counted per
-query and then dropped. The raw file is not kept.
+are never stored: each is reduced in memory to 40 bits of a keyed hash (Python's SipHash, keyed
+at random per process), counted per query (distinct users, distinct sessions) and dropped. The
+raw file is not kept.
 
 Memory: lines stream through; what grows is one small record per *distinct* query and 8 bytes
 per line that names a user or a session (to count distinct users per query).
@@ -10,7 +11,6 @@ per line that names a user or a session (to count distinct users per query).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from array import array
@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
-from ..normalize import display_text, near_duplicate_groups, normalize_query
+from ..normalize import display_text, near_duplicate_groups, normalize_query, sorted_unique
 from ..pii import Scrubber, parse_patterns
 from ..readers import NEGATIVE_FEEDBACK, QUERYLOG_FORMATS, LineSource, ReadError, detect_format
 from ..readers import read_querylog as read_querylog_records
@@ -36,10 +36,9 @@ from .progress import ProgressCallback, ProgressWriter
 logger = logging.getLogger(__name__)
 BATCH = 5000
 NEAR_DUPLICATE_LIMIT = 300_000  # distinct queries compared for near-duplicates (most frequent)
-# Entries of the per-import caches: raw query -> scrubbed text, and user/session id -> hash.
-# Bounded so that memory stays flat however long the log is (session ids rarely repeat).
+# Entries of the per-import cache raw query -> scrubbed text, bounded so that memory stays flat
+# however long the log is.
 SEEN_LIMIT = 300_000
-HASH_LIMIT = 100_000
 
 
 @dataclass(slots=True)
@@ -184,28 +183,16 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
         ScrubPattern.objects.filter(project_id=log.project_id).values_list("name", "pattern")
     )
     scrubber = Scrubber(patterns=patterns)
-    salt = log.project.hash_salt.encode()[:64]
     aggs: dict[str, _Agg] = {}
     user_pairs: array[int] = array("Q")
     session_pairs: array[int] = array("Q")
     records = volume = 0
     lines_box: list[LineSource] = []
     mask = (1 << 40) - 1
-
-    hashes: dict[str, int] = {}
     # Logs repeat themselves: remember what a raw query scrubs and normalises to (and how many
-    # items it scrubbed, counted again at every repeat). Both caches are capped.
+    # items it scrubbed, counted again at every repeat). The cache is capped.
     seen: dict[str, tuple[str, str, tuple[tuple[str, int], ...]]] = {}
     totals = scrubber.totals
-
-    def hash40(value: str) -> int:
-        found = hashes.get(value)
-        if found is None:
-            digest = hashlib.blake2b(value.encode(), key=salt, digest_size=8).digest()
-            found = int.from_bytes(digest, "little") & mask
-            if len(hashes) < HASH_LIMIT:
-                hashes[value] = found
-        return found
 
     with source.open("rb") as handle:
         for rec in read_querylog_records(handle, log.filename, source=lines_box):
@@ -249,14 +236,12 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
                 agg.feedback.update(rec.feedback)
                 if any(label in NEGATIVE_FEEDBACK for label in rec.feedback):
                     agg.negative += rec.count
+            # 40 bits of the id's keyed hash beside the query's index: distinct pairs are
+            # counted after the read. Two ids of one query colliding is a 1 in 10^12 event.
             if rec.user:
-                h = hashes.get(rec.user)
-                user_pairs.append(agg.index << 40 | (h if h is not None else hash40(rec.user)))
+                user_pairs.append(agg.index << 40 | (hash(rec.user) & mask))
             if rec.session:
-                h = hashes.get(rec.session)
-                session_pairs.append(
-                    agg.index << 40 | (h if h is not None else hash40(rec.session))
-                )
+                session_pairs.append(agg.index << 40 | (hash(rec.session) & mask))
             if records % 5000 == 0:
                 progress.update(
                     phase="reading",
@@ -267,7 +252,6 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
                 )
     lines = lines_box[0].line if lines_box else 0
     seen.clear()
-    hashes.clear()
     timings["read"] = time.perf_counter() - started
     cpu["read"] = time.process_time() - started_cpu
     progress.update(
@@ -370,5 +354,5 @@ def _moment(seconds: float | None) -> datetime | None:
 def _distinct_per_query(pairs: array[int], n: int) -> np.ndarray:
     if not pairs:
         return np.zeros(n, dtype=np.int64)
-    unique = np.unique(np.frombuffer(pairs, dtype=np.uint64))
+    unique = sorted_unique(np.frombuffer(pairs, dtype=np.uint64))
     return np.bincount((unique >> np.uint64(40)).astype(np.int64), minlength=n)

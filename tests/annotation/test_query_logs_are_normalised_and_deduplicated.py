@@ -39,7 +39,7 @@ def test_it_merges_exact_duplicates_with_counts_and_dates(personas, tmp_path):
     assert merged.category == "json"  # the most frequent one
     assert merged.feedback == {"thumbs_down": 2, "no_click": 1}
     assert merged.negative == 2
-    assert (merged.users, merged.sessions) == (2, 2)  # distinct salted hashes, not the ids
+    assert (merged.users, merged.sessions) == (2, 2)  # distinct keyed hashes, not the ids
     assert merged.rank == 0 and merged.band == "head"
     assert normalize_query("  Ｐython\tDocs ") == "python docs"
 
@@ -64,3 +64,20 @@ def test_near_duplicates_are_grouped_and_every_variant_is_kept(personas, tmp_pat
 def test_a_strict_threshold_keeps_them_apart(personas, tmp_path):
     log = load(personas.project, tmp_path, near_duplicate_threshold=0.99)
     assert LogQuery.objects.filter(log=log, is_representative=True).count() == 3
+
+
+def test_sorted_unique_is_numpys_unique():
+    import numpy as np
+
+    from annotation.normalize import sorted_unique
+
+    rng = np.random.default_rng(7)
+    for values in (
+        rng.integers(0, 50, size=1000, dtype=np.uint64),
+        rng.integers(-(2**40), 2**40, size=5000),
+        np.array([], dtype=np.int64),
+        np.array([3], dtype=np.int64),
+    ):
+        got = sorted_unique(values)
+        assert got.dtype == values.dtype
+        assert np.array_equal(got, np.unique(values))
