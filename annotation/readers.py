@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import csv
 import json
+import queue
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import orjson
 
+T = TypeVar("T")
 JSONL = "jsonl"
 CSV = "csv"
 TEXT = "txt"
@@ -459,3 +462,52 @@ def read_querylog(
             yield _log_record(filename, line, row, fmt == CSV)
     if not any_record:
         raise ReadError(filename, None, "the file holds no queries")
+
+
+def read_ahead(items: Iterable[T], *, batch: int = 500, depth: int = 8) -> Iterator[T]:
+    """The items of `items`, produced by a thread of their own up to `depth` batches ahead,
+    so that parsing the next records overlaps with the caller's database writes (which wait
+    on the network and release the GIL). An exception in the producer (a ReadError) is raised
+    here, at the place it would have been raised without the thread; stopping early (an
+    exception in the caller, or closing this generator) stops the producer."""
+    done = object()
+    out: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(value: Any) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(value, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        chunk: list[T] = []
+        try:
+            for item in items:
+                chunk.append(item)
+                if len(chunk) >= batch:
+                    if not put(chunk):
+                        return
+                    chunk = []
+            if chunk and not put(chunk):
+                return
+            put(done)
+        except BaseException as error:  # handed to the consumer
+            put(error)
+
+    thread = threading.Thread(target=produce, name="read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            got = out.get()
+            if got is done:
+                return
+            if isinstance(got, BaseException):
+                raise got
+            yield from got
+    finally:
+        stop.set()
+        thread.join()

@@ -32,6 +32,18 @@ def query_log_import_execute(query_log_id: int) -> None:
     query_log_run(query_log_id=query_log_id)
 
 
+@shared_task(acks_late=True)
+def corpus_search_backlog() -> list[int]:
+    """Index the chunks an import left without a search vector (its worker died after the
+    commit, or the index build failed). Periodic; safe to run twice, even at once."""
+    from .services.search import search_backlog_projects, search_index_build
+
+    projects = search_backlog_projects()
+    for project_id in projects:
+        search_index_build(project_id=project_id)
+    return projects
+
+
 # --- judging: agreement (issue 4) ------------------------------------------------------------
 
 

@@ -227,6 +227,11 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Re-queues evaluation batches whose lease expired (a worker died) and finishes lost runs.
     "evaluation-watchdog": {"task": "evaluation.tasks.evaluation_watchdog", "schedule": 30.0},
+    # Indexes for search the chunks an interrupted import left without a search vector.
+    "corpus-search-backlog": {
+        "task": "annotation.tasks.corpus_search_backlog",
+        "schedule": 300.0,
+    },
     # Creates the runs of scheduled retrievers (hourly, nightly, weekly) when they are due.
     "evaluation-scheduled-runs": {
         "task": "evaluation.tasks.evaluation_schedule_due",

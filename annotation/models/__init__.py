@@ -1,6 +1,6 @@
 """Annotation models, one module per part of the human process."""
 
-from .corpus import Chunk, CorpusImport, Document, ImportStatus
+from .corpus import Chunk, ChunkSearch, CorpusImport, Document, ImportStatus, SearchBacklog
 from .goldsets import FrozenVersionError, GoldenItem, GoldenJudgment, GoldenSetVersion
 from .health import WorkerPing
 from .judging import (
@@ -26,6 +26,7 @@ __all__ = [
     "Candidate",
     "CandidateSource",
     "Chunk",
+    "ChunkSearch",
     "CorpusImport",
     "Document",
     "FrozenVersionError",
@@ -48,5 +49,6 @@ __all__ = [
     "Role",
     "Sample",
     "ScrubPattern",
+    "SearchBacklog",
     "WorkerPing",
 ]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 
 from .projects import Project
@@ -28,8 +29,13 @@ class Chunk(models.Model):
     by span when a corpus is re-chunked. A removed chunk is kept for golden sets that cite it.
     """
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="chunks")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    # No index of their own: (project, chunk_id) and (document, position) lead with them.
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="chunks", db_index=False
+    )
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="chunks", db_index=False
+    )
     chunk_id = models.CharField(max_length=255)
     text = models.TextField()
     position = models.PositiveIntegerField(default=0)
@@ -49,6 +55,37 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return self.chunk_id
+
+
+class ChunkSearch(models.Model):
+    """A chunk's full-text search vector (PostgreSQL; the table stays empty on SQLite).
+
+    Kept apart from the chunk so that an import only stores chunks, in one transaction, and
+    the search index is built right after it by several database sessions at once
+    (`annotation.services.search`). Until then the chunks are in the project's
+    :class:`SearchBacklog` and searched without the index, so a search never misses a chunk.
+    The GIN index over `vector` is created by migration 0009 on PostgreSQL.
+    """
+
+    chunk = models.OneToOneField(
+        Chunk, primary_key=True, on_delete=models.CASCADE, related_name="search"
+    )
+    vector = SearchVectorField()
+
+    def __str__(self) -> str:
+        return f"search vector of chunk #{self.chunk_id}"
+
+
+class SearchBacklog(models.Model):
+    """The project has chunks that are not in the search index yet (since `since`)."""
+
+    project = models.OneToOneField(
+        Project, primary_key=True, on_delete=models.CASCADE, related_name="search_backlog"
+    )
+    since = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"search backlog of project #{self.project_id} since {self.since:%Y-%m-%d %H:%M}"
 
 
 class ImportStatus(models.TextChoices):

@@ -1,8 +1,11 @@
 """Reads of the corpus: figures and full-text search.
 
 Search uses PostgreSQL full-text search (``websearch_to_tsquery``, English configuration, ranked
-by ``ts_rank``; the GIN index of migration 0004 serves it). On SQLite it falls back to chunks
-containing every word of the query (case-insensitive), in document order.
+by ``ts_rank``) over the chunks' search vectors (``annotation_chunksearch``, GIN-indexed; see
+`annotation.services.search`). While the project has chunks without a vector yet (its search
+backlog, right after an import), those are searched too, by computing their vectors on the
+fly, so a search never misses a chunk. On SQLite it falls back to chunks containing every word
+of the query (case-insensitive), in document order.
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ from __future__ import annotations
 import re
 
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
-from ..models import Chunk, CorpusImport, Project
+from ..models import Chunk, CorpusImport, Project, SearchBacklog
 
 
 def corpus_figures(*, project: Project) -> dict[str, int]:
@@ -44,16 +47,50 @@ def chunk_search(
     if not include_removed:
         base = base.filter(removed=False)
     if connection.vendor == "postgresql":
-        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-
-        vector = SearchVector("text", config="english")
-        query = SearchQuery(text, config="english", search_type="websearch")
-        return list(
-            base.annotate(matched=vector, rank=SearchRank(vector, query))
-            .filter(matched=query)
-            .order_by("-rank", "id")[:limit]
-        )
+        return _search_postgresql(project, base, text, limit, include_removed)
     condition = Q()
     for word in words[:10]:
         condition &= Q(text__icontains=word)
     return list(base.filter(condition).order_by("document__doc_id", "position")[:limit])
+
+
+_PENDING_SQL = """
+WITH pending AS MATERIALIZED (
+    SELECT c.id FROM annotation_chunk c
+    WHERE c.project_id = %s AND NOT EXISTS (
+        SELECT 1 FROM annotation_chunksearch s WHERE s.chunk_id = c.id)
+)
+SELECT c.id, ts_rank(to_tsvector('english'::regconfig, c.text), q.q) AS rank
+FROM pending p
+JOIN annotation_chunk c ON c.id = p.id
+CROSS JOIN websearch_to_tsquery('english'::regconfig, %s) AS q(q)
+WHERE to_tsvector('english'::regconfig, c.text) @@ q.q {removed}
+ORDER BY rank DESC, c.id
+LIMIT %s
+"""
+
+
+def _search_postgresql(
+    project: Project, base: QuerySet[Chunk], text: str, limit: int, include_removed: bool
+) -> list[Chunk]:
+    from django.contrib.postgres.search import SearchQuery, SearchRank
+
+    query = SearchQuery(text, config="english", search_type="websearch")
+    hits = list(
+        base.filter(search__vector=query)
+        .annotate(rank=SearchRank(F("search__vector"), query))
+        .order_by("-rank", "id")[:limit]
+    )
+    if not SearchBacklog.objects.filter(project=project).exists():
+        return hits
+    # The pending chunks are found first (MATERIALIZED), so that only their vectors are made.
+    with connection.cursor() as cursor:
+        removed = "" if include_removed else "AND NOT c.removed"
+        cursor.execute(_PENDING_SQL.format(removed=removed), [project.pk, text, limit])
+        ranks = dict(cursor.fetchall())
+    if ranks:
+        more = list(base.filter(pk__in=list(ranks)))
+        for chunk in more:
+            chunk.rank = ranks[chunk.pk]
+        hits = sorted(hits + more, key=lambda c: (-c.rank, c.pk))[:limit]
+    return hits

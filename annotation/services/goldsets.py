@@ -58,6 +58,7 @@ from ..models import (
 from ..models.goldsets import VersionOrigin
 from ..models.judging import ReviewState
 from .judging import latest_guideline_version
+from .search import search_index_build
 
 IMPORT_FORMATS = ("jsonl", "trec", "beir")
 # Columns (and PostgreSQL types, for binary COPY) of the rows a freeze inserts.
@@ -512,6 +513,9 @@ def _corpus_add(project: Project, rows: Iterable[CorpusRow]) -> dict[str, int]:
             batch = []
     if batch:
         flush()
+    if counts["chunks_created"]:
+        # In the caller's transaction: the new chunks are searchable when it commits.
+        search_index_build(project_id=project.pk)
     return counts
 
 

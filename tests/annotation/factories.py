@@ -9,6 +9,7 @@ from annotation.models import Candidate, Chunk, Document, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.assignment import queries_assign
 from annotation.services.pooling import pool_add_hits
+from annotation.services.search import search_index_build
 
 CORPUS = [
     ("Installing Python", "Download the installer from python.org and run it to install Python."),
@@ -32,6 +33,7 @@ def make_chunks(project, texts=CORPUS) -> list[Chunk]:
                 text_sha256=hashlib.sha256(text.encode()).hexdigest(),
             )
         )
+    search_index_build(project_id=project.pk)  # as an import does
     return chunks
 
 

@@ -21,6 +21,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import Provenance, ReviewState
+from annotation.services.search import search_index_build
 
 
 def make_corpus(project: Project, docs: int = 3, chunks_per_doc: int = 3) -> list[Chunk]:
@@ -41,6 +42,7 @@ def make_corpus(project: Project, docs: int = 3, chunks_per_doc: int = 3) -> lis
                     text_sha256=hashlib.sha256(text.encode()).hexdigest(),
                 )
             )
+    search_index_build(project_id=project.pk)  # as an import does
     return chunks
 
 
