@@ -4,6 +4,9 @@ seen; near-duplicates grouped with a configurable threshold, every variant kept 
 import json
 from datetime import UTC, datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from annotation.models import LogQuery
 from annotation.normalize import normalize_query
 from annotation.selectors.querylogs import top_queries
@@ -81,3 +84,31 @@ def test_sorted_unique_is_numpys_unique():
         got = sorted_unique(values)
         assert got.dtype == values.dtype
         assert np.array_equal(got, np.unique(values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from("ab cdé\t\n𝔘漢-?"), min_size=0, max_size=12),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_trigram_vectors_are_scikit_learns(texts):
+    """Near-duplicates are grouped by cosine similarity of these vectors: they must be what
+    TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True) gives."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from annotation.normalize import char_trigram_tfidf
+
+    ours = char_trigram_tfidf(texts)
+    try:
+        theirs = TfidfVectorizer(
+            analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True
+        ).fit_transform(texts)
+    except ValueError:  # scikit-learn refuses texts without any 3-gram
+        assert ours.nnz == 0
+        return
+    assert ours.nnz == theirs.nnz
+    assert np.allclose((ours @ ours.T).toarray(), (theirs @ theirs.T).toarray(), atol=1e-6)
