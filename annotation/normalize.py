@@ -71,37 +71,58 @@ def char_trigram_tfidf(texts: Sequence[str]) -> csr_matrix:
     n = len(texts)
     padded = [f" {' '.join(t.lower().split())} " for t in texts]
     joined = "\x00".join(padded) + "\x00"
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    del joined
     first, middle, last = codes[:-2], codes[1:-1], codes[2:]
     keep = (first != 0) & (middle != 0) & (last != 0) & (middle != 32)
-    lengths = np.fromiter((len(p) + 1 for p in padded), dtype=np.int64, count=n)
-    doc = np.repeat(np.arange(n, dtype=np.int64), lengths)[: len(first)][keep]
+    # Text i starts at bounds[i] in `codes`; its kept windows are counted between the bounds.
+    bounds = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(p) + 1 for p in padded), dtype=np.int64, count=n), out=bounds[1:])
+    kept_before = np.zeros(len(keep) + 1, dtype=np.int32)
+    np.cumsum(keep, dtype=np.int32, out=kept_before[1:])
+    indptr = kept_before[np.minimum(bounds, len(keep))]
+    del kept_before, bounds
     # Code points renumbered densely (a few dozen in most logs), so that a 3-gram's number is
     # small enough to index an array when the alphabet is small; else the numbers are sorted.
     present = np.zeros(0x110000, dtype=bool)
     present[codes] = True
-    dense = np.cumsum(present) - 1
     size = int(present.sum())
-    grams = (dense[first[keep]] * size + dense[middle[keep]]) * size + dense[last[keep]]
+    dense = (np.cumsum(present) - 1).astype(np.int64 if size**3 > 1 << 24 else np.int32)
+    grams = dense[first[keep]]
+    grams *= size
+    grams += dense[middle[keep]]
+    grams *= size
+    grams += dense[last[keep]]
+    del codes, first, middle, last, keep, dense
     if size**3 <= 1 << 24:
         seen = np.zeros(size**3, dtype=bool)
         seen[grams] = True
         width = int(seen.sum())
-        column = (np.cumsum(seen) - 1)[grams]
+        column = (np.cumsum(seen, dtype=np.int32) - 1)[grams]
     else:
-        vocabulary, column = np.unique(grams, return_inverse=True)
+        vocabulary, inverse = np.unique(grams, return_inverse=True)
         width = len(vocabulary)
+        column = inverse.astype(np.int32)
+    del grams
+    # One entry per window, rows in text order (summed below); float32 counts are exact.
     counts = csr_matrix(
-        (np.ones(len(grams)), (doc, column)), shape=(n, max(width, 1)), dtype=np.float64
+        (np.ones(len(column), dtype=np.float32), column, indptr), shape=(n, max(width, 1))
     )
+    del column
     counts.sum_duplicates()  # the count of each 3-gram in each text
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1.0 + n) / (1.0 + df)) + 1.0  # smooth idf, as scikit-learn's default
-    counts.data = (1.0 + np.log(counts.data)) * idf[counts.indices]
-    rows = np.repeat(np.arange(n), np.diff(counts.indptr))
-    norms = np.sqrt(np.bincount(rows, weights=counts.data**2, minlength=n))
-    counts.data /= norms[rows]
-    return counts.astype(np.float32)
+    data = counts.data  # in place, in float32 like scikit-learn's float32 output
+    np.log(data, out=data)
+    data += 1.0
+    data *= idf.astype(np.float32)[counts.indices]
+    sizes = np.diff(counts.indptr)
+    filled = sizes > 0
+    norms = np.ones(n, dtype=np.float32)
+    if data.size:
+        norms[filled] = np.sqrt(np.add.reduceat(data * data, counts.indptr[:-1][filled]))
+    data /= np.repeat(norms, sizes)
+    return counts
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
