@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -133,6 +134,10 @@ def main() -> None:
     subprocess.run(["dropdb", "--if-exists", admin, db[1]], check=False)
     subprocess.run(["createdb", admin, db[1]], check=True)
     env = dict(os.environ, DATABASE_URL=args.database_url, DJANGO_SETTINGS_MODULE="config.settings")
+    # Measured as in production: DEBUG off (no SQL recorded by every cursor).
+    env.setdefault("DEBUG", "0")
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
+    env.setdefault("ALLOWED_HOSTS", "localhost")
     env.setdefault("GOLDSMITH_VAR_DIR", str(args.out / "var"))
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
