@@ -100,6 +100,85 @@ def query_settle(*, query_id: int) -> QueryReview:
     return review
 
 
+_CHUNK = 5000
+
+
+@transaction.atomic
+def queries_settle(
+    *,
+    flagged: Mapping[int, bool],
+    grades: Mapping[int, Mapping[int, Mapping[int, int]]],
+) -> int:
+    """What `query_settle` does, for many finished queries at once (a project's
+    recomputation; one query at a time took 25 ms each). `flagged` holds each query's flag as
+    just computed and stored, `grades` the assigned annotators' grades (query -> annotator ->
+    candidate -> grade). Approved queries and adjudicated ones are left alone. Returns how
+    many queries changed state."""
+    ids = sorted(flagged)
+    if not ids:
+        return 0
+    parts = [ids[i : i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
+    for part in parts:
+        QueryReview.objects.bulk_create(
+            [QueryReview(query_id=q) for q in part], ignore_conflicts=True
+        )
+    reviews = [
+        row
+        for part in parts
+        for row in QueryReview.objects.select_for_update()
+        .filter(query_id__in=part)
+        .order_by("id")
+        .values("id", "query_id", "state", "adjudicated_at")
+    ]
+    settled = [
+        r
+        for r in reviews
+        if r["state"] != ReviewState.APPROVED
+        and not (r["state"] == ReviewState.RESOLVED and r["adjudicated_at"] is not None)
+    ]
+    to_flag = [r["query_id"] for r in settled if flagged[r["query_id"]]]
+    to_resolve = [r["query_id"] for r in settled if not flagged[r["query_id"]]]
+    for start in range(0, len(to_flag), _CHUNK):
+        Resolution.objects.filter(candidate__query_id__in=to_flag[start : start + _CHUNK]).exclude(
+            provenance=Provenance.ADJUDICATED
+        ).delete()
+    adjudicated: set[int] = set()
+    for start in range(0, len(to_resolve), _CHUNK):
+        adjudicated.update(
+            Resolution.objects.filter(
+                candidate__query_id__in=to_resolve[start : start + _CHUNK],
+                provenance=Provenance.ADJUDICATED,
+            ).values_list("candidate_id", flat=True)
+        )
+    rows: list[Resolution] = []
+    for qid in to_resolve:
+        by_candidate: dict[int, list[int]] = defaultdict(list)
+        for per_candidate in grades.get(qid, {}).values():
+            for cid, grade in per_candidate.items():
+                by_candidate[cid].append(grade)
+        for cid, votes in by_candidate.items():
+            result = rule_resolution(votes)
+            if result is not None and cid not in adjudicated:
+                rows.append(Resolution(candidate_id=cid, grade=result[0], provenance=result[1]))
+    Resolution.objects.bulk_create(
+        rows,
+        batch_size=_CHUNK,
+        update_conflicts=True,
+        unique_fields=["candidate"],
+        update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
+    )
+    changed = 0
+    now = timezone.now()
+    for state, group in ((ReviewState.FLAGGED, to_flag), (ReviewState.RESOLVED, to_resolve)):
+        members = set(group)
+        moving = [r["id"] for r in settled if r["query_id"] in members and r["state"] != state]
+        for start in range(0, len(moving), _CHUNK):
+            changed += QueryReview.objects.filter(pk__in=moving[start : start + _CHUNK]).update(
+                state=state, version=F("version") + 1, updated_at=now
+            )
+    return changed
+
+
 def _locked_review(query_id: int, version: int | None) -> QueryReview:
     review = QueryReview.objects.select_for_update().filter(query_id=query_id).first()
     if review is None:

@@ -231,7 +231,7 @@ def project_agreement_recompute(*, project: Project) -> int:
 
     Statistics of a query whose grades did not change since they were computed (same
     signature) are reused; flags are always re-evaluated. Returns the number of queries."""
-    from .adjudication import query_settle
+    from .adjudication import queries_settle
 
     finished = set(
         Assignment.objects.filter(query__project=project)
@@ -309,12 +309,14 @@ def project_agreement_recompute(*, project: Project) -> int:
     states = dict(
         QueryReview.objects.filter(query__project=project).values_list("query_id", "state")
     )
+    to_settle = {}
     for row in rows:
         previous = stored.get(row.query_id)
         changed = previous is None or previous["flagged"] != row.flagged
         unsettled = states.get(row.query_id, ReviewState.OPEN) == ReviewState.OPEN
         if changed or unsettled:
-            query_settle(query_id=row.query_id)
+            to_settle[row.query_id] = row.flagged
+    queries_settle(flagged=to_settle, grades=grades)
     return len(rows)
 
 
