@@ -63,3 +63,24 @@ def test_the_eval_command_does_not_import_scipy_or_django():
         cwd=Path(__file__).resolve().parents[1],
     )
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_the_annotation_page_does_not_load_scikit_learn():
+    """scikit-learn takes over a second to import: a server process must not pay it on its
+    first annotation page (query-term highlighting once did, for a stop-word list)."""
+    code = (
+        "import os, sys, django\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')\n"
+        "django.setup()\n"
+        "from annotation.selectors.judging import highlight_segments, query_terms\n"
+        "from annotation.views import annotate\n"
+        "highlight_segments('Install the pip package', query_terms('how do I install pip'))\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.stdout.strip() == "False", proc.stderr
