@@ -110,7 +110,9 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str
     peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", done.stderr)[1])
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", done.stderr)[1])
-    return wall, user + system, peak_kb / 1024, done.stdout.strip()
+    indexed = re.search(r"search index of project \d+: (\d+) vectors in ([\d.]+)s", done.stderr)
+    note = f" (search index: {indexed[1]} vectors in {indexed[2]} s)" if indexed else ""
+    return wall, user + system, peak_kb / 1024, done.stdout.strip() + note
 
 
 def main() -> None:
