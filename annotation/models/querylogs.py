@@ -79,7 +79,7 @@ class LogQuery(models.Model):
     """A distinct query of a log (exact duplicates after normalisation merged).
 
     `text` is the scrubbed display text of its most frequent spelling; user and session ids are
-    never stored, only how many distinct salted hashes of them were seen. Near-duplicates share
+    never stored, only how many distinct keyed hashes of them were seen. Near-duplicates share
     `near_group` (the id-independent ordinal of the group's most frequent variant in the log);
     the group's most frequent variant is its representative and carries the group's volume.
     """
