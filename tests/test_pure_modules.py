@@ -56,13 +56,18 @@ def test_the_eval_command_does_not_import_scipy_or_django():
         "import evaluation.cli\n"
         "print(any(n.split('.')[0] in ('django', 'scipy') for n in sys.modules))\n"
     )
-    proc = subprocess.run(
+    proc = run_python(code)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter, from the repository's root."""
+    return subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[1],
     )
-    assert proc.stdout.strip() == "False", proc.stderr
 
 
 def test_the_annotation_page_does_not_load_scikit_learn():
@@ -77,10 +82,5 @@ def test_the_annotation_page_does_not_load_scikit_learn():
         "highlight_segments('Install the pip package', query_terms('how do I install pip'))\n"
         "print('sklearn' in sys.modules)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[1],
-    )
+    proc = run_python(code)
     assert proc.stdout.strip() == "False", proc.stderr

@@ -19,7 +19,9 @@ def stored() -> dict[int, dict]:
     return {row["query_id"]: row for row in QueryAgreement.objects.values("query_id", *FIELDS)}
 
 
-def test_a_full_recompute_equals_the_incremental_figures(personas, api_client_for):
+def judged_queries(personas, api_client_for) -> list:
+    """One query per row of GRADES, graded by bob and carol through the API (so each query is
+    settled as its last annotator finishes)."""
     from annotation.services.assignment import queries_assign
 
     project = personas.project
@@ -30,6 +32,12 @@ def test_a_full_recompute_equals_the_incremental_figures(personas, api_client_fo
     for query, (bob, carol) in zip(queries, GRADES, strict=True):
         grade_all(api_client_for(personas.bob), project, candidates[query.pk], bob)
         grade_all(api_client_for(personas.carol), project, candidates[query.pk], carol)
+    return queries
+
+
+def test_a_full_recompute_equals_the_incremental_figures(personas, api_client_for):
+    project = personas.project
+    queries = judged_queries(personas, api_client_for)
     incremental = stored()
     assert len(incremental) == len(GRADES)
     assert incremental[queries[1].pk]["kappa"] is None
@@ -59,16 +67,9 @@ def test_a_cold_recompute_settles_every_query_as_one_at_a_time_would(personas, a
     finished query at once; the result is what settling them one by one as judgments come in
     (`query_settle`) gave. An approved query is left as it is."""
     from annotation.models import QueryReview, Resolution
-    from annotation.services.assignment import queries_assign
 
     project = personas.project
-    chunks = make_chunks(project)
-    queries = [make_query(project, f"question {i} about python") for i in range(len(GRADES))]
-    candidates = {q.pk: pool(q, chunks[:5]) for q in queries}
-    queries_assign(project=project, per_query=2)
-    for query, (bob, carol) in zip(queries, GRADES, strict=True):
-        grade_all(api_client_for(personas.bob), project, candidates[query.pk], bob)
-        grade_all(api_client_for(personas.carol), project, candidates[query.pk], carol)
+    queries = judged_queries(personas, api_client_for)
     approved = queries[3].pk
     QueryReview.objects.filter(query_id=approved).update(state="approved")
     one_at_a_time = settled()
