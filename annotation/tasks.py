@@ -32,6 +32,14 @@ def query_log_import_execute(query_log_id: int) -> None:
     query_log_run(query_log_id=query_log_id)
 
 
+@shared_task
+def imports_watchdog() -> list[str]:
+    """Fail the imports whose worker died mid-way (periodic; safe to run twice)."""
+    from .services.progress import imports_watchdog as watchdog
+
+    return watchdog()
+
+
 @shared_task(acks_late=True)
 def corpus_search_backlog() -> list[int]:
     """Index the chunks an import left without a search vector (its worker died after the

@@ -227,6 +227,8 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Re-queues evaluation batches whose lease expired (a worker died) and finishes lost runs.
     "evaluation-watchdog": {"task": "evaluation.tasks.evaluation_watchdog", "schedule": 30.0},
+    # Fails the imports whose worker died mid-way (no progress for GOLDSMITH_IMPORT_STALE_SECONDS).
+    "imports-watchdog": {"task": "annotation.tasks.imports_watchdog", "schedule": 60.0},
     # Indexes for search the chunks an interrupted import left without a search vector.
     "corpus-search-backlog": {
         "task": "annotation.tasks.corpus_search_backlog",
@@ -238,6 +240,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": 300.0,
     },
 }
+# An import with no progress for this long lost its worker: the watchdog fails it.
+GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600)
 # Retrievers under test on loopback or private networks (never link-local or metadata).
 GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
 

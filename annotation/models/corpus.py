@@ -113,6 +113,9 @@ class CorpusImport(models.Model):
     bytes_total = models.BigIntegerField(default=0)
     bytes_read = models.BigIntegerField(default=0)
     phase = models.CharField(max_length=32, blank=True)
+    # Written with every progress update while running; a running import whose heartbeat is
+    # old lost its worker (see `imports_watchdog`).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     records = models.PositiveIntegerField(default=0)
     documents_created = models.PositiveIntegerField(default=0)
     chunks_created = models.PositiveIntegerField(default=0)

@@ -40,6 +40,9 @@ class QueryLog(models.Model):
         max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
     )
     phase = models.CharField(max_length=32, blank=True)
+    # Written with every progress update while running; a running import whose heartbeat is
+    # old lost its worker (see `imports_watchdog`).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     bytes_total = models.BigIntegerField(default=0)
     bytes_read = models.BigIntegerField(default=0)
     lines = models.PositiveIntegerField(default=0)

@@ -116,7 +116,7 @@ def _claim(model: type, pk: int) -> bool:
     """Take a queued import; False if another run already took it (tasks may run twice)."""
     return (
         model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(
-            status=ImportStatus.RUNNING, phase="starting"
+            status=ImportStatus.RUNNING, phase="starting", heartbeat_at=timezone.now()
         )
         == 1
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.utils import timezone
 
 ProgressCallback = Callable[[str, int, int], None]  # phase, bytes_read, bytes_total
 
@@ -46,6 +47,7 @@ class ProgressWriter:
                 str(fields["phase"]), int(fields.get("bytes_read", 0)), int(fields.get("total", 0))
             )
         fields.pop("total", None)
+        fields["heartbeat_at"] = timezone.now()
         if self.own is not None:
             assignments = ", ".join(f'"{name}" = %s' for name in fields)
             with self.own.cursor() as cursor:
@@ -66,3 +68,42 @@ def uploads_dir() -> Path:
     path = Path(settings.VAR_DIR) / "uploads"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def imports_watchdog(*, stale_after: float | None = None) -> list[str]:
+    """Fail the imports whose worker died: still "running", but no progress written for
+    `stale_after` seconds (setting GOLDSMITH_IMPORT_STALE_SECONDS, default 600). Their
+    transaction was rolled back with the worker's connection, so nothing of them is stored;
+    the record says so and the uploaded file is deleted. Returns the failed imports' names."""
+    from datetime import timedelta
+
+    from ..models import CorpusImport, ImportStatus, QueryLog
+
+    if stale_after is None:
+        stale_after = float(getattr(settings, "GOLDSMITH_IMPORT_STALE_SECONDS", 600))
+    now = timezone.now()
+    failed: list[str] = []
+    for model in (CorpusImport, QueryLog):
+        stale = model.objects.filter(
+            status=ImportStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after)
+        )
+        for record in stale:
+            when = timezone.localtime(record.heartbeat_at).strftime("%Y-%m-%d %H:%M:%S")
+            error = (
+                f"{record.filename}: the worker stopped during the import (no progress since "
+                f"{when}); nothing of this file was stored: import it again"
+            )
+            updated = model.objects.filter(
+                pk=record.pk, status=ImportStatus.RUNNING, heartbeat_at=record.heartbeat_at
+            ).update(
+                status=ImportStatus.FAILED,
+                phase="failed",
+                error=error,
+                finished_at=now,
+                upload_path="",
+            )
+            if updated:
+                if record.upload_path:
+                    Path(record.upload_path).unlink(missing_ok=True)
+                failed.append(f"{model._meta.model_name} #{record.pk}")
+    return failed
