@@ -234,7 +234,7 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
                 if agg.feedback is None:
                     agg.feedback = Counter()
                 agg.feedback.update(rec.feedback)
-                if any(label in NEGATIVE_FEEDBACK for label in rec.feedback):
+                if not NEGATIVE_FEEDBACK.isdisjoint(rec.feedback):
                     agg.negative += rec.count
             # 40 bits of the id's keyed hash beside the query's index: distinct pairs are
             # counted after the read. Two ids of one query colliding is a 1 in 10^12 event.
