@@ -76,13 +76,27 @@ def _search_postgresql(
     from django.contrib.postgres.search import SearchQuery, SearchRank
 
     query = SearchQuery(text, config="english", search_type="websearch")
+    ranks: dict[int, float] = {}
+    if SearchBacklog.objects.filter(project=project).exists():
+        # Chunks without a vector yet, first (a chunk indexed meanwhile is then found by the
+        # indexed search below); MATERIALIZED so that only their vectors are computed.
+        with connection.cursor() as cursor:
+            removed = "" if include_removed else "AND NOT c.removed"
+            cursor.execute(_PENDING_SQL.format(removed=removed), [project.pk, text, limit])
+            ranks = dict(cursor.fetchall())
     hits = list(
         base.filter(search__vector=query)
         .annotate(rank=SearchRank(F("search__vector"), query))
         .order_by("-rank", "id")[:limit]
     )
-    if not SearchBacklog.objects.filter(project=project).exists():
-        return hits
+    found = {chunk.pk for chunk in hits}
+    pending = [pk for pk in ranks if pk not in found]
+    if pending:
+        more = list(base.filter(pk__in=pending))
+        for chunk in more:
+            chunk.rank = ranks[chunk.pk]
+        hits = sorted(hits + more, key=lambda c: (-c.rank, c.pk))[:limit]
+    return hits
     # The pending chunks are found first (MATERIALIZED), so that only their vectors are made.
     with connection.cursor() as cursor:
         removed = "" if include_removed else "AND NOT c.removed"
