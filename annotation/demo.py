@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 
 from .models import CorpusImport, ImportStatus, Project, QueryLog, Sample
-from .services.corpus import corpus_import, file_sha256
+from .services.corpus import corpus_import
+from .services.imports import file_sha256
 from .services.projects import project_setup
 from .services.querylogs import query_log_import
 from .services.sampling import sample_create

@@ -35,7 +35,7 @@ def query_log_import_execute(query_log_id: int) -> None:
 @shared_task
 def imports_watchdog() -> list[str]:
     """Fail the imports whose worker died mid-way (periodic; safe to run twice)."""
-    from .services.progress import imports_watchdog as watchdog
+    from .services.imports import imports_watchdog as watchdog
 
     return watchdog()
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -20,53 +17,24 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from ..chunking import chunk_text
-from ..models import Chunk, CorpusImport, Document, ImportStatus, Project
+from ..models import Chunk, CorpusImport, Document, Project
 from ..readers import (
     CORPUS_FORMATS,
     ChunkRecord,
     DocumentRecord,
-    ReadError,
     detect_format,
     read_ahead,
 )
 from ..readers import read_corpus as read_corpus_records
 from .bulk import bulk_insert
-from .progress import ProgressCallback, ProgressWriter, uploads_dir
+from .imports import import_run, stored_upload
+from .progress import ProgressCallback, ProgressWriter
 from .search import search_backlog_add, search_index_build, search_vectors_drop
 
 logger = logging.getLogger(__name__)
 BATCH = 2000
 CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
                 "metadata", "text_sha256", "text_changed", "removed", "updated_at"]  # fmt: skip
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def upload_store(*, stream: Iterable[bytes], suffix: str) -> Path:
-    """Copy an upload to the temporary uploads directory; the import deletes it afterwards."""
-    path = uploads_dir() / f"{uuid.uuid4().hex}{suffix}"
-    with path.open("wb") as out:
-        for block in stream:
-            out.write(block)
-    return path
-
-
-@contextmanager
-def stored_upload(upload) -> Iterator[Path]:
-    """The upload copied to the uploads directory; removed again if the block raises (a file
-    that is refused leaves nothing behind)."""
-    path = upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
-    try:
-        yield path
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
 
 
 def corpus_upload_accept(
@@ -112,51 +80,21 @@ def corpus_import_create(
     )
 
 
-def _claim(model: type, pk: int) -> bool:
-    """Take a queued import; False if another run already took it (tasks may run twice)."""
-    return (
-        model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(
-            status=ImportStatus.RUNNING, phase="starting", heartbeat_at=timezone.now()
-        )
-        == 1
-    )
-
-
 def corpus_import_run(
     *, corpus_import_id: int, path: Path | None = None, on_progress: ProgressCallback | None = None
 ) -> CorpusImport:
     """Run a queued import of `path` (or of its stored upload, deleted afterwards)."""
     record = CorpusImport.objects.get(pk=corpus_import_id)
-    if not _claim(CorpusImport, record.pk):
-        return record
-    source = Path(path or record.upload_path)
-    progress = ProgressWriter(CorpusImport, record.pk, on_progress)
-    try:
-        record.sha256 = file_sha256(source)
-        record.bytes_total = source.stat().st_size
-        record.save(update_fields=["sha256", "bytes_total"])
+
+    def work(source: Path, progress: ProgressWriter) -> None:
         with source.open("rb") as handle, transaction.atomic():
             counts = _store(record, handle, progress)
         for name, value in counts.items():
             setattr(record, name, value)
         record.bytes_read = record.bytes_total
         _index_for_search(record, progress)
-        record.status = ImportStatus.DONE
-        record.phase = "done"
-    except ReadError as error:
-        record.status, record.error, record.phase = ImportStatus.FAILED, str(error), "failed"
-    except Exception as error:
-        logger.exception("corpus import %s failed", record.pk)
-        record.status, record.phase = ImportStatus.FAILED, "failed"
-        record.error = f"{record.filename}: internal error ({type(error).__name__})"
-    finally:
-        progress.close()
-        if record.upload_path:
-            Path(record.upload_path).unlink(missing_ok=True)
-            record.upload_path = ""
-    record.finished_at = timezone.now()
-    record.save()
-    return record
+
+    return import_run(record, path=path, on_progress=on_progress, work=work)
 
 
 def _index_for_search(record: CorpusImport, progress: ProgressWriter) -> None:

@@ -11,7 +11,6 @@ per line that names a user or a session (to count distinct users per query).
 
 from __future__ import annotations
 
-import logging
 import time
 from array import array
 from collections import Counter
@@ -21,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 from django.db import transaction
-from django.utils import timezone
 
 from ..models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
 from ..normalize import display_text, near_duplicate_groups, normalize_query, sorted_unique
@@ -30,10 +28,9 @@ from ..readers import NEGATIVE_FEEDBACK, QUERYLOG_FORMATS, LineSource, ReadError
 from ..readers import read_querylog as read_querylog_records
 from ..sampling import cluster_queries, frequency_bands
 from .bulk import bulk_insert
-from .corpus import _claim, file_sha256, stored_upload
+from .imports import import_run, stored_upload
 from .progress import ProgressCallback, ProgressWriter
 
-logger = logging.getLogger(__name__)
 BATCH = 5000
 NEAR_DUPLICATE_LIMIT = 300_000  # distinct queries compared for near-duplicates (most frequent)
 # Entries of the per-import cache raw query -> scrubbed text, bounded so that memory stays flat
@@ -139,13 +136,8 @@ def query_log_run(
 ) -> QueryLog:
     """Run a queued import of `path` (or of its stored upload, deleted afterwards)."""
     log = QueryLog.objects.select_related("project").get(pk=query_log_id)
-    if not _claim(QueryLog, log.pk):
-        return log
-    source = Path(path or log.upload_path)
-    progress = ProgressWriter(QueryLog, log.pk, on_progress)
-    try:
-        log.sha256 = file_sha256(source)
-        log.bytes_total = source.stat().st_size
+
+    def work(source: Path, progress: ProgressWriter) -> None:
         earlier = (
             QueryLog.objects.filter(
                 project_id=log.project_id, sha256=log.sha256, status=ImportStatus.DONE
@@ -156,23 +148,11 @@ def query_log_run(
         if earlier is not None:
             reason = f"this file was already imported (log #{earlier.pk})"
             raise ReadError(log.filename, None, reason)
-        log.save(update_fields=["sha256", "bytes_total"])
         _import(log, source, progress)
-        log.status, log.phase, log.bytes_read = ImportStatus.DONE, "done", log.bytes_total
-    except (ReadError, ValueError) as error:
-        log.status, log.error, log.phase = ImportStatus.FAILED, str(error), "failed"
-    except Exception as error:
-        logger.exception("query log import %s failed", log.pk)
-        log.status, log.phase = ImportStatus.FAILED, "failed"
-        log.error = f"{log.filename}: internal error ({type(error).__name__})"
-    finally:
-        progress.close()
-        if log.upload_path:
-            Path(log.upload_path).unlink(missing_ok=True)
-            log.upload_path = ""
-    log.finished_at = timezone.now()
-    log.save()
-    return log
+
+    return import_run(
+        log, path=path, on_progress=on_progress, work=work, user_errors=(ReadError, ValueError)
+    )
 
 
 def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from annotation.models import Chunk, CorpusImport, QueryLog
-from annotation.services.progress import imports_watchdog, uploads_dir
+from annotation.services.imports import imports_watchdog
+from annotation.services.progress import uploads_dir
 from tests.conftest import wait_for
 
 

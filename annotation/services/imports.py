@@ -1,0 +1,143 @@
+"""The life of an import (corpus or query log), shared by both kinds.
+
+An upload is copied to the uploads directory (`stored_upload`) and its record queued; a worker
+claims the record (`import_claim`: a second delivery of the task does nothing) and runs it
+(`import_run`): the file's sha256 and size, the kind's own work, then done or failed with a
+reason a user can act on, and the uploaded copy deleted either way. While it runs, every
+progress update is also a heartbeat; `imports_watchdog` fails the imports whose worker died.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.utils import timezone
+
+from ..models import CorpusImport, ImportStatus, QueryLog
+from ..readers import ReadError
+from .progress import ProgressCallback, ProgressWriter, uploads_dir
+
+logger = logging.getLogger(__name__)
+Record = TypeVar("Record", CorpusImport, QueryLog)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def upload_store(*, stream: Iterable[bytes], suffix: str) -> Path:
+    """Copy an upload to the temporary uploads directory; the import deletes it afterwards."""
+    path = uploads_dir() / f"{uuid.uuid4().hex}{suffix}"
+    with path.open("wb") as out:
+        for block in stream:
+            out.write(block)
+    return path
+
+
+@contextmanager
+def stored_upload(upload) -> Iterator[Path]:
+    """The upload copied to the uploads directory; removed again if the block raises (a file
+    that is refused leaves nothing behind)."""
+    path = upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
+    try:
+        yield path
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
+def import_claim(model: type[CorpusImport] | type[QueryLog], pk: int) -> bool:
+    """Take a queued import; False if another run already took it (tasks may run twice)."""
+    return (
+        model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(
+            status=ImportStatus.RUNNING, phase="starting", heartbeat_at=timezone.now()
+        )
+        == 1
+    )
+
+
+def import_run(
+    record: Record,
+    *,
+    path: Path | None,
+    on_progress: ProgressCallback | None,
+    work: Callable[[Path, ProgressWriter], Any],
+    user_errors: tuple[type[Exception], ...] = (ReadError,),
+) -> Record:
+    """Claim and run a queued import of `path` (or of its stored upload, deleted afterwards).
+    `work` does the kind's own part; it raises one of `user_errors` (its message names the
+    file, line and field) for a file it cannot take, and stores nothing then. Any other
+    exception is logged and the import fails as an internal error."""
+    model = type(record)
+    if not import_claim(model, record.pk):
+        return record
+    source = Path(path or record.upload_path)
+    progress = ProgressWriter(model, record.pk, on_progress)
+    try:
+        record.sha256 = file_sha256(source)
+        record.bytes_total = source.stat().st_size
+        record.save(update_fields=["sha256", "bytes_total"])
+        work(source, progress)
+        record.status, record.phase = ImportStatus.DONE, "done"
+        record.bytes_read = record.bytes_total
+    except user_errors as error:
+        record.status, record.error, record.phase = ImportStatus.FAILED, str(error), "failed"
+    except Exception as error:
+        logger.exception("%s %s failed", model._meta.verbose_name, record.pk)
+        record.status, record.phase = ImportStatus.FAILED, "failed"
+        record.error = f"{record.filename}: internal error ({type(error).__name__})"
+    finally:
+        progress.close()
+        if record.upload_path:
+            Path(record.upload_path).unlink(missing_ok=True)
+            record.upload_path = ""
+    record.finished_at = timezone.now()
+    record.save()
+    return record
+
+
+def imports_watchdog(*, stale_after: float | None = None) -> list[str]:
+    """Fail the imports whose worker died: still "running", but no progress written for
+    `stale_after` seconds (setting GOLDSMITH_IMPORT_STALE_SECONDS, default 600). Their
+    transaction was rolled back with the worker's connection, so nothing of them is stored;
+    the record says so and the uploaded file is deleted. Returns the failed imports' names."""
+    if stale_after is None:
+        stale_after = float(getattr(settings, "GOLDSMITH_IMPORT_STALE_SECONDS", 600))
+    now = timezone.now()
+    failed: list[str] = []
+    for model in (CorpusImport, QueryLog):
+        stale = model.objects.filter(
+            status=ImportStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after)
+        )
+        for record in stale:
+            when = timezone.localtime(record.heartbeat_at).strftime("%Y-%m-%d %H:%M:%S")
+            error = (
+                f"{record.filename}: the worker stopped during the import (no progress since "
+                f"{when}); nothing of this file was stored: import it again"
+            )
+            updated = model.objects.filter(
+                pk=record.pk, status=ImportStatus.RUNNING, heartbeat_at=record.heartbeat_at
+            ).update(
+                status=ImportStatus.FAILED,
+                phase="failed",
+                error=error,
+                finished_at=now,
+                upload_path="",
+            )
+            if updated:
+                if record.upload_path:
+                    Path(record.upload_path).unlink(missing_ok=True)
+                failed.append(f"{model._meta.model_name} #{record.pk}")
+    return failed
