@@ -40,6 +40,17 @@ class EvaluationSettings(models.Model):
     min_pass_rate = models.FloatField(null=True, blank=True)
     max_recall_drop = models.FloatField(null=True, blank=True, default=0.05)
     max_pass_rate_drop = models.FloatField(null=True, blank=True, default=0.10)
+    # Floors below the targets: under a floor a run fails (and the absolute alarm fires);
+    # between floor and target it warns. Empty: the preset's.
+    recall_floor = models.FloatField(null=True, blank=True)
+    pass_rate_floor = models.FloatField(null=True, blank=True)
+    # The K of verdicts, baselines and drift (the field's practice: 5).
+    headline_k = models.PositiveSmallIntegerField(default=5)
+    # Top-K choice: metric family -> weight; empty means the scenario's weights.
+    topk_scenario = models.CharField(max_length=32, blank=True, default="")
+    topk_weights = models.JSONField(default=dict, blank=True)
+    # Queries whose recall@K is below this are listed for diagnosis (apart from passing).
+    low_recall_cutoff = models.FloatField(default=0.2)
     webhook_url = models.URLField(blank=True, max_length=500)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -165,6 +176,9 @@ class EvaluationRun(models.Model):
     gain = models.CharField(max_length=8, default="linear")
     matching = models.CharField(max_length=16, choices=Matching.choices, default=Matching.CHUNK)
     pass_threshold = models.FloatField(default=0.7)
+    # The K of the verdict and of drift, taken from the project's settings at creation
+    # (null on runs made before it existed: they used 10 when measured, else their largest K).
+    headline_k = models.PositiveSmallIntegerField(null=True, blank=True)
     # What was measured: the retriever's configuration (no secret) and the corpus, at creation.
     retriever_snapshot = models.JSONField(default=dict)
     retriever_fingerprint = models.CharField(max_length=64, blank=True)
@@ -179,6 +193,8 @@ class EvaluationRun(models.Model):
     lease_seconds = models.PositiveIntegerField(default=60)
     trigger = models.CharField(max_length=16, default="web")  # web, api, cli, schedule
     report = models.JSONField(default=dict, blank=True)
+    # pass / warn / fail against the project's targets and floors ("" until finished).
+    verdict = models.CharField(max_length=8, blank=True, default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
