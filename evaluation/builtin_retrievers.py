@@ -3,7 +3,13 @@
 Pure: no Django import. Pooling uses them to find candidates; evaluation reuses them as
 baselines. Both take a list of (id, text) and answer ``search(queries, k)`` with, per query,
 the ids of the best k documents and their scores, best first. Documents that share no term
-with the query (score 0) are left out, so a list can be shorter than k. Ties keep corpus order.
+with the query (score 0) are left out, so a list can be shorter than k.
+
+Ties in score are broken as trec_eval breaks them (``comp_sim_docno``: score descending, then
+document id descending, compared bytewise on UTF-8 like ``strcmp``), both inside the list and
+at the cut: when the k-th and the (k+1)-th scores are equal, the larger ids make the cut. A
+saved run therefore ranks the same in Goldsmith (which keeps the returned order) and in
+trec_eval (which re-sorts by score). Scores are the float32 values the index computes.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
+IntArray = NDArray[np.int64]
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 
@@ -29,14 +37,31 @@ class Retriever(Protocol):
     def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]: ...
 
 
-def _top_k(scores: np.ndarray, ids: Sequence[str], k: int) -> list[Hit]:
-    """The k best positive scores of one row, best first; ties by corpus position."""
+def descending_id_order(ids: Sequence[str]) -> IntArray:
+    """``rank[i]``: the place of ``ids[i]`` when all ids are sorted descending bytewise on UTF-8
+    (0 for the largest), i.e. trec_eval's order among equal scores."""
+    keys = [doc_id.encode("utf-8") for doc_id in ids]
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[sorted(range(len(keys)), key=keys.__getitem__, reverse=True)] = np.arange(len(keys))
+    return rank
+
+
+def _top_k(scores: np.ndarray, ids: Sequence[str], id_rank: IntArray, k: int) -> list[Hit]:
+    """The k best positive scores of one row, best first; ties by id, descending (trec_eval),
+    also when the tie straddles the cut at k. ``id_rank`` is :func:`descending_id_order`."""
     if k <= 0 or scores.size == 0:
         return []
-    k = min(k, scores.size)
-    # Stable sort on -score keeps corpus order among equal scores.
-    order = np.argsort(-scores, kind="stable")[:k]
-    return [Hit(id=ids[i], score=float(scores[i])) for i in order if scores[i] > 0]
+    rows = np.flatnonzero(scores > 0)
+    if rows.size > k:
+        values = scores[rows]
+        kth = np.partition(values, rows.size - k)[rows.size - k]  # the k-th largest score
+        above = rows[values > kth]
+        tied = rows[values == kth]
+        # Of the documents tied at the cut, those trec_eval ranks first (larger ids) make it.
+        tied = tied[np.argsort(id_rank[tied], kind="stable")[: k - above.size]]
+        rows = np.concatenate([above, tied])
+    order = np.lexsort((id_rank[rows], -scores[rows]))
+    return [Hit(id=ids[i], score=float(scores[i])) for i in rows[order]]
 
 
 class TfidfRetriever:
@@ -46,6 +71,7 @@ class TfidfRetriever:
 
     def __init__(self, corpus: Sequence[tuple[str, str]]) -> None:
         self.ids = [doc_id for doc_id, _ in corpus]
+        self.id_rank = descending_id_order(self.ids)
         # Imported on use: scikit-learn costs over a second at every Django start otherwise.
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -70,7 +96,7 @@ class TfidfRetriever:
         for start in range(0, len(queries), batch):
             q = self.vectorizer.transform(list(queries[start : start + batch]))
             scores = (q @ self.matrix.T).toarray()
-            results.extend(_top_k(row, self.ids, k) for row in scores)
+            results.extend(_top_k(row, self.ids, self.id_rank, k) for row in scores)
         return results
 
 
@@ -84,6 +110,7 @@ class Bm25Retriever:
 
         self._bm25s = bm25s
         self.ids = [doc_id for doc_id, _ in corpus]
+        self.id_rank = descending_id_order(self.ids)
         texts = [text for _, text in corpus]
         self.model = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
         tokens = bm25s.tokenize(
@@ -109,7 +136,7 @@ class Bm25Retriever:
                 results.append([])
                 continue
             scores = self.model.get_scores(known)
-            results.append(_top_k(np.asarray(scores), self.ids, k))
+            results.append(_top_k(np.asarray(scores), self.ids, self.id_rank, k))
         return results
 
 

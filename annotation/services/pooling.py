@@ -110,13 +110,22 @@ def pool_add_hits(
     )
 
 
-def _corpus(project: Project) -> list[tuple[str, str]]:
+def _corpus(project: Project) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    """The project's chunks as (chunk id, title and text), as the evaluation's built-in
+    retrievers index them, and each chunk id's primary key. Keyed by the chunk id, not the
+    primary key, so that ties in score are broken by the same ids (trec_eval's rule) and a
+    pool's top k is the built-in retriever's top k in an evaluation run."""
     rows = (
         Chunk.objects.filter(project=project, removed=False)
         .order_by("id")
-        .values_list("id", "document__title", "text")
+        .values_list("id", "chunk_id", "document__title", "text")
     )
-    return [(str(pk), f"{title}\n{text}" if title else text) for pk, title, text in rows]
+    corpus: list[tuple[str, str]] = []
+    pks: dict[str, int] = {}
+    for pk, chunk_id, title, text in rows:
+        corpus.append((chunk_id, f"{title}\n{text}" if title else text))
+        pks[chunk_id] = pk
+    return corpus, pks
 
 
 def pool_build_builtin(
@@ -137,10 +146,11 @@ def pool_build_builtin(
     if query_ids is not None:
         queries = queries.filter(id__in=list(query_ids))
     rows = list(queries.values_list("id", "text"))
-    retriever = build_retriever(kind, _corpus(project))
+    corpus, pks = _corpus(project)
+    retriever = build_retriever(kind, corpus)
     results = retriever.search([text for _, text in rows], k)
     hits = {
-        qid: [int(hit.id) for hit in ranked] for (qid, _), ranked in zip(rows, results, strict=True)
+        qid: [pks[hit.id] for hit in ranked] for (qid, _), ranked in zip(rows, results, strict=True)
     }
     source = _source_for(project=project, name=kind, kind=kind, k=k)
     return pool_add_hits(source=source, hits=hits)
