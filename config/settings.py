@@ -244,6 +244,16 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600)
 # Retrievers under test on loopback or private networks (never link-local or metadata).
 GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
+# Environment variables a retriever's auth header may be read from, besides those named
+# GOLDSMITH_SECRET_…: a lead names the variable and its value goes to the lead's URL, so only
+# variables exposed here on purpose, never the server's own secrets.
+GOLDSMITH_RETRIEVER_SECRET_ENV = env_list("GOLDSMITH_RETRIEVER_SECRET_ENV", [])
+_server_secrets = {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "GOLDSMITH_ENCRYPTION_KEY"}
+if _server_secrets & set(GOLDSMITH_RETRIEVER_SECRET_ENV):
+    raise ImproperlyConfigured(
+        "GOLDSMITH_RETRIEVER_SECRET_ENV may not list the server's own secrets "
+        f"({', '.join(sorted(_server_secrets & set(GOLDSMITH_RETRIEVER_SECRET_ENV)))})"
+    )
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {

@@ -87,7 +87,9 @@ class RetrieverForm(forms.Form):
         help_text="Stored encrypted, never shown again. Leave empty to keep the stored one.",
     )
     auth_header_env = forms.CharField(
-        required=False, help_text="…or the name of an environment variable on the workers"
+        required=False,
+        help_text="…or the name of an environment variable on the workers: GOLDSMITH_SECRET_… "
+        "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV",
     )
     schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
     run_file = forms.FileField(required=False, help_text="TREC or JSONL run (kind: run file)")

@@ -68,8 +68,12 @@ def _set_auth(retriever: Retriever, name: str | None, value: str | None, env: st
         retriever.auth_header_encrypted = secrets.encrypt(value)
         retriever.auth_header_env = ""
     if env:
+        env = env.strip()
         if not env.replace("_", "").isalnum():
             raise RetrieverInvalid("the environment variable name may hold letters, digits, _")
+        refusal = secrets.environment_refusal(env)
+        if refusal is not None:
+            raise RetrieverInvalid(refusal)
         retriever.auth_header_env = env
         retriever.auth_header_encrypted = ""
     if (value or env) and not retriever.auth_header_name:
@@ -146,6 +150,10 @@ def retriever_snapshot(retriever: Retriever) -> dict[str, Any]:
     """What a run records of its retriever: kind and configuration, never the secret."""
     snap: dict[str, Any] = {"kind": retriever.kind, "name": retriever.name}
     if retriever.kind == RetrieverKind.HTTP:
+        if retriever.auth_header_env:  # saved before the rule existed: refuse the run now
+            refusal = secrets.environment_refusal(retriever.auth_header_env)
+            if refusal is not None:
+                raise RetrieverInvalid(refusal)
         snap["config"] = retriever.config
         snap["auth_header"] = retriever.auth_header_name or None
         snap["auth_source"] = (

@@ -57,7 +57,11 @@ class Command(BaseCommand):
         http.add_argument("--retries", type=int)
         http.add_argument("--backoff", type=float)
         http.add_argument("--auth-header", help="header name, e.g. Authorization")
-        http.add_argument("--auth-env", help="environment variable holding its value (workers)")
+        http.add_argument(
+            "--auth-env",
+            help="environment variable holding its value on the workers (GOLDSMITH_SECRET_… "
+            "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV)",
+        )
         http.add_argument(
             "--auth-value-stdin", action="store_true", help="read the value from stdin"
         )
