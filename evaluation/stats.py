@@ -127,9 +127,11 @@ def student_t_two_sided(t: float, df: float) -> float:
     evaluated by its continued fraction (modified Lentz; Numerical Recipes 3rd ed. §6.4), in
     the tail where the fraction converges fast and with I_x(a, b) = 1 − I_{1−x}(b, a) in the
     other. With r = t²/df, x = 1/(1 + r) and 1 − x = r/(1 + r) are taken in logarithms, and
-    ln B(df/2, 1/2) by an asymptotic series when df is large, so no digit is lost to
-    cancellation: the result equals scipy's ``stdtr`` to about 1e-13 (relative) for every df
-    from 1 to 10⁷ (tests/evaluation/test_the_t_test_needs_no_scipy.py)."""
+    ln B(df/2, 1/2) by an asymptotic series when df is large, so that no step cancels digits.
+    Relative error against exact values: below 1e-13 up to df = 1,000, 1e-12 up to 10,000,
+    5e-12 at 100,000 and 5e-11 at 10^6 (the fraction's rounding grows with df); scipy's
+    ``stdtr`` is itself off by 3e-9 at df = 1 near t = 0
+    (tests/evaluation/test_the_t_test_needs_no_scipy.py)."""
     if t != t:
         return math.nan
     q = t / math.sqrt(df)
