@@ -24,7 +24,7 @@ import json
 import math
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -980,6 +980,59 @@ def write_trec_run(
         if not math.isfinite(score):
             raise ValueError(f"score {score!r} cannot be written to a TREC run")
         out.write(f"{_token(qid, 'qid')} Q0 {_token(doc, 'docno')} {int(rank)} {score!r} {tag}\n")
+
+
+def in_trec_eval_order(ids: Sequence[str], scores: Sequence[float | None]) -> bool:
+    """Whether trec_eval, which sorts a query's results by score descending and breaks ties by
+    docno descending (``strcmp``, i.e. bytewise on UTF-8), keeps ``ids`` in the given order:
+    every score is present and finite, and each (score, id) comes strictly before the next."""
+    if len(scores) < len(ids):
+        return False
+    previous: tuple[float, bytes] | None = None
+    for doc, score in zip(ids, scores, strict=False):
+        if score is None or not math.isfinite(score):
+            return False
+        key = doc.encode("utf-8")
+        if previous is not None and (
+            score > previous[0] or (score == previous[0] and key >= previous[1])
+        ):
+            return False
+        previous = (score, key)
+    return True
+
+
+@dataclass(frozen=True)
+class TrecList:
+    """One ranked list ready for a TREC run: ``rows`` as ``(qid, docno, rank, score)``."""
+
+    rows: list[tuple[str, str, int, float]]
+    scores_kept: bool  # False: the score column is 1/rank (see trec_list_in_order)
+    original: list[tuple[str, float | None]]  # (docno, score given) after dropping duplicates
+    duplicates: int  # later copies of an id, dropped
+
+
+def trec_list_in_order(
+    qid: str, ids: Sequence[str], scores: Sequence[float | None] = ()
+) -> TrecList:
+    """The TREC run rows of one ranked list, in the order given (the order a run report
+    scores), written so that trec_eval ranks them in that same order.
+
+    A later copy of an id is dropped (a report counts an id once, at its first place). When
+    trec_eval would order the given scores differently (equal scores whose ids are not in
+    descending order, scores that rise along the list, a missing score), every score of the
+    list is written as 1/rank instead, which trec_eval orders as listed; ``scores_kept`` is then
+    False and ``original`` holds the scores the retriever gave."""
+    given = list(scores) + [None] * (len(ids) - len(scores))
+    first: dict[str, float | None] = {}
+    for doc, score in zip(ids, given, strict=False):
+        if doc not in first:
+            first[doc] = None if score is None else float(score)
+    docs, kept = list(first), list(first.values())
+    numbers = [s for s in kept if s is not None]
+    keep = len(numbers) == len(docs) and in_trec_eval_order(docs, numbers)
+    written = numbers if keep else [1.0 / r for r in range(1, len(docs) + 1)]
+    rows = [(qid, d, r, s) for r, (d, s) in enumerate(zip(docs, written, strict=True), 1)]
+    return TrecList(rows, keep, list(first.items()), len(ids) - len(docs))
 
 
 def _dumps(obj: Any) -> str:

@@ -21,11 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from evaluation import metrics
+from evaluation import formats, metrics
 
 FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
 LOW_QUERY_LIMIT = 50
@@ -327,8 +327,10 @@ def build_report(
     *,
     places: Mapping[str, ChunkPlace] | None = None,
     snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    ranked_by: RankedBy = "retriever",
 ) -> dict[str, Any]:
-    """The whole report as JSON-ready data (see the module docstring)."""
+    """The whole report as JSON-ready data (see the module docstring). ``ranked_by`` says how
+    the stored lists were ordered (see :func:`ranking_note`); they are scored in that order."""
     k = s.headline_k
     prepared = prepare_run(items, rows, s.matching, places)
     strict = score(items, rows, s, prepared=prepared)
@@ -383,7 +385,83 @@ def build_report(
     }
     report["low_queries"] = diagnose(items, rows, strict, s, snippets=snippets)
     report["unjudged_top_k"] = unjudged_count(strict.arrays, k)
+    report["ranking"] = ranking_note(rows, ranked_by)
+    report["warnings"] = threshold_warnings(items, s.relevance_threshold)
     return report
+
+
+RankedBy = Literal["retriever", "score"]
+RANKED_BY_TEXT = {
+    "score": "by score, ties by id descending (trec_eval's rule), as the built-in retriever "
+    "returns its lists",
+    "retriever": "as the retriever returned it (its ranks), not re-sorted by score",
+}
+
+
+def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
+    """The queries whose stored list trec_eval would order differently from its own scores
+    (:func:`evaluation.formats.in_trec_eval_order`, after dropping repeated ids): ties not by id
+    descending, scores that rise along the list, or missing scores. Sorted by query id."""
+    out: list[str] = []
+    flat: list[tuple[str, ResultRow]] = []
+    for q, r in rows.items():
+        if r.error or not r.ids:
+            continue
+        if len(r.scores) < len(r.ids) or None in r.scores or len(set(r.ids)) < len(r.ids):
+            if not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept:
+                out.append(q)
+        else:
+            flat.append((q, r))
+    if flat:
+        # Vectorised over every list at once; only equal neighbours compare their ids.
+        counts = np.array([len(r.ids) for _, r in flat])
+        scores = np.array([x for _, r in flat for x in r.scores[: len(r.ids)]], dtype=np.float64)
+        owner = np.repeat(np.arange(len(flat)), counts)
+        same = owner[1:] == owner[:-1]
+        bad = np.zeros(len(flat), dtype=bool)
+        bad[owner[~np.isfinite(scores)]] = True
+        bad[owner[1:][same & (scores[1:] > scores[:-1])]] = True
+        starts = np.cumsum(counts) - counts
+        for i in np.flatnonzero(same & (scores[1:] == scores[:-1])).tolist():
+            q = int(owner[i])
+            ids = flat[q][1].ids
+            at = i - int(starts[q])
+            if ids[at].encode("utf-8") <= ids[at + 1].encode("utf-8"):
+                bad[q] = True
+        out.extend(flat[q][0] for q in np.flatnonzero(bad).tolist())
+    return sorted(out)
+
+
+def ranking_note(rows: Mapping[str, ResultRow], ranked_by: RankedBy) -> dict[str, Any]:
+    """How the lists were ordered for scoring, and how many of them trec_eval would order
+    differently from their scores (a saved run then writes 1/rank for those: docs/formats.md,
+    "Saved runs")."""
+    differ = lists_not_in_score_order(rows)
+    return {
+        "ranked_by": ranked_by,
+        "text": RANKED_BY_TEXT[ranked_by],
+        "not_in_score_order": len(differ),
+        "examples": differ[:5],
+    }
+
+
+def threshold_warnings(items: Sequence[GoldItem], threshold: int) -> list[str]:
+    """A warning when no judgment of the golden set reaches the relevance threshold: every
+    query would then be left out of the means ("no relevant chunk") without anything else
+    saying why (e.g. TREC qrels that mark relevant with 1, under the default threshold 2)."""
+    grades = [j.grade for i in items for j in i.judgments]
+    if not grades or max(grades) >= threshold:
+        return []
+    top = max(grades)
+    hint = (
+        f"; evaluate with relevance threshold {top} if grade {top} means relevant here"
+        if top >= 1
+        else ""
+    )
+    return [
+        f"no judgment reaches the relevance threshold {threshold} (the highest grade is {top}): "
+        f"no query has a relevant chunk, so every query is left out of the means{hint}"
+    ]
 
 
 def unjudged_count(arrays: metrics.EvalArrays, k: int) -> int:

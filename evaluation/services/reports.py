@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -12,8 +14,8 @@ from annotation.models import Chunk, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import pool_add_hits
 
-from .. import reporting
-from ..models import EvaluationRun, RunState
+from .. import formats, reporting
+from ..models import EvaluationRun, QueryResult, RunState
 from ..selectors import golden_items, result_rows
 from .runs import RunInvalid, run_places, run_report, run_scored, run_settings
 
@@ -70,6 +72,59 @@ def report_download(run: EvaluationRun) -> dict[str, Any]:
         "report": run_report_cached(run),
         "per_query": rows,
     }
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    lines: int
+    rescored_queries: int  # lists whose score column is 1/rank (original scores in `originals`)
+    duplicates: int  # later copies of an id, dropped
+    originals: Path | None  # the original scores of the rescored lists, when there are any
+
+
+def original_scores_path(path: Path) -> Path:
+    return path.with_name(path.name + ".original-scores.tsv")
+
+
+def run_trec_save(*, run: EvaluationRun, path: Path) -> SavedRun:
+    """The run's ranked lists as a TREC run ``qid Q0 chunk rank score goldsmith-run-N`` that
+    trec_eval ranks exactly as the report did (docs/formats.md, "Saved runs").
+
+    Failed queries have no line (they have no result). A list whose stored order is not
+    trec_eval's order of its scores (ties not by id descending, scores that rise, missing
+    scores: HTTP retrievers and run files keep the retriever's order) gets 1/rank in the score
+    column; its original scores go to ``PATH.original-scores.tsv``. Both files are written
+    whole or not at all; a stale scores file of an earlier save to the same path is removed."""
+    rows = QueryResult.objects.filter(run=run, error="").order_by("query_id")
+    tag = f"goldsmith-run-{run.pk}"
+    lines = rescored = duplicates = 0
+    originals = original_scores_path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial_originals = originals.with_name(originals.name + ".partial")
+    with (
+        partial.open("w", encoding="utf-8") as out,
+        partial_originals.open("w", encoding="utf-8", newline="") as side,
+    ):
+        table = csv.writer(side, delimiter="\t", lineterminator="\n")
+        table.writerow(["query_id", "docno", "rank", "score"])
+        for qid, ids, scores in rows.values_list("query_id", "ranked_ids", "scores").iterator():
+            listed = formats.trec_list_in_order(qid, ids, scores)
+            formats.write_trec_run(out, listed.rows, run_id=tag)
+            lines += len(listed.rows)
+            duplicates += listed.duplicates
+            if not listed.scores_kept:
+                rescored += 1
+                table.writerows(
+                    [qid, doc, rank, "" if score is None else repr(score)]
+                    for rank, (doc, score) in enumerate(listed.original, 1)
+                )
+    partial.replace(path)
+    if rescored:
+        partial_originals.replace(originals)
+    else:
+        partial_originals.unlink()
+        originals.unlink(missing_ok=True)
+    return SavedRun(lines, rescored, duplicates, originals if rescored else None)
 
 
 def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:

@@ -448,6 +448,11 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
         run_settings(run),
         places=run_places(run, items, rows),
         snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
+        # Built-in retrievers return their lists by score, ties by id (trec_eval's rule);
+        # HTTP retrievers and run files are scored in the order they gave.
+        ranked_by="score"
+        if run.retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
+        else "retriever",
     )
 
 

@@ -16,35 +16,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ... import formats
-from ...models import EvaluationRun, Matching, QueryResult, RunState
+from ...models import EvaluationRun, Matching, RunState
 from ...services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
-from ...services.reports import per_query_rows
+from ...services.reports import per_query_rows, run_trec_save
 from ._args import bad_input, project_named, retriever_named, version_labelled
 
 EXIT_FAILED = 1
 EXIT_DRIFT = 3
-
-
-def write_trec_run(run: EvaluationRun, path: Path) -> int:
-    """The run's ranked lists as ``qid Q0 chunk rank score run_id`` (failed queries have no
-    line, as they have no result). A missing score is written as 1/rank."""
-    rows = QueryResult.objects.filter(run=run, error="").order_by("query_id")
-    tag = f"goldsmith-run-{run.pk}"
-    count = 0
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("w", encoding="utf-8") as out:
-        for qid, ids, scores in rows.values_list("query_id", "ranked_ids", "scores").iterator():
-            lines = [
-                (qid, cid, rank, float(s) if s is not None else 1.0 / rank)
-                for rank, (cid, s) in enumerate(
-                    zip(ids, list(scores) + [None] * (len(ids) - len(scores)), strict=True), 1
-                )
-            ]
-            formats.write_trec_run(out, lines, run_id=tag)
-            count += len(lines)
-    partial.replace(path)
-    return count
 
 
 def _clean(x: Any) -> Any:
@@ -112,10 +90,11 @@ class Command(BaseCommand):
             self.stdout.write(f"queued run {run.pk} ({run.total} queries)")
             return
         if o["save_run"]:
-            count = write_trec_run(run, Path(o["save_run"]))
-            self.stderr.write(f"wrote {count} lines to {o['save_run']}")
+            self._save_run(run, Path(o["save_run"]))
         if run.state != RunState.SUCCEEDED:
             raise CommandError(f"run {run.pk} {run.state}: {run.error}", returncode=EXIT_FAILED)
+        for warning in (run.report or {}).get("warnings") or []:
+            self.stderr.write(f"warning: {warning}")
         if o["format"] == "json":
             self._json(run, per_query=o["per_query"])
         else:
@@ -128,6 +107,20 @@ class Command(BaseCommand):
                 f"drift against baseline run {drift['baseline_run']}: {reasons} "
                 f"(changed since: {changed})",
                 returncode=EXIT_DRIFT,
+            )
+
+    def _save_run(self, run: EvaluationRun, path: Path) -> None:
+        saved = run_trec_save(run=run, path=path)
+        self.stderr.write(f"wrote {saved.lines} lines to {path}")
+        if saved.duplicates:
+            self.stderr.write(
+                f"{saved.duplicates} repeated ids left out (a list counts an id once)"
+            )
+        if saved.rescored_queries:
+            self.stderr.write(
+                f"{saved.rescored_queries} lists are in the retriever's order, not trec_eval's "
+                f"order of their scores: their score column is 1/rank, so that trec_eval ranks "
+                f"them as the report did; their original scores are in {saved.originals}"
             )
 
     def _wait(self, run: EvaluationRun, timeout: float) -> EvaluationRun:
