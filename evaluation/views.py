@@ -229,7 +229,12 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
         config_json=json.dumps(retriever.config, indent=1),
         run_file=retriever.run_files.first(),
     )
-    return render(request, "evaluation/retriever_detail.html", ctx)
+    return render(
+        request,
+        "evaluation/retriever_detail.html",
+        ctx,
+        status=400 if run_form.is_bound and run_form.errors else 200,
+    )
 
 
 @login_required

@@ -401,6 +401,7 @@ class AdjudicateApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             review = query_adjudicate(
+                project=project,
                 query_id=query_id,
                 by=request.user,
                 version=data.validated_data["version"],
@@ -429,7 +430,10 @@ class ApproveApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             review = query_approve(
-                query_id=query_id, by=request.user, version=data.validated_data["version"]
+                project=project,
+                query_id=query_id,
+                by=request.user,
+                version=data.validated_data["version"],
             )
         except StaleReview as error:
             return conflict(error)
@@ -451,11 +455,14 @@ class BulkApproveApi(APIView):
         ids = data.validated_data.get("query_ids")
         if ids is None and not data.validated_data["all_resolved"]:
             raise invalid("query_ids", ValueError("name the queries or set all_resolved"))
-        result = queries_approve(
-            project=project,
-            by=request.user,
-            query_ids=None if data.validated_data["all_resolved"] else ids,
-        )
+        try:
+            result = queries_approve(
+                project=project,
+                by=request.user,
+                query_ids=None if data.validated_data["all_resolved"] else ids,
+            )
+        except ValueError as error:
+            raise invalid("query_ids", error) from None
         return Response(BulkApproveOutput(result).data)
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
+from django.http import Http404
 from django.utils import timezone
 
-from ..models import Assignment, Candidate, Judgment, Project, QueryReview, Resolution
+from ..models import Assignment, Candidate, Judgment, Project, Query, QueryReview, Resolution
 from ..models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
 
 
@@ -179,9 +180,17 @@ def queries_settle(
     return changed
 
 
-def _locked_review(query_id: int, version: int | None) -> QueryReview:
-    review = QueryReview.objects.select_for_update().filter(query_id=query_id).first()
+def _locked_review(project: Project, query_id: int, version: int | None) -> QueryReview:
+    """The query's review, locked; 404 for a query of another project (its id is refused, and
+    whether it exists elsewhere is not revealed)."""
+    review = (
+        QueryReview.objects.select_for_update()
+        .filter(query_id=query_id, query__project=project)
+        .first()
+    )
     if review is None:
+        if not Query.objects.filter(pk=query_id, project=project).exists():
+            raise Http404("No such query in this project")
         raise ValueError("this query has not been annotated yet")
     if version is not None and review.version != version:
         raise StaleReview(review.version)
@@ -191,6 +200,7 @@ def _locked_review(query_id: int, version: int | None) -> QueryReview:
 @transaction.atomic
 def query_adjudicate(
     *,
+    project: Project,
     query_id: int,
     by: AbstractBaseUser,
     version: int,
@@ -198,8 +208,9 @@ def query_adjudicate(
     reason: str,
     note: str = "",
 ) -> QueryReview:
-    """A lead sets the final grade of every candidate of a flagged (or resolved) query."""
-    review = _locked_review(query_id, version)
+    """A lead sets the final grade of every candidate of a flagged (or resolved) query of
+    `project` (a query of another project is refused with Http404)."""
+    review = _locked_review(project, query_id, version)
     if review.state == ReviewState.OPEN:
         raise ValueError("this query is still being annotated")
     if review.state == ReviewState.APPROVED:
@@ -245,9 +256,12 @@ def query_adjudicate(
 
 
 @transaction.atomic
-def query_approve(*, query_id: int, by: AbstractBaseUser, version: int | None) -> QueryReview:
-    """Approve one resolved query: its final grades may go into a golden-set version."""
-    review = _locked_review(query_id, version)
+def query_approve(
+    *, project: Project, query_id: int, by: AbstractBaseUser, version: int | None
+) -> QueryReview:
+    """Approve one resolved query of `project`: its final grades may go into a golden-set
+    version (a query of another project is refused with Http404)."""
+    review = _locked_review(project, query_id, version)
     if review.state != ReviewState.RESOLVED:
         raise ValueError(f"only a resolved query can be approved (this one is {review.state})")
     review.state = ReviewState.APPROVED
@@ -270,12 +284,20 @@ def queries_approve(
 ) -> BulkApproval:
     """Approve many resolved queries at once (all resolved ones when `query_ids` is None).
 
-    Queries that are not resolved (open, flagged, already approved, or of another project) are
-    skipped and listed, never changed.
+    Queries of this project that are not resolved (open, flagged, already approved) are skipped
+    and listed, never changed. An id that is not a query of this project refuses the whole
+    call (ValueError): nothing is approved.
     """
     reviews = QueryReview.objects.select_for_update().filter(query__project=project)
     wanted = None if query_ids is None else sorted(set(query_ids))
     if wanted is not None:
+        known = set(
+            Query.objects.filter(project=project, pk__in=wanted).values_list("pk", flat=True)
+        )
+        foreign = [q for q in wanted if q not in known]
+        if foreign:
+            shown = ", ".join(str(q) for q in foreign[:5]) + (" …" if len(foreign) > 5 else "")
+            raise ValueError(f"not queries of this project: {shown}; nothing was approved")
         reviews = reviews.filter(query_id__in=wanted)
     resolved = list(
         reviews.filter(state=ReviewState.RESOLVED)

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from ..models import Assignment, Membership, PoolSource, Role
+from ..models import Assignment, Membership, PoolSource, Project, Role
 from ..models.judging import AdjudicationReason
 from ..permissions import Action, project_access
 from ..selectors.judging import (
@@ -126,24 +126,25 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                 return redirect("pools", project_id=project.pk)
     elif what == "reassign":
         form = ReassignForm(request.POST)
-        if form.is_valid():
+        if not form.is_valid():
+            messages.error(request, "Name an assignment and an annotator.")
+        else:
             assignment = Assignment.objects.filter(
                 pk=form.cleaned_data["assignment"], query__project=project
             ).first()
             if assignment is None:
-                messages.error(request, "No such assignment.")
+                raise Http404("No such assignment in this project")
+            try:
+                assignment_reassign(
+                    assignment=assignment, to_username=form.cleaned_data["username"]
+                )
+            except ValueError as error:
+                messages.error(request, str(error))
             else:
-                try:
-                    assignment_reassign(
-                        assignment=assignment, to_username=form.cleaned_data["username"]
-                    )
-                except ValueError as error:
-                    messages.error(request, str(error))
-                else:
-                    messages.success(
-                        request, f"Query {assignment.query_id} now goes to {assignment.annotator}."
-                    )
-        return redirect("pools", project_id=project.pk)
+                messages.success(
+                    request, f"Query {assignment.query_id} now goes to {assignment.annotator}."
+                )
+                return redirect("pools", project_id=project.pk)
     sources = PoolSource.objects.filter(project=project).annotate(n=Count("hits")).order_by("name")
     counts = review_counts(project=project)
     reassign_query = request.GET.get("query", "")
@@ -174,6 +175,8 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
             assignments=assignments,
             annotators=annotators,
         ),
+        # Every accepted post redirects: a page answering a post shows what was refused.
+        status=400 if request.method == "POST" else 200,
     )
 
 
@@ -182,6 +185,12 @@ def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(
         user=request.user, project_id=project_id, action=Action.LEAD
     )
+    return _review_queue_page(request, project, membership)
+
+
+def _review_queue_page(
+    request: HttpRequest, project: Project, membership: Membership, status: int = 200
+) -> HttpResponse:
     return render(
         request,
         "annotation/review_queue.html",
@@ -192,6 +201,7 @@ def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
             resolved=list(resolved_queue(project=project)[:500]),
             counts=review_counts(project=project),
         ),
+        status=status,
     )
 
 
@@ -204,6 +214,8 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
     errors: list[str] = []
     status = 200
     if request.method == "POST":
+        if not project.queries.filter(pk=query_id).exists():
+            raise Http404("No such query")
         grades: dict[int, int] = {}
         for key, value in request.POST.items():
             if key.startswith("grade-") and key[6:].isdigit() and value in {"0", "1", "2"}:
@@ -214,6 +226,7 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             version = -1
         try:
             query_adjudicate(
+                project=project,
                 query_id=query_id,
                 by=request.user,
                 version=version,
@@ -262,7 +275,7 @@ def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpRespons
         raise Http404("No such query")
     try:
         version = int(request.POST["version"]) if request.POST.get("version") else None
-        query_approve(query_id=query_id, by=request.user, version=version)
+        query_approve(project=project, query_id=query_id, by=request.user, version=version)
     except StaleReview:
         messages.error(request, "Another lead changed this query meanwhile; look at it again.")
         return redirect("adjudicate", project_id=project.pk, query_id=query_id)
@@ -276,12 +289,18 @@ def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpRespons
 @login_required
 @require_POST
 def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-    if request.POST.get("all_resolved") == "1":
-        result = queries_approve(project=project, by=request.user, query_ids=None)
-    else:
-        ids = [int(v) for v in request.POST.getlist("query") if v.isdigit()]
-        result = queries_approve(project=project, by=request.user, query_ids=ids)
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    try:
+        if request.POST.get("all_resolved") == "1":
+            result = queries_approve(project=project, by=request.user, query_ids=None)
+        else:
+            ids = [int(v) for v in request.POST.getlist("query") if v.isdigit()]
+            result = queries_approve(project=project, by=request.user, query_ids=ids)
+    except ValueError as error:
+        messages.error(request, str(error))
+        return _review_queue_page(request, project, membership, status=400)
     messages.success(
         request,
         f"Approved {len(result.approved)} queries"

@@ -74,7 +74,7 @@ def sampling_home(request: HttpRequest, project_id: int) -> HttpResponse:
         distribution=distribution,
         samples=samples(project=project)[:30],
     )
-    return render(request, "annotation/sampling.html", context)
+    return render(request, "annotation/sampling.html", context, status=400 if form.errors else 200)
 
 
 @login_required

@@ -42,6 +42,7 @@ def test_settled_and_adjudicated_grades_are_frozen_with_their_provenance(persona
     assert disputed.review.state == "flagged"
     cands = {c.chunk.chunk_id: c.pk for c in Candidate.objects.filter(query=disputed)}
     query_adjudicate(
+        project=personas.project,
         query_id=disputed.pk,
         by=personas.alice,
         version=disputed.review.version,
