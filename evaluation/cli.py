@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
@@ -106,6 +107,26 @@ def _build_parser() -> _Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit status.
+
+    When the reader of our output goes away (``goldsmith eval ... | head``), stop quietly, as
+    the Python documentation advises for SIGPIPE: stdout is pointed at /dev/null, so that the
+    interpreter's last flush does not fail again and print a traceback, and the status is 1,
+    as Python's own on EPIPE."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # a closed pipe shows here, while we can still handle it
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file (e.g. replaced in a test)
+            pass
+        return 1
+    return status
+
+
+def _run(argv: list[str] | None) -> int:
     out = sys.stdout
     try:
         args = _build_parser().parse_args(argv)
@@ -117,13 +138,13 @@ def main(argv: list[str] | None = None) -> int:
             _agreement(args, out)
     except formats.FormatError as e:
         return _fail(str(e))
+    except BrokenPipeError:
+        raise  # not bad input: the reader of our output left (see main)
     except OSError as e:
         where = e.filename if e.filename is not None else "input"
         return _fail(f"{where}: {e.strerror or e}")
     except (_BadInput, ValueError) as e:
         return _fail(str(e))
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
     return 0
 
 
@@ -152,6 +173,7 @@ def _load(
     fmt = args.qrels_format or formats.detect_format(args.qrels)
     gold = formats.read_goldset(args.qrels) if fmt == "goldset" else None
     qrels = formats.goldset_judgments(gold) if gold else formats.read_qrels(args.qrels, fmt)
+    _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
     specs = [M.parse_metric(m) for m in metrics]
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
     # The run's columns are passed straight in, so prepare() can free them early.
@@ -162,6 +184,33 @@ def _load(
         depth=depth,
     )
     return M.evaluate(arrays, None, metrics, settings), gold
+
+
+def _warn_if_nothing_is_relevant(
+    args: argparse.Namespace, qrels: M.JudgmentColumns, level: int
+) -> None:
+    """Say so on stderr (once per file) when no judgment reaches the relevance level: every
+    query would be left out of the means with nothing else saying why. The usual cause: TREC
+    qrels mark relevant with 1, and Goldsmith's default level is 2."""
+    if len(qrels.grades) == 0 or int(qrels.grades.max()) >= level:
+        return
+    warned = vars(args).setdefault("_warned_qrels", set())
+    if args.qrels in warned:
+        return
+    warned.add(args.qrels)
+    top = int(qrels.grades.max())
+    advice = (
+        f"; if grade {top} means relevant in this file (as 1 does in most TREC qrels), "
+        f"add --relevance-level {top}"
+        if top >= 1
+        else ""
+    )
+    print(
+        f"{_PROG}: warning: no judgment in {args.qrels} reaches relevance level {level} (the "
+        f"highest grade is {top}): no query has a relevant chunk, so every query is left out "
+        f"of the means{advice}",
+        file=sys.stderr,
+    )
 
 
 def _clean(x: Any) -> Any:
