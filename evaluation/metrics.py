@@ -49,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evaluation import stats
+from evaluation.presets import TOLERANCE
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -886,14 +887,16 @@ def topk_sweep(
 
 @dataclass(frozen=True)
 class DriftRules:
-    """Alert rules; a rule set to None is off. Drops compare with the baseline's mean."""
+    """Alert rules; a rule set to None is off. Drops compare with the baseline's mean; the
+    absolute alarms ``min_recall`` / ``min_pass_rate`` are the preset's **floors** (defaults:
+    the enterprise preset's), not its targets. Every comparison allows ``TOLERANCE``."""
 
-    recall_metric: str = "recall@10"
-    pass_metric: str = "pass@10"
+    recall_metric: str = "recall@5"
+    pass_metric: str = "pass@5"
     max_recall_drop: float | None = 0.05
     max_pass_rate_drop: float | None = 0.10
     min_recall: float | None = 0.70
-    min_pass_rate: float | None = 0.80
+    min_pass_rate: float | None = 0.70
 
 
 @dataclass(frozen=True)
@@ -920,7 +923,10 @@ def check_drift(
 ) -> DriftReport:
     """Which rules fire for ``current`` (against ``baseline`` for the drop rules), and the
     queries that passed in the baseline but fail now. Without a baseline only the absolute
-    targets apply. Rule thresholds are strict: a drop of exactly 0.05 does not fire."""
+    floors apply. Limits are compared with a tolerance (``TOLERANCE``): a drop fires when it is
+    more than ``limit + TOLERANCE`` (so 0.90 → 0.85, whose float difference is
+    0.05000000000000004, does not fire a 0.05 rule), a mean below a floor when it is under
+    ``floor − TOLERANCE``."""
     r = rules or DriftRules()
     for res in (current, baseline):
         if res is not None:
@@ -934,20 +940,27 @@ def check_drift(
 
     rec, pas = mean(current, r.recall_metric), mean(current, r.pass_metric)
     fired: list[FiredRule] = []
-    if r.min_recall is not None and rec < r.min_recall:
-        msg = f"mean {r.recall_metric} {rec:.4f} is below {r.min_recall:.2f}"
+    # NaN (nothing to score) is below every floor: a run without a scored query cannot pass.
+    if r.min_recall is not None and not rec >= r.min_recall - TOLERANCE:
+        msg = f"mean {r.recall_metric} {rec:.4f} is below the floor {r.min_recall:.2f}"
         fired.append(FiredRule("min_recall", rec, r.min_recall, None, msg))
-    if r.min_pass_rate is not None and pas < r.min_pass_rate:
-        msg = f"pass rate ({r.pass_metric}) {pas:.4f} is below {r.min_pass_rate:.2f}"
+    if r.min_pass_rate is not None and not pas >= r.min_pass_rate - TOLERANCE:
+        msg = f"pass rate ({r.pass_metric}) {pas:.4f} is below the floor {r.min_pass_rate:.2f}"
         fired.append(FiredRule("min_pass_rate", pas, r.min_pass_rate, None, msg))
     newly: tuple[str, ...] = ()
     if baseline is not None:
         brec, bpas = mean(baseline, r.recall_metric), mean(baseline, r.pass_metric)
-        if r.max_recall_drop is not None and brec - rec > r.max_recall_drop:
-            msg = f"mean {r.recall_metric} dropped {brec - rec:.4f} ({brec:.4f} → {rec:.4f})"
+        if r.max_recall_drop is not None and brec - rec > r.max_recall_drop + TOLERANCE:
+            msg = (
+                f"mean {r.recall_metric} dropped {brec - rec:.4f} ({brec:.4f} → {rec:.4f}), "
+                f"more than {r.max_recall_drop:g}"
+            )
             fired.append(FiredRule("max_recall_drop", rec, r.max_recall_drop, brec, msg))
-        if r.max_pass_rate_drop is not None and bpas - pas > r.max_pass_rate_drop:
-            msg = f"pass rate dropped {bpas - pas:.4f} ({bpas:.4f} → {pas:.4f})"
+        if r.max_pass_rate_drop is not None and bpas - pas > r.max_pass_rate_drop + TOLERANCE:
+            msg = (
+                f"pass rate ({r.pass_metric}) dropped {bpas - pas:.4f} "
+                f"({bpas:.4f} → {pas:.4f}), more than {r.max_pass_rate_drop:g}"
+            )
             fired.append(FiredRule("max_pass_rate_drop", pas, r.max_pass_rate_drop, bpas, msg))
         before = dict(
             zip(

@@ -462,8 +462,41 @@ class SettingsForm(forms.Form):
     pass_threshold = forms.FloatField(
         required=False, min_value=0, max_value=1, help_text="Empty: the preset's"
     )
-    min_recall = forms.FloatField(required=False, min_value=0, max_value=1)
-    min_pass_rate = forms.FloatField(required=False, min_value=0, max_value=1)
+    min_recall = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label="Recall target",
+        help_text="Mean Recall@K for a pass verdict. Empty: the preset's",
+    )
+    recall_floor = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label="Recall floor",
+        help_text="Below it the verdict is fail and the alarm fires. Empty: the preset's",
+    )
+    min_pass_rate = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label="Pass-rate target",
+        help_text="Share of passing queries for a pass verdict. Empty: the preset's",
+    )
+    pass_rate_floor = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label="Pass-rate floor",
+        help_text="Below it the verdict is fail and the alarm fires. Empty: the preset's",
+    )
+    headline_k = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        initial=5,
+        label="Headline K",
+        help_text="The K of verdicts, baselines and drift (new runs always measure it)",
+    )
     max_recall_drop = forms.FloatField(required=False, min_value=0, max_value=1)
     max_pass_rate_drop = forms.FloatField(required=False, min_value=0, max_value=1)
     webhook_url = forms.URLField(required=False, max_length=500, assume_scheme="https")
@@ -504,7 +537,7 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
     ctx.update(
         form=form,
         presets=presets.PRESETS.values(),
-        bands=presets.bands_for(record.preset, record.band_overrides),
+        bands=band_table(ctx["project"]),
         thresholds=effective_thresholds(record),
     )
     return render(request, "evaluation/settings.html", ctx)

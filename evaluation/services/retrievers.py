@@ -228,6 +228,12 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
         presets.preset(fields["preset"])  # raises on an unknown key
     for name, value in fields.items():
         setattr(record, name, value)
+    try:
+        project_targets(record)  # a floor above its target, or a value outside [0, 1]
+    except ValueError as error:
+        raise RetrieverInvalid(str(error)) from None
+    if not 1 <= int(record.headline_k) <= 1000:
+        raise RetrieverInvalid("the headline K must be between 1 and 1000")
     if record.webhook_url:
         try:
             check_url(record.webhook_url, ssrf_policy())
@@ -238,17 +244,31 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
     return record
 
 
+def project_targets(record: EvaluationSettings) -> presets.Targets:
+    """The project's targets and floors: its own values, else its preset's. (`min_recall` and
+    `min_pass_rate` are the targets' field names.)"""
+    return presets.targets_for(
+        record.preset,
+        {
+            "recall_target": record.min_recall,
+            "recall_floor": record.recall_floor,
+            "pass_threshold": record.pass_threshold,
+            "pass_rate_target": record.min_pass_rate,
+            "pass_rate_floor": record.pass_rate_floor,
+        },
+    )
+
+
 def effective_thresholds(record: EvaluationSettings) -> dict[str, float | None]:
     """The project's thresholds: its own values, else its preset's."""
-    p = presets.preset(record.preset)
+    t = project_targets(record)
     return {
-        "pass_threshold": record.pass_threshold
-        if record.pass_threshold is not None
-        else p.pass_threshold,
-        "min_recall": record.min_recall if record.min_recall is not None else p.min_recall,
-        "min_pass_rate": record.min_pass_rate
-        if record.min_pass_rate is not None
-        else p.min_pass_rate,
+        "pass_threshold": t.pass_threshold,
+        "min_recall": t.recall_target,
+        "recall_floor": t.recall_floor,
+        "min_pass_rate": t.pass_rate_target,
+        "pass_rate_floor": t.pass_rate_floor,
         "max_recall_drop": record.max_recall_drop,
         "max_pass_rate_drop": record.max_pass_rate_drop,
+        "headline_k": record.headline_k,
     }
