@@ -403,14 +403,76 @@ class EvaluationRunPoolApi(APIView):
         return Response(outcome)
 
 
+class CompareMetricOutput(serializers.Serializer):
+    metric = serializers.CharField(help_text="family@K, or precision / f1 of the whole list")
+    n = serializers.IntegerField(help_text="queries scored in both runs")
+    mean_a = serializers.FloatField(allow_null=True)
+    mean_b = serializers.FloatField(allow_null=True)
+    diff = serializers.FloatField(allow_null=True, help_text="B − A")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% bootstrap CI of B − A")
+    ci_high = serializers.FloatField(allow_null=True)
+    p_randomization = serializers.FloatField(allow_null=True, help_text="paired sign-flip test")
+    p_ttest = serializers.FloatField(allow_null=True, help_text="paired t-test")
+    p_holm = serializers.FloatField(allow_null=True, help_text="Holm over the metrics compared")
+    wins = serializers.IntegerField(help_text="queries where B is higher")
+    ties = serializers.IntegerField()
+    losses = serializers.IntegerField(help_text="queries where B is lower")
+
+
+class QueryChangeOutput(serializers.Serializer):
+    query_id = serializers.CharField()
+    text = serializers.CharField()
+    category = serializers.CharField(allow_null=True)
+    a = serializers.FloatField(help_text="the list's metric in run A")
+    b = serializers.FloatField(help_text="the list's metric in run B")
+    diff = serializers.FloatField(help_text="B − A")
+    also_a = serializers.FloatField(help_text="the `also` metric (nDCG@K) in run A")
+    also_b = serializers.FloatField(help_text="the `also` metric (nDCG@K) in run B")
+
+
+class QueryChangesOutput(serializers.Serializer):
+    metric = serializers.CharField(help_text="recall@K at the headline K")
+    also = serializers.CharField(allow_null=True, help_text="ndcg@K, given beside it")
+    n = serializers.IntegerField(help_text="queries scored in both runs")
+    worse_count = serializers.IntegerField()
+    better_count = serializers.IntegerField()
+    ties = serializers.IntegerField(help_text="queries whose metric did not change")
+    worse = QueryChangeOutput(many=True, help_text="every query that got worse, worst first")
+    better = QueryChangeOutput(many=True, help_text="every query that got better, largest first")
+
+
+class CompareRunOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    retriever = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class CompareOutput(serializers.Serializer):
+    headline_k = serializers.IntegerField()
+    a = CompareRunOutput()
+    b = CompareRunOutput()
+    version = serializers.CharField(help_text="the golden-set version of both runs")
+    settings = serializers.JSONField(help_text="A's settings, with which both runs are scored")
+    settings_differ = serializers.ListField(
+        child=serializers.CharField(), help_text="settings B was run with that differ from A's"
+    )
+    metrics = CompareMetricOutput(many=True)
+    changes = QueryChangesOutput()
+    scatter = serializers.ListField(
+        child=serializers.DictField(), help_text="per query: query_id, a and b (Recall@K)"
+    )
+    per_category = serializers.DictField(help_text="category → metric → {a, b, diff}, and n")
+
+
 class EvaluationCompareApi(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("a", int, required=True, description="Run A (reference)"),
             OpenApiParameter("b", int, required=True, description="Run B (compared with A)"),
         ],
-        responses={200: OpenApiTypes.OBJECT},
-        summary="Compare two runs on the same version (differences, CIs, p-values)",
+        responses=CompareOutput,
+        summary="Compare two runs on the same version: differences with CIs and p-values by "
+        "metric, and the queries that got worse and better",
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)

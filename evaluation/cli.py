@@ -1,7 +1,7 @@
 """The ``goldsmith`` command line: metrics and agreement from files, no database.
 
     goldsmith eval QRELS RUN [-m METRIC ...] [options]
-    goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [options]
+    goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [--by METRIC] [--list N] [options]
     goldsmith agreement LABELS [--format table|json]
 
 Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``).
@@ -99,6 +99,19 @@ def _build_parser() -> _Parser:
     cmp_.add_argument("run_b")
     _add_eval_options(cmp_)
     cmp_.add_argument("--permutations", type=int, default=10_000, metavar="N")
+    cmp_.add_argument(
+        "--by",
+        metavar="METRIC",
+        help="the metric of the lists of queries that got worse and better "
+        "(default: the first recall@K of the metrics, else the first metric)",
+    )
+    cmp_.add_argument(
+        "--list",
+        type=int,
+        default=10,
+        metavar="N",
+        help="queries shown in each list in the table (default 10; JSON lists all)",
+    )
     cmp_.add_argument("--format", choices=("table", "json"), default="table")
     ag = sub.add_parser("agreement", help="inter-annotator agreement from a labels CSV")
     ag.add_argument("labels")
@@ -318,9 +331,12 @@ def _eval_table(
 
 def _compare(args: argparse.Namespace, out: IO[str]) -> None:
     metrics = _metric_list(args.metrics)
+    by = _metric_list([args.by])[0] if args.by else _list_metric(metrics)
+    scored = metrics if by in metrics else [*metrics, by]
     settings = _settings(args)
-    a, _ = _load(args, args.run_a, metrics, settings)
-    b, _ = _load(args, args.run_b, metrics, settings)
+    a, _ = _load(args, args.run_a, scored, settings)
+    b, _ = _load(args, args.run_b, scored, settings)
+    changes = M.query_changes(a, b, by)
     rows = M.compare(
         a,
         b,
@@ -345,6 +361,15 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
             "metrics": {
                 r.metric: {k: v for k, v in vars(r).items() if k != "metric"} for r in rows
             },
+            "changes": {
+                "metric": changes.metric,
+                "n": changes.n,
+                "worse_count": len(changes.worse),
+                "better_count": len(changes.better),
+                "ties": changes.ties,
+                "worse": [vars(c) for c in changes.worse],
+                "better": [vars(c) for c in changes.better],
+            },
         }
         json.dump(_clean(doc), out, indent=1, allow_nan=False)
         out.write("\n")
@@ -365,6 +390,33 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
         f"\n{rows[0].n if rows else 0} queries in both; B - A; Holm over {len(rows)} "
         f"metrics; {args.permutations} sign-flip permutations.\n"
     )
+    _changes_table(changes, args.list, out)
+
+
+def _list_metric(metrics: Sequence[str]) -> str:
+    """The default metric of the worse / better lists: the first recall@K, else the first."""
+    return next((m for m in metrics if m.startswith("recall@")), metrics[0])
+
+
+def _changes_table(changes: M.QueryChanges, limit: int, out: IO[str]) -> None:
+    """The queries that got worse (worst first) and better (largest gain first), ``limit``
+    of each."""
+    if limit <= 0:
+        return
+    for title, rows in (("worse", changes.worse), ("better", changes.better)):
+        out.write(
+            f"\n{len(rows)} of {changes.n} queries {title} in B on {changes.metric}"
+            f"{' (worst first)' if title == 'worse' else ' (largest gain first)'}"
+            f"{f'; the first {limit}' if len(rows) > limit else ''}"
+            f"{':' if rows else '.'}\n"
+        )
+        if not rows:
+            continue
+        shown = rows[:limit]
+        width = max(len("query_id"), *(len(c.query_id) for c in shown))
+        out.write(f"  {'query_id':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>7}\n")
+        for c in shown:
+            out.write(f"  {c.query_id:<{width}}  {_f(c.a):>6}  {_f(c.b):>6}  {c.diff:+.4f}\n")
 
 
 # --------------------------------------------------------------------------------------------

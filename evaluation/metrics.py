@@ -802,7 +802,10 @@ def compare(
     diff = vb - va
     if n == 0:
         nan = math.nan
-        return [MetricComparison(m, 0, nan, nan, nan, nan, nan, nan, nan, 0, 0, 0) for m in names]
+        # No query scored in both: nothing to compare, every figure undefined.
+        return [
+            MetricComparison(m, 0, nan, nan, nan, nan, nan, nan, nan, nan, 0, 0, 0) for m in names
+        ]
     low, high = stats.bootstrap_ci(diff, samples=samples, seed=seed, confidence=confidence)
     p_rand = stats.randomization_test(diff, permutations=permutations, seed=seed)
     p_t = stats.paired_t_test(va, vb)
@@ -827,6 +830,48 @@ def compare(
         )
         for j, m in enumerate(names)
     ]
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    """One query's ``metric`` in run A and run B, and B − A."""
+
+    query_id: str
+    a: float
+    b: float
+    diff: float
+
+
+@dataclass(frozen=True)
+class QueryChanges:
+    """The queries whose ``metric`` changed from run A to run B, out of the ``n`` queries
+    included in both: ``worse`` (B < A) worst first, ``better`` (B > A) largest gain first,
+    and how many ``ties`` (|B − A| ≤ 1e-12, the tie rule of :func:`compare`)."""
+
+    metric: str
+    n: int
+    worse: tuple[QueryChange, ...]
+    better: tuple[QueryChange, ...]
+    ties: int
+
+
+def query_changes(a: EvalResult, b: EvalResult, metric: str) -> QueryChanges:
+    """Per-query changes of ``metric`` from run A to run B (see :class:`QueryChanges`); equal
+    changes are ordered by query id. Its counts equal :func:`compare`'s losses, wins and ties."""
+    if a.query_ids != b.query_ids:
+        raise ValueError("the two results must cover the same queries in the same order")
+    both = a.included & b.included
+    va = a.values[both, a.metrics.index(metric)]
+    vb = b.values[both, b.metrics.index(metric)]
+    qids = [q for q, inc in zip(a.query_ids, both.tolist(), strict=True) if inc]
+    rows = [
+        QueryChange(q, x, y, y - x)
+        for q, x, y in zip(qids, va.tolist(), vb.tolist(), strict=True)
+        if abs(y - x) > 1e-12
+    ]
+    worse = sorted((r for r in rows if r.diff < 0), key=lambda r: (r.diff, r.query_id))
+    better = sorted((r for r in rows if r.diff > 0), key=lambda r: (-r.diff, r.query_id))
+    return QueryChanges(metric, len(qids), tuple(worse), tuple(better), len(qids) - len(rows))
 
 
 # --------------------------------------------------------------------------------------------

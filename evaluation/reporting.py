@@ -572,8 +572,10 @@ def compare_runs(
     permutations: int = 10_000,
 ) -> dict[str, Any]:
     """B against A on the same golden set: per-metric differences with CI and p-values
-    (randomization and paired t, Holm-corrected), wins/ties/losses, the per-query Recall@K
-    pairs for a scatter plot, and per-category differences of the means."""
+    (randomization and paired t, Holm-corrected), wins/ties/losses, the queries whose Recall@K
+    (headline K) got worse (worst first) and better (largest gain first) with their figures
+    (:func:`query_change_lists`), the per-query Recall@K pairs for a scatter plot, and
+    per-category differences of the means."""
     k = s.headline_k
     a = score(items, rows_a, s, places)
     b = score(items, rows_b, s, places)
@@ -625,8 +627,54 @@ def compare_runs(
             }
             for c in comps
         ],
+        "changes": query_change_lists(items, a.result, b.result, recall, f"ndcg@{k}"),
         "scatter": scatter,
         "per_category": per_category,
+    }
+
+
+def query_change_lists(
+    items: Sequence[GoldItem],
+    a: metrics.EvalResult,
+    b: metrics.EvalResult,
+    metric: str,
+    also: str | None = None,
+) -> dict[str, Any]:
+    """The queries whose ``metric`` got worse from A to B (worst first) and better (largest
+    gain first), as :func:`evaluation.metrics.query_changes` orders them, each with its text,
+    category, the metric in A and B, B − A and, when ``also`` is given, that metric in A and B
+    (e.g. nDCG@K beside Recall@K, to show a change of rank within an unchanged recall)."""
+    changes = metrics.query_changes(a, b, metric)
+    by_id = {i.query_id: i for i in items}
+    row_of = {q: r for r, q in enumerate(a.query_ids)}
+    ja = a.metrics.index(also) if also else None
+    jb = b.metrics.index(also) if also else None
+
+    def entry(c: metrics.QueryChange) -> dict[str, Any]:
+        item = by_id.get(c.query_id)
+        out: dict[str, Any] = {
+            "query_id": c.query_id,
+            "text": item.text if item else "",
+            "category": item.category if item else None,
+            "a": c.a,
+            "b": c.b,
+            "diff": c.diff,
+        }
+        if ja is not None and jb is not None:
+            r = row_of[c.query_id]
+            out["also_a"] = float(a.values[r, ja])
+            out["also_b"] = float(b.values[r, jb])
+        return out
+
+    return {
+        "metric": metric,
+        "also": also,
+        "n": changes.n,
+        "worse_count": len(changes.worse),
+        "better_count": len(changes.better),
+        "ties": changes.ties,
+        "worse": [entry(c) for c in changes.worse],
+        "better": [entry(c) for c in changes.better],
     }
 
 

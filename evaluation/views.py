@@ -443,6 +443,10 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         comparison=comparison,
         k=k,
         recall_key=f"recall@{k}",
+        headline=next((m for m in comparison["metrics"] if m["metric"] == f"recall@{k}"), None),
+        grid=_compare_grid(comparison["metrics"]),
+        changes=comparison["changes"],
+        list_limit=COMPARE_LIST_LIMIT,
         scatter_svg=plots.scatter(
             [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
             label=f"Per-query Recall@{k}",
@@ -451,6 +455,51 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         ),
     )
     return render(request, "evaluation/compare.html", ctx)
+
+
+# Queries shown in each of the compare page's worse / better lists (the API lists all).
+COMPARE_LIST_LIMIT = 50
+FAMILY_LABELS = {
+    "recall": "Recall",
+    "precision": "Precision",
+    "hit": "Hit rate",
+    "mrr": "MRR",
+    "ndcg": "nDCG",
+    "map": "MAP",
+    "pass": "Pass rate",
+    "judged": "Judged",
+    "f1": "F1",
+}
+
+
+def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The compare table grouped by K: one row per metric family, one column per K (a cell is
+    the comparison of ``family@K``, or None), the metrics without a cut-off apart, and the
+    same comparisons in sections per K for the table of every figure."""
+    by_name = {m["metric"]: m for m in rows}
+    cut = [m["metric"].split("@", 1) for m in rows if "@" in m["metric"]]
+    ks = sorted({int(k) for _, k in cut if k.isdigit()})
+    families = list(dict.fromkeys(f for f, _ in cut))
+    return {
+        "ks": ks,
+        "rows": [
+            {
+                "family": f,
+                "label": FAMILY_LABELS.get(f, f),
+                "cells": [by_name.get(f"{f}@{k}") for k in ks],
+            }
+            for f in families
+        ],
+        "whole_list": [
+            {**m, "label": FAMILY_LABELS.get(m["metric"], m["metric"])}
+            for m in rows
+            if "@" not in m["metric"]
+        ],
+        "sections": [
+            {"k": k, "metrics": [by_name[f"{f}@{k}"] for f in families if f"{f}@{k}" in by_name]}
+            for k in ks
+        ],
+    }
 
 
 # --------------------------------------------------------------------------------------------

@@ -128,9 +128,14 @@ def run_trec_save(*, run: EvaluationRun, path: Path) -> SavedRun:
 
 
 def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
-    """B against A; both must have succeeded on the same golden-set version."""
+    """B against A; both must have succeeded on the same golden-set version. Both are scored
+    with A's settings at the cut-offs they share; ``settings_differ`` names what B was run
+    with otherwise (its own report used those)."""
     if a.version_id != b.version_id:
-        raise RunInvalid("compare runs on the same golden-set version")
+        raise RunInvalid(
+            f"run #{a.pk} is on golden set {a.version.label} and run #{b.pk} on "
+            f"{b.version.label}: a comparison needs two runs of the same version"
+        )
     if a.state != RunState.SUCCEEDED or b.state != RunState.SUCCEEDED:
         raise RunInvalid("both runs must have succeeded")
     common = sorted(set(a.ks) & set(b.ks)) or sorted(set(a.ks))
@@ -144,6 +149,18 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
     out["a"] = {"id": a.pk, "retriever": a.retriever.name, "created_at": a.created_at.isoformat()}
     out["b"] = {"id": b.pk, "retriever": b.retriever.name, "created_at": b.created_at.isoformat()}
     out["version"] = a.version.label
+    out["settings"] = {
+        "ks": list(s.ks),
+        "relevance_threshold": s.relevance_threshold,
+        "gain": s.gain,
+        "matching": s.matching,
+        "pass_threshold": s.pass_threshold,
+    }
+    out["settings_differ"] = [
+        f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
+        for name in ("relevance_threshold", "gain", "matching", "pass_threshold")
+        if getattr(b, name) != getattr(a, name)
+    ]
     return out
 
 
