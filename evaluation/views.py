@@ -289,13 +289,37 @@ def run_list(request: HttpRequest, project_id: int) -> HttpResponse:
     ctx = _context(request, project_id)
     project = ctx["project"]
     runs = runs_of(project=project)[:100]
+    finished = [r for r in runs if r.state == RunState.SUCCEEDED]
     ctx.update(
         runs=runs,
         alerts=recent_alerts(project=project),
-        finished=[r for r in runs if r.state == RunState.SUCCEEDED],
+        finished=finished,
+        finished_by_version=_by_version(finished),
+        pair=_comparable_pair(finished),
         retrievers=retrievers_of(project=project),
     )
     return render(request, "evaluation/runs.html", ctx)
+
+
+def _comparable_pair(finished: list[EvaluationRun]) -> tuple[EvaluationRun, EvaluationRun] | None:
+    """The pair the compare form starts with: the newest succeeded run as B and, as A, the
+    newest earlier one on the same golden-set version (a comparison needs one version). None
+    when no two runs share a version. ``finished`` is newest first."""
+    for i, b in enumerate(finished):
+        for a in finished[i + 1 :]:
+            if a.version_id == b.version_id:
+                return a, b
+    return None
+
+
+def _by_version(finished: list[EvaluationRun]) -> list[tuple[str, list[EvaluationRun]]]:
+    """Succeeded runs grouped by golden-set version (newest version first) for the
+    compare form's option groups."""
+    groups: dict[int, list[EvaluationRun]] = {}
+    for r in finished:
+        groups.setdefault(r.version_id, []).append(r)
+    ordered = sorted(groups.values(), key=lambda g: -g[0].version_id)
+    return [(g[0].version.label, g) for g in ordered]
 
 
 def _metric_rows(report: dict[str, Any], bands: dict[str, presets.Band]) -> list[dict[str, Any]]:
