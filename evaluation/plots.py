@@ -5,6 +5,7 @@ Every label is escaped; numbers are formatted here. Values are in [0, 1] unless 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from django.utils.html import escape
@@ -126,7 +127,11 @@ def histogram(edges: Sequence[float], counts: Sequence[int], *, label: str) -> S
 def scatter(
     points: Sequence[tuple[str, float, float]], *, label: str, a: str, b: str
 ) -> SafeString:
-    """Per-query (a, b) values with the diagonal: above it B is better."""
+    """Per-query (a, b) values with the diagonal: above it B is better.
+
+    Queries at the same point (values equal to 1e-9; metrics at a cut-off take few values, so
+    many queries often share one, e.g. 1.0 in both runs) are drawn once: the circle's area
+    grows with their number, the number is written beside it and its tooltip names them."""
     if not points:
         return mark_safe('<p class="empty">No query to compare.</p>')
     size = 300
@@ -141,13 +146,30 @@ def scatter(
         f'<text class="axis" x="12" y="{size / 2}" text-anchor="middle" '
         f'transform="rotate(-90 12 {size / 2})">{escape(b)}</text>',
     ]
+    groups: dict[tuple[float, float], list[str]] = {}
     for qid, va, vb in points:
+        groups.setdefault((round(va, 9), round(vb, 9)), []).append(qid)
+    # The largest groups first, so that a single query is never hidden under a crowd.
+    for (va, vb), qids in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
         x = pad + usable * va
         y = pad + usable * (1 - vb)
+        n = len(qids)
+        r = min(3.0 * math.sqrt(n), 15.0)
         css = "up" if vb > va + 1e-12 else "down" if vb < va - 1e-12 else "tie"
+        shown = ", ".join(qids[:8]) + (f", … ({n - 8} more)" if n > 8 else "")
+        who = f"{n} queries" if n > 1 else "1 query"
         parts.append(
-            f'<circle class="pt {css}" cx="{x:.1f}" cy="{y:.1f}" r="3">'
-            f"<title>{escape(qid)}: {va:.3f} → {vb:.3f}</title></circle>"
+            f'<circle class="pt {css}" cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" data-count="{n}">'
+            f"<title>{who} at {va:.3f} → {vb:.3f}: {escape(shown)}</title></circle>"
         )
+        if n > 1:
+            # Beside the circle, on the side away from the frame's nearest edge.
+            right = x + r + 2 <= pad + usable - 14
+            tx = x + r + 2 if right else x - r - 2
+            anchor = "start" if right else "end"
+            parts.append(
+                f'<text class="pt-count" x="{tx:.1f}" y="{y + 4:.1f}" text-anchor="{anchor}">'
+                f"{n}</text>"
+            )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # built from escaped labels and numbers
