@@ -424,3 +424,57 @@ def agreement_by_group(
         gm, _, ganns = ratings_matrix(grows)
         reports[g] = agreement_report(gm, ganns, categories)
     return GroupedAgreement(pooled, reports)
+
+
+# Project-level agreement below this means the guidelines are read in different ways
+# (DESIGN.md "Agreement conventions").
+GUIDELINES_MIN_AGREEMENT = 0.6
+
+
+def guidelines_warning(
+    *,
+    alpha: float | None,
+    kappa: float | None,
+    items: int,
+    raw_agreement: float | None = None,
+    ac1: float | None = None,
+    limit: float = GUIDELINES_MIN_AGREEMENT,
+) -> dict[str, Any] | None:
+    """The "revisit the guidelines" warning, or None when agreement reaches ``limit``.
+
+    The figure is Krippendorff's alpha (ordinal) over the project; when alpha is undefined, the
+    mean pairwise Cohen's kappa; with neither there is no warning (nothing to measure). The
+    warning carries the figure, its name, the limit, the number of judged items and, when
+    given, raw agreement and Gwet's AC1: pools are mostly "not relevant", so a low alpha beside
+    a high raw agreement may come from that imbalance (the kappa paradox) rather than from
+    annotators who disagree, and the text says so."""
+    if alpha is not None:
+        measure, key, value = "Krippendorff's α (ordinal)", "alpha_ordinal", alpha
+    elif kappa is not None:
+        measure, key, value = "the mean pairwise Cohen's κ", "kappa", kappa
+    else:
+        return None
+    if value >= limit:
+        return None
+    text = (
+        f"Agreement is low: {measure} is {value:.2f} over {items} judged chunks, below "
+        f"{limit:.1f}. The annotators read the guidelines in different ways: revisit the "
+        "guidelines. Look at the flagged queries and the pairwise κ to see where they differ, "
+        "make the grade definitions sharper with examples, and brief the annotators again "
+        "before judging more."
+    )
+    if raw_agreement is not None and raw_agreement >= 0.8:
+        text += (
+            f" Raw agreement is {raw_agreement:.2f}"
+            + (f" and Gwet's AC1 {ac1:.2f}" if ac1 is not None else "")
+            + ": when most chunks are not relevant, a few disagreements on the relevant ones "
+            "pull the figure down, so read it beside these."
+        )
+    return {
+        "measure": measure,
+        "metric": key,
+        "value": value,
+        "limit": limit,
+        "items": items,
+        "text": text,
+    }

@@ -491,6 +491,15 @@ class OverallProgressOutput(serializers.Serializer):
     judgments = serializers.IntegerField()
 
 
+class GuidelinesWarningOutput(serializers.Serializer):
+    measure = serializers.CharField(help_text="the figure's name, in words")
+    metric = serializers.ChoiceField(choices=["alpha_ordinal", "kappa"])
+    value = serializers.FloatField()
+    limit = serializers.FloatField(help_text="0.6")
+    items = serializers.IntegerField(help_text="judged chunks")
+    text = serializers.CharField(help_text="the warning in plain words")
+
+
 class ProjectAgreementOutput(serializers.Serializer):
     items = serializers.IntegerField()
     judgments = serializers.IntegerField()
@@ -503,6 +512,11 @@ class ProjectAgreementOutput(serializers.Serializer):
     annotators = AnnotatorStatsOutput(many=True)
     overall = OverallProgressOutput()
     states = serializers.DictField(child=serializers.IntegerField())
+    guidelines_warning = GuidelinesWarningOutput(
+        allow_null=True,
+        help_text="present when Krippendorff's α (or, without it, the mean κ) is below 0.6: "
+        "revisit the guidelines",
+    )
 
 
 class AgreementApi(APIView):

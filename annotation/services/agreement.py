@@ -489,7 +489,10 @@ def _judgment_summary(project: Project) -> dict[str, object]:
 
 def project_agreement(*, project: Project) -> dict[str, object]:
     """The dashboard's numbers: pooled agreement, kappa histogram, pairwise matrix, per
-    annotator volume, speed and agreement with the final grades, and review counts."""
+    annotator volume, speed and agreement with the final grades, review counts, and the
+    "revisit the guidelines" warning when project-level agreement is below 0.6
+    (:func:`annotation.agreement.guidelines_warning`; None otherwise)."""
+    from .. import agreement as pure
     from ..selectors.judging import review_counts
 
     summary = _judgment_summary(project)
@@ -509,6 +512,13 @@ def project_agreement(*, project: Project) -> dict[str, object]:
             "judgments": summary["judgments"],
         },
         "states": review_counts(project=project),
+        "guidelines_warning": pure.guidelines_warning(
+            alpha=summary["alpha_ordinal"],  # type: ignore[arg-type]
+            kappa=summary["kappa"],  # type: ignore[arg-type]
+            items=int(summary["items"]),  # type: ignore[call-overload]
+            raw_agreement=summary["raw_agreement"],  # type: ignore[arg-type]
+            ac1=summary["ac1"],  # type: ignore[arg-type]
+        ),
     }
 
 
