@@ -17,6 +17,11 @@ of the query with grade ≥ threshold, ``n`` = number of (deduplicated) results 
 
 - ``recall@K`` = Σ_{i≤K} rel_i / R;  ``precision@K`` = Σ_{i≤K} rel_i / K (always K, even if n < K);
   ``hit@K`` = 1 if Σ_{i≤K} rel_i > 0;  ``f1@K`` = 2PR / (P + R) (0 when P + R = 0).
+- ``precision`` (no cut-off) = Σ_{i≤n} rel_i / n, relevant retrieved over retrieved (trec_eval's
+  ``set_P``), 0 when nothing was returned; ``f1`` = 2PR / (P + R) with that P and R = ``recall``
+  (trec_eval's ``set_F``, β = 1), 0 when nothing relevant was returned. ``recall``, ``precision``
+  and ``f1`` without a cut-off use the whole list held (all of it, unless :func:`prepare` was
+  given a ``depth``).
 - ``mrr@K`` = 1 / rank of the first relevant chunk if that rank ≤ K, else 0 (``mrr``: no cut).
 - ``map@K`` = Σ_{i≤K} rel_i · precision@i / R (divides by R, as trec_eval's map_cut);
   ``map``: no cut.
@@ -72,7 +77,7 @@ DEFAULT_METRICS: tuple[str, ...] = (
     "judged@10",
 )
 # Families that may be written without a cut-off (then they use the whole list).
-_NO_CUT_OK = frozenset({"recall", "hit", "mrr", "ndcg", "map", "r_precision"})
+_NO_CUT_OK = frozenset({"recall", "precision", "f1", "hit", "mrr", "ndcg", "map", "r_precision"})
 _FAMILIES = frozenset(
     {"recall", "precision", "hit", "mrr", "ndcg", "map", "r_precision", "f1", "judged", "pass"}
 )
@@ -604,7 +609,9 @@ def _score_block(
         def recall(k: int | None) -> FloatArray:
             return at(k) / safe_r
 
-        def precision(k: int) -> FloatArray:
+        def precision(k: int | None) -> FloatArray:
+            if k is None:  # relevant retrieved / retrieved (set_P); 0 when nothing retrieved
+                return np.where(lengths > 0, at(None) / np.maximum(lengths, 1), 0.0)
             return at(k) / k
 
         def ap_cum() -> FloatArray:
@@ -628,11 +635,11 @@ def _score_block(
             if m.family == "recall":
                 col = recall(k)
             elif m.family == "precision":
-                col = precision(k or depth)
+                col = precision(k)
             elif m.family == "hit":
                 col = (at(k) > 0).astype(np.float64)
             elif m.family == "f1":
-                p, r = precision(k or depth), recall(k)
+                p, r = precision(k), recall(k)
                 col = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
             elif m.family == "pass":
                 col = (recall(k) >= s.pass_threshold).astype(np.float64)

@@ -28,6 +28,8 @@ import numpy as np
 from evaluation import formats, metrics
 
 FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
+# Metrics of the whole returned list (trec_eval's set_P and set_F), beside the ones at each K.
+WHOLE_LIST = ("precision", "f1")
 LOW_QUERY_LIMIT = 50
 SNIPPET_CHARS = 240
 
@@ -89,7 +91,7 @@ class RunSettings:
         return 10 if 10 in self.ks else max(self.ks)
 
     def metric_names(self) -> list[str]:
-        return [f"{f}@{k}" for k in sorted(set(self.ks)) for f in FAMILIES]
+        return [*(f"{f}@{k}" for k in sorted(set(self.ks)) for f in FAMILIES), *WHOLE_LIST]
 
     def eval_settings(self, threshold: int | None = None) -> metrics.EvalSettings:
         return metrics.EvalSettings(
