@@ -18,11 +18,17 @@ from ..models import CorpusImport
 from ..permissions import Action, project_access
 from ..readers import ReadError
 from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import corpus_upload_accept
+from ..services.corpus import changed_text_warning, corpus_upload_accept
 
 
 class CorpusImportOutput(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
+    warning = serializers.SerializerMethodField(
+        help_text="what the import says about chunks whose text it changed ('' when none)"
+    )
+
+    def get_warning(self, record: CorpusImport) -> str:
+        return changed_text_warning(record)
 
     class Meta:
         model = CorpusImport
@@ -43,6 +49,9 @@ class CorpusImportOutput(serializers.ModelSerializer):
             "chunks_changed",
             "chunks_removed",
             "chunks_restored",
+            "changed_chunk_ids",
+            "judged_chunks_changed",
+            "warning",
             "chunk_size",
             "overlap",
             "error",

@@ -95,6 +95,9 @@ class ImportStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+CHANGED_IDS_SHOWN = 100
+
+
 class CorpusImport(models.Model):
     """One import of a corpus file: its progress while running, then its report.
 
@@ -123,6 +126,10 @@ class CorpusImport(models.Model):
     chunks_changed = models.PositiveIntegerField(default=0)
     chunks_removed = models.PositiveIntegerField(default=0)
     chunks_restored = models.PositiveIntegerField(default=0)
+    # Chunk ids whose text this import changed (the first CHANGED_IDS_SHOWN), and how many of
+    # the changed chunks had been graded: their candidates keep the graded text.
+    changed_chunk_ids = models.JSONField(default=list, blank=True)
+    judged_chunks_changed = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
     created_by = models.ForeignKey(

@@ -52,12 +52,20 @@ class Candidate(models.Model):
 
     `shuffle_key` is a hash of (query, chunk): sorting by it gives a random-looking order that
     is the same for every annotator and every page load, and new candidates fall in between.
+    :attr:`graded_text` is the text annotators grade (see `judged_text`).
     """
 
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="candidates")
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="candidates")
     shuffle_key = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # The chunk's text and span as graded, kept when a corpus re-import changed the chunk's
+    # text after someone graded this candidate (null: the chunk's own text is what is graded).
+    # Annotators of the query keep seeing it and a freeze copies it, so that grades, agreement
+    # and span matching stay about the text that was graded.
+    judged_text = models.TextField(null=True, blank=True)  # noqa: DJ001
+    judged_start = models.PositiveIntegerField(null=True, blank=True)
+    judged_end = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -67,6 +75,10 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.query_id}/{self.chunk_id}"
+
+    @property
+    def graded_text(self) -> str:
+        return self.judged_text if self.judged_text is not None else self.chunk.text
 
 
 class CandidateSource(models.Model):

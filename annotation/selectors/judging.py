@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -85,6 +86,12 @@ def highlight_html(text: str, terms: list[str]) -> SafeString:
             for piece, is_term in highlight_segments(text, terms)
         )
     )
+
+
+def graded_text() -> Coalesce:
+    """A candidate's text as annotators grade it: the text it keeps from before a corpus
+    re-import changed its graded chunk (`Candidate.judged_text`), else the chunk's own."""
+    return Coalesce("judged_text", "chunk__text")
 
 
 def assignment_for(*, user: AbstractBaseUser, project: Project, query_id: int) -> Assignment:
@@ -173,7 +180,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
     rows = (
         Candidate.objects.filter(query_id=query.pk)
         .order_by("shuffle_key", "id")
-        .values_list("id", "chunk__chunk_id", "chunk__document__title", "chunk__text")
+        .values_list("id", "chunk__chunk_id", "chunk__document__title", graded_text())
     )
     candidates = [
         CandidateView(
@@ -308,7 +315,7 @@ def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> A
     for cid, chunk_id, title, text in (
         Candidate.objects.filter(query=query)
         .order_by("shuffle_key", "id")
-        .values_list("id", "chunk__chunk_id", "chunk__document__title", "chunk__text")
+        .values_list("id", "chunk__chunk_id", "chunk__document__title", graded_text())
     ):
         given = judgments.get(cid, {})
         grades = [

@@ -1,9 +1,18 @@
 """Corpus imports: streaming, all or nothing, and re-imports that update in place.
 
 A re-import compares every chunk with what is stored: an unchanged chunk is not touched; a chunk
-whose text changed gets the new text and ``text_changed=True`` (its judgments are to be flagged
-for re-judging); a chunk missing from the new file is marked ``removed`` but kept, because golden
-sets may cite it; a removed chunk that comes back is restored.
+whose text changed gets the new text and ``text_changed=True``; a chunk missing from the new
+file is marked ``removed`` but kept, because golden sets may cite it; a removed chunk that comes
+back is restored.
+
+A changed text must not silently change what was graded. Frozen versions already hold the text
+and span of every graded chunk as it was at the freeze. Before the new text is stored, every
+candidate of a changed chunk that someone graded (a judgment or a final grade) keeps the chunk's
+current text and span (``Candidate.judged_text``, once: the first graded text): the query's
+annotators and adjudicators keep seeing it and a later freeze copies it, so grades, agreement
+and span matching stay about the text that was graded. Candidates nobody graded follow the new
+text. The import lists the changed chunk ids (the first ``CHANGED_IDS_SHOWN``) and how many of
+the changed chunks were graded, and says so (:func:`changed_text_warning`).
 """
 
 from __future__ import annotations
@@ -14,10 +23,12 @@ from pathlib import Path
 from typing import IO
 
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from ..chunking import chunk_text
-from ..models import Chunk, CorpusImport, Document, Project
+from ..models import Candidate, Chunk, CorpusImport, Document, Judgment, Project, Resolution
+from ..models.corpus import CHANGED_IDS_SHOWN
 from ..readers import (
     CORPUS_FORMATS,
     ChunkRecord,
@@ -170,9 +181,11 @@ class _Store:
                 "chunks_changed",
                 "chunks_removed",
                 "chunks_restored",
+                "judged_chunks_changed",
             ],
             0,
         )
+        self.changed_ids: list[str] = []  # the first CHANGED_IDS_SHOWN, in file order
         self.pending: list[ChunkRecord] = []
         self.backlog = False  # the project's search backlog row was written
 
@@ -214,6 +227,8 @@ class _Store:
                 else:
                     self.counts["chunks_unchanged"] += 1
             else:
+                if len(self.changed_ids) < CHANGED_IDS_SHOWN:
+                    self.changed_ids.append(chunk.chunk_id)
                 to_update.append(
                     Chunk(
                         pk=found[0],
@@ -236,6 +251,9 @@ class _Store:
             bulk_insert(Chunk, CHUNK_FIELDS, to_create, json_fields=frozenset({"metadata"}))
             self.counts["chunks_created"] += len(to_create)
         if to_update:
+            self.counts["judged_chunks_changed"] += candidates_keep_judged_text(
+                chunk_pks=[chunk.pk for chunk in to_update]
+            )
             search_vectors_drop(chunk_ids=[chunk.pk for chunk in to_update])
             Chunk.objects.bulk_update(
                 to_update,
@@ -272,6 +290,48 @@ class _Store:
             )
         self.counts["chunks_removed"] = len(gone)
         return self.counts
+
+
+def candidates_keep_judged_text(*, chunk_pks: list[int]) -> int:
+    """Before the text of these chunks changes: each of their candidates that someone graded
+    (a judgment or a final grade) and that keeps no graded text yet keeps the chunk's current
+    text and span. Returns how many of the chunks have graded candidates."""
+    graded = Exists(Judgment.objects.filter(candidate=OuterRef("pk"))) | Exists(
+        Resolution.objects.filter(candidate=OuterRef("pk"))
+    )
+    chunk = Chunk.objects.filter(pk=OuterRef("chunk_id"))
+    Candidate.objects.filter(chunk_id__in=chunk_pks, judged_text__isnull=True).filter(
+        graded
+    ).update(
+        judged_text=Subquery(chunk.values("text")[:1]),
+        judged_start=Subquery(chunk.values("start")[:1]),
+        judged_end=Subquery(chunk.values("end")[:1]),
+    )
+    return (
+        Candidate.objects.filter(chunk_id__in=chunk_pks)
+        .filter(graded)
+        .values("chunk_id")
+        .distinct()
+        .count()
+    )
+
+
+def changed_text_warning(record: CorpusImport) -> str:
+    """What a finished import says about the chunks whose text it changed ("" when none)."""
+    n = record.chunks_changed
+    if not n:
+        return ""
+    shown = ", ".join(record.changed_chunk_ids)
+    more = n - len(record.changed_chunk_ids)
+    ids = f"{shown} and {more} more" if more > 0 else shown
+    graded = record.judged_chunks_changed
+    return f"{n} existing chunk{'s' if n != 1 else ''} got a different text: {ids}. " + (
+        f"{graded} of them had been graded: their candidates keep the text that was graded "
+        "(annotators see it, a freeze copies it); re-judge them against the new text if "
+        "the change matters."
+        if graded
+        else "None of them had been graded."
+    )
 
 
 def _documents_insert(project_id: int, titles: dict[str, str]) -> dict[str, int]:
@@ -355,4 +415,5 @@ def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) ->
             )
     counts = store.finish()
     record.mode = mode
+    record.changed_chunk_ids = store.changed_ids
     return counts

@@ -336,8 +336,10 @@ def golden_set_version_freeze(
     if strs:
         prefixed &= Q(candidate__query__stratum__in=strs)
     judged: dict[int, list[JudgmentRow]] = defaultdict(list)
-    # One plain fetch: a server-side cursor (.iterator()) is several times slower here.
-    for qid, cid, doc, start, end, text, grade, provenance in list(
+    # One plain fetch: a server-side cursor (.iterator()) is several times slower here. A
+    # candidate graded before a corpus re-import changed its chunk's text keeps the text and
+    # span that were graded (`judged_text`): the version records those, not the new ones.
+    for qid, cid, doc, start, end, text, kept, kept_start, kept_end, grade, provenance in list(
         Resolution.objects.filter(prefixed).values_list(
             "candidate__query_id",
             "candidate__chunk__chunk_id",
@@ -345,10 +347,15 @@ def golden_set_version_freeze(
             "candidate__chunk__start",
             "candidate__chunk__end",
             "candidate__chunk__text",
+            "candidate__judged_text",
+            "candidate__judged_start",
+            "candidate__judged_end",
             "grade",
             "provenance",
         )
     ):
+        if kept is not None:
+            text, start, end = kept, kept_start, kept_end
         judged[qid].append((cid, doc, start, end, text, grade, provenance))
     records = [
         QueryRecord(

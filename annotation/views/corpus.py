@@ -12,7 +12,7 @@ from ..models import CorpusImport
 from ..permissions import Action, project_access, role_allows
 from ..readers import ReadError
 from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import corpus_upload_accept
+from ..services.corpus import changed_text_warning, corpus_upload_accept
 
 
 class CorpusUploadForm(forms.Form):
@@ -76,9 +76,10 @@ def corpus_import_page(request: HttpRequest, project_id: int, import_id: int) ->
         user=request.user, project_id=project_id, action=Action.LEAD
     )
     record = get_object_or_404(CorpusImport, pk=import_id, project=project)
-    return render(
-        request, "annotation/corpus_import.html", page_context(project, membership, record=record)
+    context = page_context(
+        project, membership, record=record, changed_warning=changed_text_warning(record)
     )
+    return render(request, "annotation/corpus_import.html", context)
 
 
 urlpatterns = [

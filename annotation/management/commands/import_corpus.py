@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import ImportStatus, Project
 from annotation.readers import ReadError
-from annotation.services.corpus import corpus_import
+from annotation.services.corpus import changed_text_warning, corpus_import
 
 from ._progress import progress_printer
 
@@ -47,3 +47,6 @@ class Command(BaseCommand):
             f"{record.chunks_unchanged} unchanged, {record.chunks_changed} changed, "
             f"{record.chunks_removed} removed, {record.chunks_restored} restored"
         )
+        warning = changed_text_warning(record)
+        if warning:
+            self.stderr.write(f"warning: {warning}")
