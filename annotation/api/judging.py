@@ -270,7 +270,7 @@ class CandidateAddedOutput(serializers.Serializer):
 class CandidateAddApi(APIView):
     @extend_schema(
         request=CandidateAddInput,
-        responses={200: CandidateAddedOutput, 201: CandidateAddedOutput},
+        responses={200: CandidateAddedOutput, 201: CandidateAddedOutput, 409: None},
         summary="Add a chunk found by corpus search to the pool of a query of the caller's queue",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
@@ -289,6 +289,8 @@ class CandidateAddApi(APIView):
             candidate, created = candidate_add_by_annotator(
                 query=assignment.query, chunk=chunk, user=request.user
             )
+        except JudgingClosed as error:
+            return conflict(error)
         except ValueError as error:
             raise serializers.ValidationError({"chunk_id": [str(error)]}) from None
         payload = {"id": candidate.pk, "chunk_id": chunk.chunk_id, "created": created}

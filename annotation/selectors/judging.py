@@ -164,6 +164,7 @@ class AnnotationView:
     guideline_version: int | None
     locked: bool
     terms: list[str] = field(default_factory=list)
+    closed_reason: str = ""  # why no chunk may be added ("" when one may)
 
 
 def annotation_view(*, assignment: Assignment) -> AnnotationView:
@@ -197,12 +198,14 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
     annotation = QueryAnnotation.objects.filter(
         query_id=query.pk, annotator_id=assignment.annotator_id
     ).first()
-    review = QueryReview.objects.filter(query_id=query.pk).values("state", "adjudicated_at").first()
+    from ..services.judging import closed_to_new_chunks
+
+    review = QueryReview.objects.filter(query_id=query.pk).first()
     locked = bool(
         review
         and (
-            review["state"] == ReviewState.APPROVED
-            or (review["state"] == ReviewState.RESOLVED and review["adjudicated_at"])
+            review.state == ReviewState.APPROVED
+            or (review.state == ReviewState.RESOLVED and review.adjudicated_at)
         )
     )
     version = (
@@ -219,6 +222,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
         guideline_version=version,
         locked=locked,
         terms=terms,
+        closed_reason=closed_to_new_chunks(review),
     )
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from ..models import Candidate, CandidateSource, Chunk, PoolSource, Project, Query
+from ..models import Candidate, CandidateSource, Chunk, PoolSource, Project, Query, QueryReview
 from ..models.judging import SourceKind
 from .assignment import assignments_refresh
+from .judging import JudgingClosed, closed_to_new_chunks
 
 DEFAULT_K = 10
 ANNOTATOR_SOURCE = "annotators"
@@ -220,12 +221,21 @@ def _ranked_lists(run) -> dict[str, list[str]]:
     return lists
 
 
+@transaction.atomic
 def candidate_add_by_annotator(
     *, query: Query, chunk: Chunk, user: AbstractBaseUser
 ) -> tuple[Candidate, bool]:
-    """An annotator found `chunk` through corpus search and adds it to `query`'s pool."""
+    """An annotator found `chunk` through corpus search and adds it to `query`'s pool.
+
+    Refused with JudgingClosed once the query is approved or adjudicated, whoever asks (its
+    grades are final); leads reopen it by pooling more chunks. The review row is locked, so an
+    approval and an addition never interleave."""
     if chunk.project_id != query.project_id or chunk.removed:
         raise ValueError("that chunk is not in this project's corpus")
+    review = QueryReview.objects.select_for_update().filter(query=query).first()
+    refusal = closed_to_new_chunks(review)
+    if refusal:
+        raise JudgingClosed(refusal)
     source = _source_for(
         project=query.project, name=ANNOTATOR_SOURCE, kind=SourceKind.ANNOTATOR, k=0
     )

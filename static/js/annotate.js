@@ -340,6 +340,18 @@
           if (response && response.ok) {
             flushTime();
             window.location.reload();
+          } else if (response && response.status >= 400 && response.status < 500) {
+            // Refused (e.g. 409: a lead approved the query meanwhile): say why, in words.
+            const body = await response.json().catch(function () {
+              return {};
+            });
+            const reason = document.createElement("p");
+            reason.className = "small sync-error";
+            reason.setAttribute("role", "alert");
+            reason.textContent =
+              (body && (body.detail || (body.chunk_id && body.chunk_id[0]))) ||
+              "This chunk could not be added.";
+            add.replaceWith(reason);
           } else {
             add.disabled = false;
             add.textContent = "Could not add — try again";
