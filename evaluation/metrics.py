@@ -882,55 +882,192 @@ def query_changes(a: EvalResult, b: EvalResult, metric: str) -> QueryChanges:
 
 
 # --------------------------------------------------------------------------------------------
-# Top-K sweep
+# Top-K choice
+
+TOPK_FAMILIES: tuple[str, ...] = ("mrr", "ndcg", "precision", "recall", "hit", "map", "f1")
+# Scores closer than this count as a tie (the smaller K wins).
+_TOPK_TIE = 1e-12
 
 
 @dataclass(frozen=True)
-class SweepWeights:
-    """Weights of the top-K score: w_mrr·MRR@K + w_ndcg·NDCG@K + w_p·P@K + w_r·Recall@K."""
+class TopKScenario:
+    """A named set of top-K weights (metric family → weight) and why it weighs that way."""
 
-    mrr: float = 0.4
-    ndcg: float = 0.3
-    precision: float = 0.2
-    recall: float = 0.1
+    key: str
+    label: str
+    weights: Mapping[str, float]
+    why: str
+
+
+TOPK_SCENARIOS: dict[str, TopKScenario] = {
+    s.key: s
+    for s in (
+        TopKScenario(
+            "default",
+            "General (MRR 0.4, nDCG 0.3, precision 0.2, recall 0.1)",
+            {"mrr": 0.4, "ndcg": 0.3, "precision": 0.2, "recall": 0.1},
+            "The field's default. A reader, or a model, reads from the top: the rank of the "
+            "first relevant chunk weighs most, the graded order next, the noise in the list "
+            "after it, and finding every relevant chunk least.",
+        ),
+        TopKScenario(
+            "qa",
+            "Question answering (MRR 0.45, precision 0.3, nDCG 0.15, recall 0.1)",
+            {"mrr": 0.45, "precision": 0.3, "ndcg": 0.15, "recall": 0.1},
+            "A question's answer usually sits in one or two chunks. It must come first (MRR), "
+            "and the context the model reads must not be diluted by non-relevant chunks that "
+            "invite a wrong answer (precision); finding every relevant chunk adds little.",
+        ),
+        TopKScenario(
+            "summarisation",
+            "Summarisation (recall 0.45, precision 0.25, nDCG 0.2, MRR 0.1)",
+            {"recall": 0.45, "precision": 0.25, "ndcg": 0.2, "mrr": 0.1},
+            "A summary must cover every relevant piece: a missed chunk is a missing point "
+            "(recall), while the first chunk's rank barely matters. Precision keeps a share so "
+            "that a K bringing mostly noise still costs something.",
+        ),
+        TopKScenario(
+            "support",
+            "Support (hit 0.35, MRR 0.35, precision 0.2, nDCG 0.1)",
+            {"hit": 0.35, "mrr": 0.35, "precision": 0.2, "ndcg": 0.1},
+            "A support question (FAQ, how-to, ticket) is settled by one good article: whether "
+            "any relevant chunk is shown (hit) and how high (MRR) decide; precision keeps the "
+            "list short for the agent or the customer reading it.",
+        ),
+    )
+}
+"""Top-K scenario presets. Recall, hit and MRR never fall as K grows, so a score made of them
+alone always picks the largest K; every preset keeps a share on precision@K (which falls as K
+grows, since it divides by K), so the best K is a real trade-off between finding more and
+showing less. A project picks a preset and may edit any weight (:func:`topk_weights`)."""
+DEFAULT_TOPK_SCENARIO = "default"
+
+
+def topk_weights(
+    scenario: str = "", overrides: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """The weights of ``scenario`` ("" = the default scenario) with ``overrides`` (family →
+    weight) laid over them; a weight of 0 drops a family. Raises ValueError with a readable
+    reason on an unknown scenario or family, a negative or non-finite weight, or no weight."""
+    key = scenario or DEFAULT_TOPK_SCENARIO
+    if key not in TOPK_SCENARIOS:
+        known = ", ".join(TOPK_SCENARIOS)
+        raise ValueError(f"unknown top-K scenario {scenario!r}; use one of {known}")
+    merged = dict(TOPK_SCENARIOS[key].weights)
+    for family, value in (overrides or {}).items():
+        if family not in TOPK_FAMILIES:
+            known = ", ".join(TOPK_FAMILIES)
+            raise ValueError(f"top-K weight for unknown metric {family!r} (known: {known})")
+        try:
+            weight = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"top-K weight of {family} is not a number: {value!r}") from None
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"top-K weight of {family} must be finite and ≥ 0, not {value!r}")
+        merged[family] = weight
+    out = {f: w for f, w in merged.items() if w > 0}
+    if not out:
+        raise ValueError("top-K weights: give at least one positive weight")
+    return out
+
+
+def parse_topk_weights(text: str) -> dict[str, float]:
+    """``"mrr=0.4, ndcg=0.3"`` → ``{"mrr": 0.4, "ndcg": 0.3}`` (commas or spaces between
+    pairs; not yet merged over a scenario). Raises ValueError with a readable reason."""
+    out: dict[str, float] = {}
+    for part in text.replace(",", " ").split():
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        if not sep or not name:
+            raise ValueError(f"top-K weights are written metric=weight, e.g. mrr=0.4; not {part!r}")
+        if name not in TOPK_FAMILIES:
+            known = ", ".join(TOPK_FAMILIES)
+            raise ValueError(f"top-K weight for unknown metric {name!r} (known: {known})")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(f"top-K weight of {name} is not a number: {value!r}") from None
+    return out
+
+
+def format_topk_weights(weights: Mapping[str, float]) -> str:
+    """``{"mrr": 0.4, "ndcg": 0.3}`` → ``"mrr=0.4, ndcg=0.3"`` (what :func:`parse_topk_weights`
+    reads)."""
+    return ", ".join(f"{f}={w:g}" for f, w in weights.items())
+
+
+def sweep_ks(depth: int, extra: Iterable[int] = ()) -> tuple[int, ...]:
+    """The cut-offs a sweep looks at for lists ``depth`` long: every K up to 30, then 40, 50,
+    75, 100, 150, 200, 300, 500, 750, 1000, plus ``depth`` itself and the ``extra`` ones, all
+    at most ``depth`` (K beyond the depth would score chunks the retriever was never asked
+    for)."""
+    grid = (*range(1, 31), 40, 50, 75, 100, 150, 200, 300, 500, 750, 1000)
+    return tuple(sorted({k for k in (*grid, depth, *extra) if 1 <= k <= depth}))
+
+
+def topk_score(
+    ks: Sequence[int], means: Mapping[str, Sequence[float]], weights: Mapping[str, float]
+) -> tuple[tuple[float, ...], int | None]:
+    """(score at each K, best K): score(K) = Σ_f w_f · mean_f@K / Σ_f w_f, so it stays in
+    [0, 1]; the best K has the highest score, the smallest such K on a tie (within 1e-12).
+    ``means`` needs every weighted family; best K is None when nothing is scored (NaN)."""
+    total = sum(weights.values())
+    if total <= 0:
+        raise ValueError("top-K weights: give at least one positive weight")
+    score = np.zeros(len(ks))
+    for family, w in weights.items():
+        score += w * np.asarray(means[family], dtype=np.float64)
+    score /= total
+    if len(ks) == 0 or np.isnan(score).all():
+        return tuple(score.tolist()), None
+    best = np.nanmax(score)
+    return tuple(score.tolist()), int(ks[int(np.flatnonzero(score >= best - _TOPK_TIE)[0])])
 
 
 @dataclass(frozen=True)
-class Sweep:
+class TopKSweep:
+    """Mean of each family at each K (over the included queries, as in :func:`aggregate`), the
+    weighted score at each K and the best K (None when no query is scored)."""
+
     ks: tuple[int, ...]
-    recall: tuple[float, ...]
-    precision: tuple[float, ...]
-    mrr: tuple[float, ...]
-    ndcg: tuple[float, ...]
+    n: int
+    means: Mapping[str, tuple[float, ...]]
+    weights: Mapping[str, float]
     score: tuple[float, ...]
-    best_k: int
+    best_k: int | None
 
 
 def topk_sweep(
     arrays: EvalArrays,
-    max_k: int,
+    ks: Sequence[int],
     settings: EvalSettings | None = None,
-    weights: SweepWeights | None = None,
-) -> Sweep:
-    """Mean recall/precision/MRR/NDCG at K = 1..max_k and the K with the best weighted score
-    (the smallest such K on ties). Means over the included queries, as in :func:`evaluate`."""
-    w = weights or SweepWeights()
-    ks = tuple(range(1, max_k + 1))
-    fams = ("recall", "precision", "mrr", "ndcg")
-    res = evaluate(arrays, None, [f"{f}@{k}" for f in fams for k in ks], settings)
-    means = res.values[res.included].mean(axis=0) if res.included.any() else res.values[0] * 0
-    cols = {f: means[i * max_k : (i + 1) * max_k] for i, f in enumerate(fams)}
-    score = w.mrr * cols["mrr"] + w.ndcg * cols["ndcg"]
-    score = score + w.precision * cols["precision"] + w.recall * cols["recall"]
-    return Sweep(
-        ks=ks,
-        recall=tuple(cols["recall"].tolist()),
-        precision=tuple(cols["precision"].tolist()),
-        mrr=tuple(cols["mrr"].tolist()),
-        ndcg=tuple(cols["ndcg"].tolist()),
-        score=tuple(score.tolist()),
-        best_k=ks[int(np.argmax(score))],
-    )
+    weights: Mapping[str, float] | None = None,
+    families: Sequence[str] = TOPK_FAMILIES,
+) -> TopKSweep:
+    """Mean ``families`` @K for every K of ``ks``, scored with ``weights`` (default: the
+    default scenario's; every weighted family is added to ``families``). Values come from
+    :func:`evaluate`, so mrr@5 here is the mrr@5 of a report; Ks are evaluated a few at a time
+    to bound memory."""
+    w = dict(weights) if weights is not None else topk_weights()
+    fams = list(dict.fromkeys([*families, *w]))
+    ks = tuple(sorted({int(k) for k in ks}))
+    if not ks or ks[0] < 1:
+        raise ValueError("a top-K sweep needs cut-offs of 1 or more")
+    n_q = max(len(arrays.query_ids), 1)
+    per_call = max(1, _BLOCK_CELLS // (n_q * len(fams)))
+    means: dict[str, list[float]] = {f: [] for f in fams}
+    n = 0
+    for lo in range(0, len(ks), per_call):
+        part = ks[lo : lo + per_call]
+        res = evaluate(arrays, None, [f"{f}@{k}" for f in fams for k in part], settings)
+        n = int(res.included.sum())
+        vals = res.values[res.included]
+        col = vals.mean(axis=0) if n else np.full(vals.shape[1], np.nan)
+        for i, f in enumerate(fams):
+            means[f].extend(col[i * len(part) : (i + 1) * len(part)].tolist())
+    frozen = {f: tuple(v) for f, v in means.items()}
+    score, best = topk_score(ks, frozen, w)
+    return TopKSweep(ks=ks, n=n, means=frozen, weights=w, score=score, best_k=best)
 
 
 # --------------------------------------------------------------------------------------------

@@ -85,6 +85,13 @@ class RunSettings:
     matching: str = "chunk"
     bootstrap_samples: int = 1000
     seed: int = 0
+    # The low-recall list holds the queries whose Recall@K (headline K) is below this cut-off:
+    # a diagnosis setting of its own (the field's 0.2), apart from the pass threshold.
+    low_recall_cutoff: float = 0.2
+    # The top-K choice: a scenario of metrics.TOPK_SCENARIOS ("" = the default) and the
+    # project's per-metric edits laid over its weights.
+    topk_scenario: str = ""
+    topk_weights: Mapping[str, float] | None = None
 
     @property
     def headline_k(self) -> int:
@@ -290,7 +297,7 @@ def _weights(items: Sequence[GoldItem]) -> dict[str, float] | None:
     return ws if len(set(ws.values())) > 1 else None
 
 
-def latency_summary(values: Sequence[float]) -> dict[str, float | int | None]:
+def latency_summary(values: Sequence[float | None]) -> dict[str, float | int | None]:
     """Percentiles of the retriever's latency (milliseconds), over the queries that have one."""
     v = np.asarray([x for x in values if x is not None and x == x], dtype=np.float64)
     if len(v) == 0:
@@ -352,7 +359,8 @@ def build_report(
     weighted = (
         _agg_json(metrics.aggregate(strict.result, weights=weights, **agg_kw)) if weights else None
     )
-    sweep = metrics.topk_sweep(strict.arrays, max(s.ks), s.eval_settings())
+    latency = latency_summary([r.latency_ms for r in rows.values() if not r.error])
+    topk = topk_report(strict.arrays, s, latency)
     hist = metrics.histogram(strict.result, f"recall@{k}")
     failed = sorted(q for q, r in rows.items() if r.error)
     golden_ids = {i.query_id for i in items}
@@ -379,14 +387,26 @@ def build_report(
         "weighted": weighted,
         "by_category": by_category,
         "by_stratum": by_stratum,
-        "curve": {"ks": list(sweep.ks), "recall": list(sweep.recall), "ndcg": list(sweep.ndcg)},
+        "curve": {
+            "ks": topk["ks"],
+            "recall": topk["means"]["recall"],
+            "ndcg": topk["means"]["ndcg"],
+        },
         "histogram": {"edges": list(hist.edges), "counts": list(hist.counts)},
         "excluded": {"no_relevant": list(strict.result.no_relevant)},
         "failed_queries": [{"query_id": q, "error": rows[q].error} for q in failed[:100]],
-        "latency": latency_summary([r.latency_ms for r in rows.values() if not r.error]),
+        "latency": latency,
+        "topk": topk,
     }
     report["low_queries"] = diagnose(items, rows, strict, s, snippets=snippets)
     report["unjudged_top_k"] = unjudged_count(strict.arrays, k)
+    report["low_recall"] = {
+        "metric": f"recall@{k}",
+        "cutoff": s.low_recall_cutoff,
+        "count": len(metrics.low_queries(strict.result, f"recall@{k}", s.low_recall_cutoff)),
+        "listed": len(report["low_queries"]),
+    }
+    report["hints"] = hints(report)
     report["ranking"] = ranking_note(rows, ranked_by)
     report["warnings"] = threshold_warnings(items, s.relevance_threshold)
     return report
@@ -499,12 +519,13 @@ def diagnose(
     snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
     limit: int = LOW_QUERY_LIMIT,
 ) -> list[dict[str, Any]]:
-    """The queries whose Recall@K is below the pass threshold, worst first, each with the
-    relevant chunks it missed (and the rank they came at, beyond K, if they came at all), the
-    top non-relevant chunks and the unjudged chunks of its top K."""
+    """The queries whose Recall@K (headline K) is below ``s.low_recall_cutoff`` (a cut-off of
+    its own, 0.2 by default, not the pass threshold), worst first, at most ``limit``, each with
+    the relevant chunks it missed (and the rank they came at, beyond K, if they came at all),
+    the top non-relevant chunks and the unjudged chunks of its top K."""
     k = s.headline_k
     thr = s.relevance_threshold
-    low = metrics.low_queries(scored.result, f"recall@{k}", s.pass_threshold)[:limit]
+    low = metrics.low_queries(scored.result, f"recall@{k}", s.low_recall_cutoff)[:limit]
     by_id = {i.query_id: i for i in items}
     out: list[dict[str, Any]] = []
     wanted: set[str] = set()
@@ -558,6 +579,240 @@ def diagnose(
                 if entry["snippet"] is None and entry["id"] in found:
                     entry["snippet"] = _snip(found[entry["id"]])
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Top-K choice and hints
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+def topk_report(
+    arrays: metrics.EvalArrays, s: RunSettings, latency: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The top-K choice of a report: the mean of every family of ``metrics.TOPK_FAMILIES`` at
+    each K of ``metrics.sweep_ks`` up to the depth the retriever was asked for (the run's
+    largest K), the weighted score at each K with the project's scenario and weights, the best
+    K, and the latency beside it (:func:`topk_latency`). NaN means are ``None``."""
+    depth = max(s.ks)
+    weights = metrics.topk_weights(s.topk_scenario, s.topk_weights)
+    sweep = metrics.topk_sweep(arrays, metrics.sweep_ks(depth, s.ks), s.eval_settings(), weights)
+    return topk_json(sweep, s.topk_scenario, depth, latency)
+
+
+def topk_json(
+    sweep: metrics.TopKSweep, scenario: str, depth: int, latency: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A top-K sweep as JSON, the same in a report and in ``goldsmith eval --sweep``."""
+    return {
+        "scenario": scenario or metrics.DEFAULT_TOPK_SCENARIO,
+        "weights": dict(sweep.weights),
+        "ks": list(sweep.ks),
+        "n": sweep.n,
+        "means": {f: [_num(x) for x in v] for f, v in sweep.means.items()},
+        "score": [_num(x) for x in sweep.score],
+        "best_k": sweep.best_k,
+        "depth": depth,
+        "latency": topk_latency(latency, depth),
+    }
+
+
+def topk_reweigh(
+    topk: Mapping[str, Any], scenario: str, overrides: Mapping[str, float] | None
+) -> dict[str, Any]:
+    """A report's top-K choice scored again with other weights, from its stored means (the
+    weights are a view of the means: changing them needs no new run). Raises ValueError on bad
+    weights; a stored choice that lacks a weighted family is returned as it was."""
+    weights = metrics.topk_weights(scenario, overrides)
+    if not set(weights) <= set(topk.get("means", {})):
+        return dict(topk)
+    means = {f: [math.nan if x is None else x for x in v] for f, v in topk["means"].items()}
+    score, best = metrics.topk_score(topk["ks"], means, weights)
+    return {
+        **topk,
+        "scenario": scenario or metrics.DEFAULT_TOPK_SCENARIO,
+        "weights": weights,
+        "score": [_num(x) for x in score],
+        "best_k": best,
+    }
+
+
+def topk_latency(latency: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    """Latency beside the top-K table. A retriever is called once per query for its top
+    ``depth``, and every K of the table is a cut of that one list: no retriever reports a
+    latency per K, so ``per_k`` is None and the measured latency (of the call for K = depth)
+    is given once, with the reason in words."""
+    if latency.get("n"):
+        why = (
+            f"each query was one call for its top {depth}, and every K is a cut of that list: "
+            f"the latency of a smaller K was not measured (it would need one call per K)"
+        )
+    else:
+        why = "no latency was recorded (a run file carries none)"
+    return {
+        "per_k": None,
+        "at_k": depth,
+        "n": latency.get("n", 0),
+        "p50": latency.get("p50"),
+        "p95": latency.get("p95"),
+        "why": why,
+    }
+
+
+@dataclass(frozen=True)
+class HintLimits:
+    """Where the rule-based hints of a report fire. Every figure is a mean at the headline K.
+
+    - ``low_recall`` 0.6: mean Recall@K below it is low. 0.6 is the target of the most lenient
+      preset (messy documents): no preset accepts less.
+    - ``well_judged`` 0.8: judged@K at or above it means the golden set has graded most of
+      what the retriever shows, so its misses are its own and not unjudged chunks scored as
+      not relevant. Below it, judging comes before tuning.
+    - ``recall_ok`` 0.7: mean Recall@K at or above it is fine (the enterprise preset's floor
+      and pass threshold).
+    - ``low_mrr`` 0.5: MRR@K below it means the first relevant chunk comes, on the harmonic
+      mean, below rank 2: the right chunks are found but ranked low.
+    - ``category_gap`` 0.15: a category whose mean Recall@K is at least this far below the
+      mean of all the other queries is far below them (0.15 is the width of a preset's fair
+      band); its 95% CI must also lie below the others' mean, when a CI was computed.
+    - ``category_min_queries`` 5: a category with fewer scored queries is too small to tell.
+    """
+
+    low_recall: float = 0.6
+    well_judged: float = 0.8
+    recall_ok: float = 0.7
+    low_mrr: float = 0.5
+    category_gap: float = 0.15
+    category_min_queries: int = 5
+
+
+HINT_LIMITS = HintLimits()
+
+
+def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[dict[str, Any]]:
+    """Rule-based advice from a report's own figures (pure: the report dict in, JSON out), each
+    with the figures that fired it and the limits they were held against:
+
+    - ``judge_first``: low recall and low judged@K: the unjudged chunks may be relevant.
+    - ``chunking_or_query_rewriting``: low recall although the top K is well judged.
+    - ``reranking``: recall fine but MRR low.
+    - ``category``: one per category far below the other queries, worst first.
+    """
+    k = report["settings"]["headline_k"]
+    agg = report.get("aggregate") or {}
+
+    def mean(metric: str) -> float | None:
+        a = agg.get(metric)
+        return None if a is None else a.get("mean")
+
+    recall, judged, mrr = mean(f"recall@{k}"), mean(f"judged@{k}"), mean(f"mrr@{k}")
+    out: list[dict[str, Any]] = []
+    if recall is not None and judged is not None and recall < limits.low_recall:
+        figures = {f"recall@{k}": recall, f"judged@{k}": judged}
+        if judged >= limits.well_judged:
+            out.append(
+                {
+                    "rule": "chunking_or_query_rewriting",
+                    "title": "Look at chunking or query rewriting",
+                    "detail": (
+                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) while "
+                        f"{judged:.0%} of the top {k} is judged (at least "
+                        f"{limits.well_judged:.0%}): the relevant chunks are known and the "
+                        "retriever does not bring them. Chunks that hold one answer each (or "
+                        "overlap), or queries rewritten towards the documents' words "
+                        "(expansion, synonyms, splitting multi-part questions), usually help."
+                    ),
+                    "figures": figures,
+                    "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
+                }
+            )
+        else:
+            out.append(
+                {
+                    "rule": "judge_first",
+                    "title": "Judge the unjudged chunks before tuning",
+                    "detail": (
+                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) but only "
+                        f"{judged:.0%} of the top {k} is judged (under "
+                        f"{limits.well_judged:.0%}): the {report.get('unjudged_top_k', 0)} "
+                        "unjudged chunks count as not relevant, so the golden set cannot tell "
+                        "yet whether the retriever or the judgments are short. Send them to "
+                        "the annotation pools."
+                    ),
+                    "figures": {**figures, "unjudged_top_k": report.get("unjudged_top_k", 0)},
+                    "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
+                }
+            )
+    recall_ok = recall is not None and recall >= limits.recall_ok
+    if recall_ok and mrr is not None and mrr < limits.low_mrr:
+        out.append(
+            {
+                "rule": "reranking",
+                "title": "Add or tune a reranker",
+                "detail": (
+                    f"Recall@{k} is {recall:.2f} (at least {limits.recall_ok:.2f}) but "
+                    f"MRR@{k} is {mrr:.2f} (below {limits.low_mrr:.2f}): the relevant "
+                    "chunks are found but not ranked first. A reranker over the top "
+                    "candidates (e.g. a cross-encoder) or a hybrid score moves them up."
+                ),
+                "figures": {f"recall@{k}": recall, f"mrr@{k}": mrr},
+                "limits": {"recall_ok": limits.recall_ok, "low_mrr": limits.low_mrr},
+            }
+        )
+    out.extend(_category_hints(report, k, recall, limits))
+    return out
+
+
+def _category_hints(
+    report: Mapping[str, Any], k: int, overall: float | None, limits: HintLimits
+) -> list[dict[str, Any]]:
+    """Categories far below the others. The others' mean is derived exactly from the overall
+    mean and the category's (the categories split the scored queries)."""
+    metric = f"recall@{k}"
+    total = ((report.get("aggregate") or {}).get(metric) or {}).get("n") or 0
+    found: list[dict[str, Any]] = []
+    if overall is None or not total:
+        return found
+    for name, aggs in (report.get("by_category") or {}).items():
+        a = aggs.get(metric) or {}
+        n, m = a.get("n") or 0, a.get("mean")
+        if m is None or n < limits.category_min_queries or n >= total:
+            continue
+        others = (overall * total - m * n) / (total - n)
+        gap = others - m
+        ci_high = a.get("ci_high")
+        if gap < limits.category_gap or (ci_high is not None and ci_high >= others):
+            continue
+        found.append(
+            {
+                "rule": "category",
+                "title": f"Fix category “{name}” on its own",
+                "detail": (
+                    f"Category “{name}” has Recall@{k} {m:.2f} over {n} queries, {gap:.2f} "
+                    f"below the other {total - n} queries ({others:.2f}; the limit is a gap of "
+                    f"{limits.category_gap:.2f}). A change for every query will not close it: "
+                    "read its low-recall queries: missing documents, its own vocabulary, or "
+                    "documents that chunk badly (tables, long pages) are the usual causes."
+                ),
+                "figures": {
+                    "category": name,
+                    metric: m,
+                    "n": n,
+                    "ci_low": a.get("ci_low"),
+                    "ci_high": ci_high,
+                    f"others_{metric}": others,
+                    "others_n": total - n,
+                    "gap": gap,
+                },
+                "limits": {
+                    "category_gap": limits.category_gap,
+                    "category_min_queries": limits.category_min_queries,
+                },
+            }
+        )
+    return sorted(found, key=lambda h: -h["figures"]["gap"])
 
 
 # --------------------------------------------------------------------------------------------

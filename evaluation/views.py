@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.permissions import Action, project_access, role_allows
 
-from . import formats, plots, presets
+from . import formats, metrics, plots, presets
 from .models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
 from .selectors import (
     baseline_run_id,
@@ -41,8 +41,14 @@ from .services import (
     retriever_update,
     run_file_upload,
 )
-from .services.reports import compare_report, pool_unjudged, report_csv, report_download
-from .services.retrievers import effective_thresholds
+from .services.reports import (
+    compare_report,
+    pool_unjudged,
+    report_as_shown,
+    report_csv,
+    report_download,
+)
+from .services.retrievers import effective_thresholds, topk_choice
 from .services.runs import band_table
 
 TREND_METRICS = ("recall", "ndcg", "pass")
@@ -352,7 +358,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
     )
-    report = run.report or {}
+    report = report_as_shown(run, run.report or {})
     ctx.update(run=run, progress=run_progress(run=run), report=report)
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
@@ -385,7 +391,76 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             .exclude(pk=run.pk)
             .select_related("retriever")[:20],
         )
+        ctx.update(_diagnosis_context(run, report))
     return render(request, "evaluation/run_detail.html", ctx)
+
+
+# K rows of the top-K table; the other swept Ks are under "every K".
+TOPK_TABLE_KS = frozenset({1, 3, 5, 10, 20, 50, 100, 200, 500, 1000})
+
+
+def _topk_context(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The top-K table (K, each weighted metric, score; the best K marked) and its curve."""
+    topk = report.get("topk")
+    if not topk or not topk.get("ks"):
+        return None
+    ks, best = topk["ks"], topk.get("best_k")
+    families = list(topk["weights"])
+    shown = TOPK_TABLE_KS | set(report["settings"]["ks"]) | {best}
+    rows = [
+        {
+            "k": k,
+            "values": [topk["means"][f][i] for f in families],
+            "score": topk["score"][i],
+            "best": k == best,
+            "shown": k in shown,
+        }
+        for i, k in enumerate(ks)
+    ]
+    series = {"score": topk["score"]}
+    series.update({f"{f} ×{w:g}": topk["means"][f] for f, w in topk["weights"].items()})
+    scenario = metrics.TOPK_SCENARIOS.get(topk["scenario"])
+    return {
+        **topk,
+        "families": [(f, topk["weights"][f]) for f in families],
+        "rows": [r for r in rows if r["shown"]],
+        "all_rows": rows if len(rows) > sum(r["shown"] for r in rows) else [],
+        "scenario_label": scenario.label if scenario else topk["scenario"],
+        "svg": plots.line_chart(
+            ks,
+            series,
+            label="Weighted top-K score and its metrics at each K",
+            marker_index=ks.index(best) if best in ks else None,
+            marker_label=f"best K = {best}",
+        ),
+    }
+
+
+def _figure(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "–" if value is None else str(value)
+
+
+def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, Any]:
+    """Top-K choice, hints, the low-recall list's cut-off and the whole-list metrics."""
+    record = evaluation_settings_get(project=run.project)
+    low = report.get("low_recall")
+    return {
+        "topk": _topk_context(report),
+        "hints": [
+            {**h, "figure_list": [(name, _figure(v)) for name, v in h["figures"].items()]}
+            for h in report.get("hints") or []
+        ],
+        "low_recall": low,
+        # a report lists the queries below the cut-off of its day; say when it has changed since
+        "low_recall_now": record.low_recall_cutoff
+        if low and record.low_recall_cutoff != low["cutoff"]
+        else None,
+        "whole_list": {m: report["aggregate"].get(m) for m in ("precision", "f1")}
+        if "precision" in report["aggregate"]
+        else None,
+    }
 
 
 def _group_rows(groups: dict[str, Any], k: int) -> list[dict[str, Any]]:
@@ -578,6 +653,39 @@ class SettingsForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text='JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}',
     )
+    topk_scenario = forms.ChoiceField(
+        required=False,
+        label="Top-K scenario",
+        choices=[
+            ("", metrics.TOPK_SCENARIOS[metrics.DEFAULT_TOPK_SCENARIO].label),
+            *(
+                (s.key, s.label)
+                for s in metrics.TOPK_SCENARIOS.values()
+                if s.key != metrics.DEFAULT_TOPK_SCENARIO
+            ),
+        ],
+        help_text="The weights of the top-K choice on the run page",
+    )
+    topk_weights = forms.CharField(
+        required=False,
+        label="Top-K weight edits",
+        help_text="Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; "
+        f"metrics: {', '.join(metrics.TOPK_FAMILIES)}). Empty: the scenario's",
+    )
+    low_recall_cutoff = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=0.2,
+        label="Low-recall cut-off",
+        help_text="Runs list the queries whose Recall@K is below it, for diagnosis (apart from "
+        "the pass threshold); applies to runs that finish after the change",
+    )
+
+    def clean_topk_weights(self) -> dict[str, float]:
+        try:
+            return metrics.parse_topk_weights(self.cleaned_data["topk_weights"] or "")
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean_band_overrides(self) -> dict[str, Any]:
         raw = self.cleaned_data["band_overrides"].strip()
@@ -598,6 +706,11 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
     record = evaluation_settings_get(project=ctx["project"])
     initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
     initial["band_overrides"] = json.dumps(record.band_overrides) if record.band_overrides else ""
+    initial["topk_weights"] = metrics.format_topk_weights(record.topk_weights or {})
+    ctx.update(
+        topk_scenarios=metrics.TOPK_SCENARIOS.values(),
+        topk_in_force=metrics.topk_weights(*topk_choice(record)),
+    )
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:

@@ -17,12 +17,29 @@ from annotation.services.pooling import pool_add_hits
 from .. import formats, reporting
 from ..models import EvaluationRun, QueryResult, RunState
 from ..selectors import golden_items, result_rows
+from .retrievers import evaluation_settings_get, topk_choice
 from .runs import RunInvalid, run_places, run_report, run_scored, run_settings
 
 
 def run_report_cached(run: EvaluationRun) -> dict[str, Any]:
-    """The stored report of a finished run (recomputed from its rows if it is missing)."""
-    return run.report if run.report else run_report(run)
+    """The stored report of a finished run (recomputed from its rows if it is missing), as
+    shown (:func:`report_as_shown`)."""
+    return report_as_shown(run, run.report if run.report else run_report(run))
+
+
+def report_as_shown(run: EvaluationRun, report: dict[str, Any]) -> dict[str, Any]:
+    """A stored report with the project's top-K weights of today: the weights are a view of
+    the stored means at each K, so editing them on the settings page needs no new run. The
+    hints are derived again from the report's own figures (PostgreSQL's jsonb does not keep
+    the order of their figures, and reports stored before hints existed get them too)."""
+    if not report or "settings" not in report:
+        return report
+    out = dict(report)
+    if out.get("topk"):
+        scenario, weights = topk_choice(evaluation_settings_get(project=run.project))
+        out["topk"] = reporting.topk_reweigh(out["topk"], scenario, weights)
+    out["hints"] = reporting.hints(out)
+    return out
 
 
 def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]:

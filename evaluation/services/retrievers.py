@@ -12,7 +12,7 @@ from django.db import transaction
 
 from annotation.models import Project
 
-from .. import formats, presets, secrets
+from .. import formats, metrics, presets, secrets
 from ..http_retriever import HttpRetrieverConfig
 from ..models import EvaluationSettings, Retriever, RetrieverKind, RunFile, RunFileRow, Schedule
 from ..ssrf import UnsafeURL, check_url
@@ -234,6 +234,12 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
         raise RetrieverInvalid(str(error)) from None
     if not 1 <= int(record.headline_k) <= 1000:
         raise RetrieverInvalid("the headline K must be between 1 and 1000")
+    try:
+        metrics.topk_weights(record.topk_scenario, record.topk_weights)
+    except ValueError as error:
+        raise RetrieverInvalid(str(error)) from None
+    if not 0.0 <= float(record.low_recall_cutoff) <= 1.0:
+        raise RetrieverInvalid("the low-recall cut-off must be between 0 and 1")
     if record.webhook_url:
         try:
             check_url(record.webhook_url, ssrf_policy())
@@ -242,6 +248,18 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
                 raise RetrieverInvalid(f"webhook: {error}") from None
     record.save()
     return record
+
+
+def topk_choice(record: EvaluationSettings) -> tuple[str, dict[str, float]]:
+    """The project's top-K scenario and its edits of the weights. Edits that do not validate
+    (written around the settings page) fall back to the scenario's own weights, and an unknown
+    scenario to the default one, rather than fail a report."""
+    scenario = record.topk_scenario if record.topk_scenario in metrics.TOPK_SCENARIOS else ""
+    try:
+        metrics.topk_weights(scenario, record.topk_weights)
+    except ValueError:
+        return scenario, {}
+    return scenario, dict(record.topk_weights or {})
 
 
 def project_targets(record: EvaluationSettings) -> presets.Targets:
