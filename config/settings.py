@@ -30,14 +30,19 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no)")
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Read an integer; a value that is not one, or is out of range, is an error."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
+        raise ImproperlyConfigured(f"{name}={raw!r} is out of range ({bounds})")
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -241,7 +246,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 # An import with no progress for this long lost its worker: the watchdog fails it.
-GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600)
+GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, minimum=1)
 # Retrievers under test on loopback or private networks (never link-local or metadata).
 GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
 # Environment variables a retriever's auth header may be read from, besides those named
@@ -254,8 +259,25 @@ if _server_secrets & set(GOLDSMITH_RETRIEVER_SECRET_ENV):
         "GOLDSMITH_RETRIEVER_SECRET_ENV may not list the server's own secrets "
         f"({', '.join(sorted(_server_secrets & set(GOLDSMITH_RETRIEVER_SECRET_ENV)))})"
     )
+# Evaluation runs: queries per batch (0: by the retriever's kind, HTTP 200, run file 2000,
+# built-in 500), batches of one run in flight at once (each gets an equal share of the
+# retriever's max concurrency), and how long a worker's lease on a batch lasts without renewal
+# before the watchdog gives the batch to another worker.
+GOLDSMITH_EVAL_BATCH_SIZE = env_int("GOLDSMITH_EVAL_BATCH_SIZE", 0, minimum=0)
+GOLDSMITH_EVAL_LANES = env_int("GOLDSMITH_EVAL_LANES", 2, minimum=1)
+GOLDSMITH_EVAL_LEASE_SECONDS = env_int("GOLDSMITH_EVAL_LEASE_SECONDS", 60, minimum=5)
+# The key that encrypts retriever auth headers at rest (evaluation/secrets.py): a Fernet key
+# or any passphrase. Empty: derived from SECRET_KEY, so rotating SECRET_KEY then makes stored
+# headers unreadable (they must be entered again).
+GOLDSMITH_ENCRYPTION_KEY = os.environ.get("GOLDSMITH_ENCRYPTION_KEY", "").strip()
+# The port `manage.py serve` (what `make run` runs) listens on.
+PORT = env_int("PORT", 8000, minimum=1, maximum=65535)
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL={LOG_LEVEL!r} is not a log level (DEBUG, INFO, WARNING, ERROR, CRITICAL)"
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -24,8 +24,7 @@ class SecretUnavailable(Exception):
 
 
 def _fernet() -> Fernet:
-    raw = os.environ.get("GOLDSMITH_ENCRYPTION_KEY", "").strip()
-    material = raw or f"goldsmith-secrets:{settings.SECRET_KEY}"
+    material = settings.GOLDSMITH_ENCRYPTION_KEY or f"goldsmith-secrets:{settings.SECRET_KEY}"
     key = base64.urlsafe_b64encode(hashlib.sha256(material.encode()).digest())
     return Fernet(key)
 

@@ -114,7 +114,7 @@ def imports_watchdog(*, stale_after: float | None = None) -> list[str]:
     transaction was rolled back with the worker's connection, so nothing of them is stored;
     the record says so and the uploaded file is deleted. Returns the failed imports' names."""
     if stale_after is None:
-        stale_after = float(getattr(settings, "GOLDSMITH_IMPORT_STALE_SECONDS", 600))
+        stale_after = float(settings.GOLDSMITH_IMPORT_STALE_SECONDS)
     now = timezone.now()
     failed: list[str] = []
     for model in (CorpusImport, QueryLog):

@@ -29,9 +29,7 @@ _GROUP = 25
 
 
 def ssrf_policy() -> Policy:
-    return Policy(
-        allow_private=bool(getattr(settings, "GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False))
-    )
+    return Policy(allow_private=settings.GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS)
 
 
 def http_config(retriever: Retriever) -> HttpRetrieverConfig:

@@ -28,7 +28,6 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -71,7 +70,6 @@ from .retrievers import (
     evaluation_settings_get,
     retriever_snapshot,
     snapshot_fingerprint,
-    topk_choice,
 )
 
 logger = logging.getLogger(__name__)
@@ -91,10 +89,6 @@ SCHEDULE_INTERVALS = {
 
 class RunInvalid(ValueError):
     """A run cannot be created with these inputs; the message says why."""
-
-
-def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, default))
 
 
 def _clean_ks(ks: Sequence[int] | None) -> list[int]:
@@ -160,10 +154,11 @@ def evaluation_run_create(
     if retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF) and not corpus_chunks:
         raise RunInvalid("the project has no corpus for a built-in retriever: import one first")
     size = max(
-        1, batch_size or _setting("GOLDSMITH_EVAL_BATCH_SIZE", _default_batch_size(retriever.kind))
+        1,
+        batch_size or settings.GOLDSMITH_EVAL_BATCH_SIZE or _default_batch_size(retriever.kind),
     )
     n_batches = -(-len(query_ids) // size)
-    lanes = max(1, min(lanes or _setting("GOLDSMITH_EVAL_LANES", 2), n_batches))
+    lanes = max(1, min(lanes or settings.GOLDSMITH_EVAL_LANES, n_batches))
     with transaction.atomic():
         run = EvaluationRun.objects.create(
             project=project,
@@ -181,7 +176,7 @@ def evaluation_run_create(
             total=len(query_ids),
             batch_size=size,
             lanes=lanes,
-            lease_seconds=lease_seconds or _setting("GOLDSMITH_EVAL_LEASE_SECONDS", 60),
+            lease_seconds=lease_seconds or settings.GOLDSMITH_EVAL_LEASE_SECONDS,
             trigger=trigger,
             created_by=by if getattr(by, "pk", None) else None,
         )
@@ -440,23 +435,14 @@ def run_places(
 
 
 def run_report(run: EvaluationRun) -> dict[str, Any]:
-    """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
-    the top-K weights are the project's at the time (the report states both)."""
+    """The report of a run, recomputed from its stored rows."""
     items = golden_items(version_id=run.version_id)
     rows = result_rows(run=run)
     project = run.project
-    record = evaluation_settings_get(project=project)
-    scenario, weights = topk_choice(record)
-    s = replace(
-        run_settings(run),
-        low_recall_cutoff=record.low_recall_cutoff,
-        topk_scenario=scenario,
-        topk_weights=weights,
-    )
     return reporting.build_report(
         items,
         rows,
-        s,
+        run_settings(run),
         places=run_places(run, items, rows),
         snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
         # Built-in retrievers return their lists by score, ties by id (trec_eval's rule);

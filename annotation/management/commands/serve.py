@@ -5,7 +5,6 @@ Ctrl-C (or SIGTERM) stops both. The worker runs beat too, so scheduled jobs fire
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ class Command(BaseCommand):
     help = "Run the web server and a Celery worker together until interrupted."
 
     def add_arguments(self, parser):
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--port", type=int, default=settings.PORT)
         parser.add_argument("--host", default="127.0.0.1")
 
     def handle(self, *args, port: int, host: str, **options):
