@@ -1,6 +1,6 @@
 """The ``goldsmith`` command line: metrics and agreement from files, no database.
 
-    goldsmith eval QRELS RUN [-m METRIC ...] [options]
+    goldsmith eval QRELS RUN [-m METRIC ...] [--sweep [--sweep-ks 1,3,5,10,20] [--weights ...]]
     goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [--by METRIC] [--list N] [options]
     goldsmith agreement LABELS [--format table|json]
 
@@ -93,6 +93,7 @@ def _build_parser() -> _Parser:
     _add_eval_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _add_sweep_options(ev)
     cmp_ = sub.add_parser("compare", help="compare run B with run A on the same judgments")
     cmp_.add_argument("qrels")
     cmp_.add_argument("run_a")
@@ -183,12 +184,26 @@ def _settings(args: argparse.Namespace) -> M.EvalSettings:
 def _load(
     args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
 ) -> tuple[M.EvalResult, formats.GoldSet | None]:
+    arrays, gold = _load_arrays(args, run_path, metrics, settings)
+    return M.evaluate(arrays, None, metrics, settings), gold
+
+
+def _load_arrays(
+    args: argparse.Namespace,
+    run_path: str,
+    metrics: list[str],
+    settings: M.EvalSettings,
+    at_least: int = 0,
+) -> tuple[M.EvalArrays, formats.GoldSet | None]:
+    """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``."""
     fmt = args.qrels_format or formats.detect_format(args.qrels)
     gold = formats.read_goldset(args.qrels) if fmt == "goldset" else None
     qrels = formats.goldset_judgments(gold) if gold else formats.read_qrels(args.qrels, fmt)
     _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
     specs = [M.parse_metric(m) for m in metrics]
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    if depth is not None:
+        depth = max(depth, at_least)
     # The run's columns are passed straight in, so prepare() can free them early.
     arrays = M.prepare(
         qrels,
@@ -196,7 +211,7 @@ def _load(
         order=settings.order,
         depth=depth,
     )
-    return M.evaluate(arrays, None, metrics, settings), gold
+    return arrays, gold
 
 
 def _warn_if_nothing_is_relevant(
@@ -247,7 +262,13 @@ def _agg_json(agg: dict[str, M.Aggregate]) -> dict[str, Any]:
 def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     metrics = _metric_list(args.metrics)
     settings = _settings(args)
-    result, gold = _load(args, args.run, metrics, settings)
+    sweep_ks, weights = _sweep_request(args)
+    arrays, gold = _load_arrays(args, args.run, metrics, settings, max(sweep_ks, default=0))
+    result = M.evaluate(arrays, None, metrics, settings)
+    sweep = _sweep(arrays, settings, sweep_ks, args.scenario, weights) if sweep_ks else None
+    if sweep is not None and args.format == "csv":  # the sweep instead of the means
+        _sweep_csv(sweep, out)
+        return
     if args.format == "csv" and args.per_query:  # prints no means: skip the bootstrap
         agg: dict[str, M.Aggregate] = {}
     else:
@@ -271,6 +292,8 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             "not_in_qrels": list(result.not_in_judgments),
         }
         doc["missing_from_run"] = list(result.missing_from_run)
+        if sweep is not None:
+            doc["topk"] = sweep
         if gold is not None:
             cats = {q.query_id: q.category for q in gold.queries}
             doc["categories"] = {
@@ -293,6 +316,8 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             w.writerows([m, a.mean, a.ci_low, a.ci_high, a.n] for m, a in agg.items())
     else:
         _eval_table(args, result, agg, out)
+        if sweep is not None:
+            _sweep_table(sweep, out)
 
 
 def _f(x: float) -> str:
@@ -323,6 +348,117 @@ def _eval_table(
         f"relevant: grade >= {s.relevance_threshold}; gain {s.gain}; order {s.order}; "
         f"pass threshold {s.pass_threshold:g}.\n"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# eval --sweep: the top-K choice
+
+_SWEEP_KS = "1,3,5,10,20"
+
+
+def _add_sweep_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="also choose a top-K: a weighted score of metrics at each K, best K marked "
+        "(with --format csv: the sweep instead of the means)",
+    )
+    p.add_argument(
+        "--sweep-ks",
+        metavar="KS",
+        help=f"cut-offs of the sweep, e.g. {_SWEEP_KS} (default) or 1-30 (implies --sweep)",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="W",
+        help="weights laid over the scenario's, e.g. mrr=0.4,ndcg=0.3,precision=0.2,recall=0.1; "
+        f"0 drops a metric; metrics: {', '.join(M.TOPK_FAMILIES)} (implies --sweep)",
+    )
+    p.add_argument(
+        "--scenario",
+        choices=tuple(M.TOPK_SCENARIOS),
+        help="the weights' starting point: "
+        + "; ".join(f"{s.key}: {s.label}" for s in M.TOPK_SCENARIOS.values())
+        + " (default: default; implies --sweep)",
+    )
+
+
+def _parse_ks(text: str) -> list[int]:
+    """``"1,3,5"`` or ``"1-30"`` or both (``"1-10,20,50"``) → sorted distinct cut-offs."""
+    ks: set[int] = set()
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        lo, dash, hi = part.partition("-")
+        try:
+            a, b = int(lo), int(hi if dash else lo)
+        except ValueError:
+            msg = f"--sweep-ks: {part!r} is not a cut-off or a range such as 1-30"
+            raise _BadInput(msg) from None
+        if a < 1 or b < a:
+            raise _BadInput(f"--sweep-ks: {part!r}: cut-offs are whole numbers from 1 up")
+        ks.update(range(a, b + 1))
+    if not ks:
+        raise _BadInput("--sweep-ks: give at least one cut-off")
+    if len(ks) > 10_000:
+        raise _BadInput("--sweep-ks: at most 10,000 cut-offs")
+    return sorted(ks)
+
+
+def _sweep_request(args: argparse.Namespace) -> tuple[list[int], dict[str, float]]:
+    """(the sweep's cut-offs, its weights); no cut-offs when no sweep was asked for."""
+    asked = args.sweep or any(x is not None for x in (args.sweep_ks, args.weights, args.scenario))
+    if not asked:
+        return [], {}
+    weights = M.topk_weights(args.scenario or "", M.parse_topk_weights(args.weights or ""))
+    return _parse_ks(args.sweep_ks or _SWEEP_KS), weights
+
+
+def _sweep(
+    arrays: M.EvalArrays,
+    settings: M.EvalSettings,
+    ks: list[int],
+    scenario: str | None,
+    weights: dict[str, float],
+) -> dict[str, Any]:
+    from evaluation import reporting
+
+    sweep = M.topk_sweep(arrays, ks, settings, weights)
+    return reporting.topk_json(sweep, scenario or "", max(ks), {})
+
+
+def _sweep_table(sweep: dict[str, Any], out: IO[str]) -> None:
+    fams = list(sweep["weights"])
+    terms = " + ".join(f"{w:g}·{f}@K" for f, w in sweep["weights"].items())
+    total = sum(sweep["weights"].values())
+    out.write(
+        f"\ntop-K choice, scenario {sweep['scenario']}: score = ({terms}) / {total:g}, "
+        f"over {sweep['n']} queries\n"
+    )
+    out.write(f"{'K':>5}" + "".join(f"  {f + '@K':>12}" for f in fams) + f"  {'score':>8}\n")
+    for i, k in enumerate(sweep["ks"]):
+        values = "".join(f"  {_f(_nan(sweep['means'][f][i])):>12}" for f in fams)
+        mark = "  <- best K" if k == sweep["best_k"] else ""
+        out.write(f"{k:>5}{values}  {_f(_nan(sweep['score'][i])):>8}{mark}\n")
+    best = sweep["best_k"]
+    out.write(
+        f"best K: {'-' if best is None else best} (the highest score; the smallest K on a tie)\n"
+        f"latency: {sweep['latency']['why']}\n"
+    )
+
+
+def _sweep_csv(sweep: dict[str, Any], out: IO[str]) -> None:
+    fams = list(sweep["means"])
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["k", *fams, "score", "best"])
+    for i, k in enumerate(sweep["ks"]):
+        w.writerow(
+            [k, *(sweep["means"][f][i] for f in fams), sweep["score"][i], k == sweep["best_k"]]
+        )
+
+
+def _nan(x: float | None) -> float:
+    return math.nan if x is None else x
 
 
 # --------------------------------------------------------------------------------------------
