@@ -28,6 +28,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -70,6 +71,7 @@ from .retrievers import (
     evaluation_settings_get,
     retriever_snapshot,
     snapshot_fingerprint,
+    topk_choice,
 )
 
 logger = logging.getLogger(__name__)
@@ -435,14 +437,23 @@ def run_places(
 
 
 def run_report(run: EvaluationRun) -> dict[str, Any]:
-    """The report of a run, recomputed from its stored rows."""
+    """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
+    the top-K weights are the project's at the time (the report states both)."""
     items = golden_items(version_id=run.version_id)
     rows = result_rows(run=run)
     project = run.project
+    record = evaluation_settings_get(project=project)
+    scenario, weights = topk_choice(record)
+    s = replace(
+        run_settings(run),
+        low_recall_cutoff=record.low_recall_cutoff,
+        topk_scenario=scenario,
+        topk_weights=weights,
+    )
     return reporting.build_report(
         items,
         rows,
-        run_settings(run),
+        s,
         places=run_places(run, items, rows),
         snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
         # Built-in retrievers return their lists by score, ties by id (trec_eval's rule);
