@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
@@ -429,28 +430,38 @@ def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
     for q, r in rows.items():
         if r.error or not r.ids:
             continue
-        if len(r.scores) < len(r.ids) or None in r.scores or len(set(r.ids)) < len(r.ids):
+        if len(r.scores) < len(r.ids) or None in r.scores:
             if not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept:
                 out.append(q)
         else:
             flat.append((q, r))
     if flat:
-        # Vectorised over every list at once; only equal neighbours compare their ids.
+        # Vectorised over every list at once: a list whose every neighbour pair is in order is
+        # in order (also once repeated ids are dropped); only equal neighbours compare ids.
         counts = np.array([len(r.ids) for _, r in flat])
-        scores = np.array([x for _, r in flat for x in r.scores[: len(r.ids)]], dtype=np.float64)
+        scores = np.fromiter(
+            chain.from_iterable(r.scores[: len(r.ids)] for _, r in flat),
+            dtype=np.float64,
+            count=int(counts.sum()),
+        )
         owner = np.repeat(np.arange(len(flat)), counts)
         same = owner[1:] == owner[:-1]
         bad = np.zeros(len(flat), dtype=bool)
         bad[owner[~np.isfinite(scores)]] = True
         bad[owner[1:][same & (scores[1:] > scores[:-1])]] = True
-        starts = np.cumsum(counts) - counts
-        for i in np.flatnonzero(same & (scores[1:] == scores[:-1])).tolist():
-            q = int(owner[i])
-            ids = flat[q][1].ids
-            at = i - int(starts[q])
-            if ids[at].encode("utf-8") <= ids[at + 1].encode("utf-8"):
-                bad[q] = True
-        out.extend(flat[q][0] for q in np.flatnonzero(bad).tolist())
+        tied = np.flatnonzero(same & (scores[1:] == scores[:-1])).tolist()
+        if tied:
+            # Python orders str by code point, the order of their UTF-8 bytes (strcmp's).
+            ids = list(chain.from_iterable(r.ids for _, r in flat))
+            wrong = [i for i in tied if ids[i] <= ids[i + 1]]
+            bad[owner[np.array(wrong, dtype=np.int64)]] = True
+        for j in np.flatnonzero(bad).tolist():
+            q, r = flat[j]
+            if (
+                len(set(r.ids)) == len(r.ids)
+                or not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept
+            ):
+                out.append(q)
     return sorted(out)
 
 
