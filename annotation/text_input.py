@@ -3,7 +3,7 @@
 PostgreSQL refuses a NUL character in text, and a lone surrogate (U+D800–U+DFFF, which a JSON
 body may spell ``"\\ud800"``) is not Unicode and cannot be encoded as UTF-8: either one
 reaching a query or a row answered 500 (a search for ``X%1C%00``). Other control characters,
-tabs and newlines are ordinary text here.
+tabs and newlines are ordinary text here; names are one line (:func:`single_line`).
 
 Two places decode every text input, so the check lives in those two places only:
 - :class:`RefuseUnstorableText`, a middleware, checks what Django decodes: the URL's path, the
@@ -17,6 +17,7 @@ Two places decode every text input, so the check lives in those two places only:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,22 @@ from rest_framework.exceptions import ParseError
 
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def single_line(value: str, what: str) -> str:
+    """`value` without surrounding spaces, if it is one line of text: names (of projects,
+    retrievers, pool sources, tokens) end up in single-line places such as a download's file
+    name or a header, where a line break or another control character breaks the response.
+    Raises ValueError naming `what` and the character."""
+    value = value.strip()
+    for char in value:
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            shown = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}.get(char, f"\\u{ord(char):04x}")
+            raise ValueError(
+                f"{what} is one line of text, without line breaks, tabs or other control "
+                f"characters (it holds {shown})"
+            )
+    return value
 
 
 def _shown(name: str) -> str:

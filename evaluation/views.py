@@ -11,11 +11,12 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
+from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
 
 from . import formats, metrics, plots, presets
@@ -483,14 +484,16 @@ def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -
         project=ctx["project"],
         pk=run_id,
     )
+    if fmt not in ("csv", "json"):
+        raise Http404("A report downloads as report.csv or report.json")
     if run.state != RunState.SUCCEEDED:
         return HttpResponse("The run has no report yet.", status=409, content_type="text/plain")
-    name = f"run-{run.pk}-{run.retriever.name}".replace(" ", "_")
     if fmt == "csv":
         response = HttpResponse(report_csv(run), content_type="text/csv; charset=utf-8")
     else:
         response = JsonResponse(report_download(run), json_dumps_params={"indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    # The retriever's name may hold anything (names stored before they were checked).
+    response["Content-Disposition"] = attachment(f"run-{run.pk}-{run.retriever.name}", fmt)
     return response
 
 

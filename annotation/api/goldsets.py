@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..downloads import attachment
 from ..goldset_io import parse_grade_map
 from ..models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from ..permissions import Action, project_access
@@ -194,7 +195,8 @@ def streamed_export(version: GoldenSetVersion, fmt: str) -> StreamingHttpRespons
     """The export as a streamed download (shared with the version page)."""
     stream = export_stream(version, fmt)
     response = StreamingHttpResponse(stream.pieces(), content_type=stream.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{stream.filename}"'
+    stem, _, extension = stream.filename.rpartition(".")
+    response["Content-Disposition"] = attachment(stem, extension)
     response[HASH_HEADER] = version.content_hash
     response["X-Goldsmith-Version"] = version.label
     return response

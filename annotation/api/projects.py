@@ -108,7 +108,10 @@ class TokenListApi(APIView):
     def post(self, request: Request) -> Response:
         data = TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
-        issued = api_token_create(user=request.user, name=data.validated_data["name"])
+        try:
+            issued = api_token_create(user=request.user, name=data.validated_data["name"])
+        except ValueError as error:
+            raise serializers.ValidationError({"name": [str(error)]}) from None
         payload = dict(TokenOutput(issued.token).data, key=issued.key)
         return Response(payload, status=status.HTTP_201_CREATED)
 

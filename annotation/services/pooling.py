@@ -17,6 +17,7 @@ from django.db import transaction
 
 from ..models import Candidate, CandidateSource, Chunk, PoolSource, Project, Query, QueryReview
 from ..models.judging import SourceKind
+from ..text_input import single_line
 from .assignment import assignments_refresh
 from .judging import JudgingClosed, closed_to_new_chunks
 
@@ -175,7 +176,8 @@ def pool_import_run(
 
     if k < 1:
         raise ValueError("k must be at least 1")
-    if not name.strip() or name.strip() in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
+    name = single_line(name, "a run's name")
+    if not name or name in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
         raise ValueError("give the run a name of its own (not bm25, tfidf or annotators)")
     fmt = None if format == "auto" else format
     run = formats.read_run(path, fmt)  # type: ignore[arg-type]
@@ -204,7 +206,7 @@ def pool_import_run(
     if not any(hits.values()):
         shown = ", ".join(unknown[:3])
         raise ValueError(f"the run matches no query and chunk of this project (e.g. {shown})")
-    source = _source_for(project=project, name=name.strip(), kind=SourceKind.RUN, k=k)
+    source = _source_for(project=project, name=name, kind=SourceKind.RUN, k=k)
     result = pool_add_hits(source=source, hits=hits)
     return replace(result, skipped=len(unknown))
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from ..models import ApiToken, Membership, Project, Role
 from ..models.projects import token_digest
+from ..text_input import single_line
 
 User = get_user_model()
 
@@ -35,7 +36,8 @@ def project_setup(
     Idempotent: running it again with the same arguments changes nothing. An existing user's
     password is never reset; an existing member keeps the highest role named.
     """
-    if not name.strip():
+    name = single_line(name, "a project's name")
+    if not name:
         raise ValueError("a project needs a name")
     if not leads:
         raise ValueError("a project needs at least one lead")
@@ -86,6 +88,7 @@ class IssuedToken:
 
 
 def api_token_create(*, user: AbstractUser, name: str) -> IssuedToken:
+    name = single_line(name, "a token's name")
     key = "gs_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,

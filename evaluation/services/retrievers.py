@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from annotation.models import Project
+from annotation.text_input import single_line
 
 from .. import formats, metrics, presets, secrets
 from ..http_retriever import HttpRetrieverConfig
@@ -93,7 +94,10 @@ def retriever_create(
     schedule: str = "",
     by: AbstractBaseUser | None = None,
 ) -> Retriever:
-    name = name.strip()
+    try:
+        name = single_line(name, "a retriever's name")
+    except ValueError as error:
+        raise RetrieverInvalid(str(error)) from None
     if not name:
         raise RetrieverInvalid("the retriever needs a name")
     if kind not in RetrieverKind.values:
