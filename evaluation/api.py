@@ -204,6 +204,76 @@ class RunProgressOutput(serializers.Serializer):
     error = serializers.CharField()
 
 
+class VerdictMeanOutput(serializers.Serializer):
+    metric = serializers.CharField(help_text="recall@K or pass@K at the headline K")
+    mean = serializers.FloatField(allow_null=True, help_text="null: no query was scored")
+    target = serializers.FloatField()
+    floor = serializers.FloatField()
+    band = serializers.ChoiceField(choices=["good", "fair", "poor"])
+
+
+class VerdictOutput(serializers.Serializer):
+    verdict = serializers.ChoiceField(
+        choices=["pass", "warn", "fail"],
+        help_text="pass: mean recall and pass rate meet their targets; fail: either is below "
+        "its floor; warn: in between",
+    )
+    k = serializers.IntegerField(help_text="the headline K")
+    queries = serializers.IntegerField(help_text="queries in the means")
+    recall = VerdictMeanOutput()
+    pass_rate = VerdictMeanOutput()
+    pass_threshold = serializers.FloatField()
+    summary = serializers.CharField(help_text="the verdict in plain words")
+
+
+class SignificanceOutput(serializers.Serializer):
+    metric = serializers.CharField()
+    n = serializers.IntegerField(help_text="queries scored in both runs")
+    before = serializers.FloatField(allow_null=True)
+    after = serializers.FloatField(allow_null=True)
+    diff = serializers.FloatField(allow_null=True, help_text="current − baseline")
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True, help_text="paired randomization test")
+    beyond_noise = serializers.BooleanField(help_text="p < 0.05")
+    words = serializers.CharField()
+
+
+class FiredRuleOutput(serializers.Serializer):
+    rule = serializers.ChoiceField(
+        choices=["min_recall", "min_pass_rate", "max_recall_drop", "max_pass_rate_drop"]
+    )
+    value = serializers.FloatField(allow_null=True)
+    limit = serializers.FloatField()
+    baseline = serializers.FloatField(allow_null=True)
+    message = serializers.CharField()
+    significance = SignificanceOutput(allow_null=True, help_text="drops only")
+
+
+class SettingChangeOutput(serializers.Serializer):
+    setting = serializers.ChoiceField(
+        choices=["headline_k", "relevance_threshold", "matching", "pass_threshold"]
+    )
+    before = serializers.JSONField()
+    after = serializers.JSONField()
+    words = serializers.CharField(help_text="e.g. top-K 5 → 20")
+
+
+class DriftOutput(serializers.Serializer):
+    baseline_run = serializers.IntegerField()
+    comparable = serializers.BooleanField(
+        help_text="false: a setting changed since the baseline; the drop rules were not applied"
+    )
+    settings_changed = SettingChangeOutput(many=True)
+    note = serializers.CharField()
+    fired = FiredRuleOutput(many=True)
+    significance = serializers.DictField(child=SignificanceOutput())
+    changed = serializers.ListField(
+        child=serializers.ChoiceField(choices=["golden_set", "retriever_config", "corpus"])
+    )
+    newly_failing = serializers.ListField(child=serializers.CharField())
+
+
 class EvaluationRunOutput(serializers.Serializer):
     id = serializers.IntegerField()
     retriever = serializers.JSONField()
@@ -218,15 +288,35 @@ class EvaluationRunOutput(serializers.Serializer):
     progress = RunProgressOutput()
     failed_queries = serializers.IntegerField()
     is_baseline = serializers.BooleanField()
-    drift = serializers.JSONField(allow_null=True)
+    headline_k = serializers.IntegerField(allow_null=True, help_text="null on older runs")
+    verdict = serializers.ChoiceField(
+        choices=["pass", "warn", "fail", ""], help_text="empty until the run has succeeded"
+    )
+    verdict_detail = VerdictOutput(allow_null=True)
+    drift = DriftOutput(allow_null=True)
     headline = serializers.JSONField(allow_null=True)
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
+def _drift_output(drift: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A run's drift; reports stored before comparability and significance existed get their
+    neutral values."""
+    if drift is None:
+        return None
+    return {
+        "comparable": True,
+        "settings_changed": [],
+        "note": "",
+        "significance": {},
+        **drift,
+        "fired": [{"significance": None, **f} for f in drift.get("fired") or []],
+    }
+
+
 def run_output(run: EvaluationRun) -> dict[str, Any]:
-    drift = (run.report or {}).get("drift")
+    drift = _drift_output((run.report or {}).get("drift"))
     k = (run.report or {}).get("settings", {}).get("headline_k")
     agg = (run.report or {}).get("aggregate") or {}
     headline = (
@@ -256,6 +346,9 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "progress": run_progress(run=run).as_dict(),
         "failed_queries": run.failed_queries,
         "is_baseline": baseline_run_id(retriever=run.retriever) == run.pk,
+        "headline_k": run.headline_k,
+        "verdict": run.verdict,
+        "verdict_detail": (run.report or {}).get("verdict"),
         "drift": drift,
         "headline": headline,
         "created_at": run.created_at,

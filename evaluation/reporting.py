@@ -86,6 +86,10 @@ class RunSettings:
     matching: str = "chunk"
     bootstrap_samples: int = 1000
     seed: int = 0
+    # The K of the headline figures, the verdict and drift (the project's, 5 by default, taken
+    # by the run at creation). None on runs made before it existed: 10 when measured, else the
+    # largest K, as they were reported then.
+    headline: int | None = None
     # The low-recall list holds the queries whose Recall@K (headline K) is below this cut-off:
     # a diagnosis setting of its own (the field's 0.2), apart from the pass threshold.
     low_recall_cutoff: float = 0.2
@@ -96,10 +100,13 @@ class RunSettings:
 
     @property
     def headline_k(self) -> int:
+        if self.headline:
+            return self.headline
         return 10 if 10 in self.ks else max(self.ks)
 
     def metric_names(self) -> list[str]:
-        return [*(f"{f}@{k}" for k in sorted(set(self.ks)) for f in FAMILIES), *WHOLE_LIST]
+        ks = sorted(set(self.ks) | {self.headline_k})
+        return [*(f"{f}@{k}" for k in ks for f in FAMILIES), *WHOLE_LIST]
 
     def eval_settings(self, threshold: int | None = None) -> metrics.EvalSettings:
         return metrics.EvalSettings(

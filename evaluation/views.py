@@ -386,6 +386,8 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
             preset=presets.preset(evaluation_settings_get(project=project).preset),
+            verdict=report.get("verdict"),
+            drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
             )

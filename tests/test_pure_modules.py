@@ -19,6 +19,7 @@ PURE = [
     "evaluation.ssrf",
     "evaluation.http_retriever",
     "evaluation.presets",
+    "evaluation.verdicts",
     "evaluation.reporting",
     "annotation.agreement",
     "annotation.pii",

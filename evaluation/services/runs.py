@@ -41,7 +41,7 @@ from django.utils import timezone
 from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
 
-from .. import metrics, presets, reporting
+from .. import presets, reporting, verdicts
 from ..http_retriever import Outcome
 from ..models import (
     FINISHED_STATES,
@@ -69,6 +69,7 @@ from .retrievers import (
     RetrieverInvalid,
     effective_thresholds,
     evaluation_settings_get,
+    project_targets,
     retriever_snapshot,
     snapshot_fingerprint,
     topk_choice,
@@ -118,6 +119,7 @@ def evaluation_run_create(
     gain: str = "linear",
     matching: str = Matching.CHUNK,
     pass_threshold: float | None = None,
+    headline_k: int | None = None,
     by: AbstractBaseUser | None = None,
     trigger: str = "web",
     batch_size: int | None = None,
@@ -126,7 +128,10 @@ def evaluation_run_create(
     enqueue: bool = True,
 ) -> EvaluationRun:
     """A queued run of `retriever` against the frozen `version`; queued for a worker after
-    the commit unless `enqueue` is False (the caller then runs it, e.g. inline)."""
+    the commit unless `enqueue` is False (the caller then runs it, e.g. inline).
+
+    The run keeps the project's headline K (that of its verdict and drift; `headline_k`
+    overrides it), and its cut-offs always include it."""
     if retriever.project_id != project.pk or version.project_id != project.pk:
         raise RunInvalid("the retriever and the version must belong to this project")
     if relevance_threshold not in (1, 2):
@@ -135,12 +140,15 @@ def evaluation_run_create(
         raise RunInvalid("gain is 'linear' or 'exp'")
     if matching not in Matching.values:
         raise RunInvalid(f"matching is one of {', '.join(Matching.values)}")
+    record = evaluation_settings_get(project=project)
     if pass_threshold is None:
-        record = evaluation_settings_get(project=project)
         pass_threshold = float(effective_thresholds(record)["pass_threshold"] or 0.7)
     if not 0.0 <= pass_threshold <= 1.0:
         raise RunInvalid("the pass threshold must be between 0 and 1")
-    clean_ks = _clean_ks(ks)
+    headline = int(headline_k if headline_k is not None else record.headline_k)
+    if not 1 <= headline <= MAX_K:
+        raise RunInvalid(f"the headline K must be between 1 and {MAX_K}")
+    clean_ks = _clean_ks([*(ks or DEFAULT_KS), headline])
     try:
         snapshot = retriever_snapshot(retriever)
     except RetrieverInvalid as error:
@@ -171,6 +179,7 @@ def evaluation_run_create(
             gain=gain,
             matching=matching,
             pass_threshold=pass_threshold,
+            headline_k=headline,
             retriever_snapshot=snapshot,
             retriever_fingerprint=snapshot_fingerprint(snapshot),
             corpus_hash=corpus_hash,
@@ -422,6 +431,7 @@ def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporti
         gain=run.gain,  # type: ignore[arg-type]
         pass_threshold=run.pass_threshold,
         matching=run.matching,
+        headline=run.headline_k,
     )
 
 
@@ -464,34 +474,49 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     )
 
 
-def run_scored(run: EvaluationRun, s: reporting.RunSettings) -> reporting.Scored:
+def run_scored(
+    run: EvaluationRun, s: reporting.RunSettings, metric_names: Sequence[str] | None = None
+) -> reporting.Scored:
     items = golden_items(version_id=run.version_id)
     rows = result_rows(run=run)
-    return reporting.score(items, rows, s, run_places(run, items, rows))
+    return reporting.score(items, rows, s, run_places(run, items, rows), metric_names=metric_names)
 
 
-def drift_rules(project: Project, k: int) -> metrics.DriftRules:
-    t = effective_thresholds(evaluation_settings_get(project=project))
-    return metrics.DriftRules(
-        recall_metric=f"recall@{k}",
-        pass_metric=f"pass@{k}",
-        max_recall_drop=t["max_recall_drop"],
-        max_pass_rate_drop=t["max_pass_rate_drop"],
-        min_recall=t["min_recall"],
-        min_pass_rate=t["min_pass_rate"],
+def run_conditions(run: EvaluationRun) -> verdicts.Conditions:
+    """What a baseline must share with a run for their figures to be compared."""
+    return verdicts.Conditions(
+        headline_k=run_settings(run).headline_k,
+        relevance_threshold=run.relevance_threshold,
+        matching=run.matching,
+        pass_threshold=run.pass_threshold,
     )
 
 
-def _drift(run: EvaluationRun) -> dict[str, Any] | None:
-    """Drift of a run against its retriever's baseline (None without one, or for the
-    baseline itself and earlier runs)."""
+def run_assessment(run: EvaluationRun) -> dict[str, Any]:
+    """The run's verdict against the project's targets and floors, and its drift against the
+    retriever's baseline (``drift`` None without one, for the baseline itself and for runs
+    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them."""
+    record = evaluation_settings_get(project=run.project)
+    t = effective_thresholds(record)
+    targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
+    s = run_settings(run)
+    k = s.headline_k
+    heads = [f"recall@{k}", f"pass@{k}"]
+    current = run_scored(run, s, metric_names=heads)
     baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
     if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:
-        return None
-    s = run_settings(run)
-    current = run_scored(run, s)
-    before = run_scored(baseline.run, s)
-    report = reporting.drift(current, before, drift_rules(run.project, s.headline_k))
+        return verdicts.assess(current.result, k=k, targets=targets)
+    now, before = run_conditions(run), run_conditions(baseline.run)
+    comparable = now == before
+    out = verdicts.assess(
+        current.result,
+        k=k,
+        targets=targets,
+        drops=verdicts.DropLimits(t["max_recall_drop"], t["max_pass_rate_drop"]),
+        baseline=run_scored(baseline.run, s, metric_names=heads).result if comparable else None,
+        conditions=now,
+        baseline_conditions=before,
+    )
     changed = []
     if baseline.run.version_id != run.version_id:
         changed.append("golden_set")
@@ -499,21 +524,8 @@ def _drift(run: EvaluationRun) -> dict[str, Any] | None:
         changed.append("retriever_config")
     if baseline.run.corpus_hash != run.corpus_hash:
         changed.append("corpus")
-    return {
-        "baseline_run": baseline.run_id,
-        "fired": [
-            {
-                "rule": f.rule,
-                "value": f.value,
-                "limit": f.limit,
-                "baseline": f.baseline,
-                "message": f.message,
-            }
-            for f in report.fired
-        ],
-        "changed": changed,
-        "newly_failing": list(report.newly_failing[:200]),
-    }
+    out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
+    return out
 
 
 def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
@@ -525,9 +537,13 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
         return run
     state, error = RunState.SUCCEEDED, ""
     drift: dict[str, Any] | None = None
+    verdict = ""
     try:
         report = run_report(run)
-        drift = _drift(run)
+        assessment = run_assessment(run)
+        report["verdict"] = assessment["verdict"]
+        verdict = assessment["verdict"]["verdict"]
+        drift = assessment["drift"]
         if drift is not None:
             report["drift"] = drift
         counts = report["counts"]
@@ -536,7 +552,7 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
             state, error = RunState.FAILED, f"every query failed (e.g. {first})"
     except Exception as exc:
         logger.exception("report of run %s failed", run_id)
-        report, drift = {}, None
+        report, drift, verdict = {}, None, ""
         state, error = RunState.FAILED, f"the report could not be computed ({type(exc).__name__})"
     failed = int(report.get("counts", {}).get("failed", 0))
     with transaction.atomic():
@@ -545,6 +561,7 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
             report=report,
             error=error,
             failed_queries=failed,
+            verdict=verdict if state == RunState.SUCCEEDED else "",
             finished_at=timezone.now(),
         )
         if updated and drift and drift["fired"]:
@@ -578,13 +595,19 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
     url = evaluation_settings_get(project=alert.run.project).webhook_url
     if not url:
         return "no webhook"
+    drift = (alert.run.report or {}).get("drift") or {}
     payload = {
         "event": "goldsmith.drift",
         "project": alert.run.project.name,
         "retriever": alert.run.retriever.name,
         "run": alert.run_id,
         "baseline_run": alert.baseline_run_id,
+        "verdict": alert.run.verdict or None,
+        "verdict_summary": ((alert.run.report or {}).get("verdict") or {}).get("summary"),
         "fired": alert.fired,
+        "significance": drift.get("significance") or {},
+        "comparable": drift.get("comparable", True),
+        "settings_changed": drift.get("settings_changed") or [],
         "changed": alert.changed,
         "newly_failing": alert.newly_failing[:50],
     }
@@ -679,4 +702,4 @@ def evaluation_schedule_due(*, now: datetime | None = None) -> list[int]:
 
 def band_table(project: Project) -> dict[str, presets.Band]:
     record = evaluation_settings_get(project=project)
-    return presets.bands_for(record.preset, record.band_overrides)
+    return presets.bands_for(record.preset, record.band_overrides, project_targets(record))

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
@@ -191,16 +191,18 @@ def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_pat
     )
     saved = tmp_path / "saved.txt"
     capsys.readouterr()
-    call_command(
-        "run_evaluation",
-        project="Acme Support",
-        label="v1",
-        retriever="ranker",
-        k=list(CUTS),
-        inline=True,
-        format="json",
-        save_run=str(saved),
-    )
+    with pytest.raises(CommandError, match="verdict fail") as gate:  # below the floors: exit 3
+        call_command(
+            "run_evaluation",
+            project="Acme Support",
+            label="v1",
+            retriever="ranker",
+            k=list(CUTS),
+            inline=True,
+            format="json",
+            save_run=str(saved),
+        )
+    assert gate.value.returncode == 3
     err = capsys.readouterr().err
     run = EvaluationRun.objects.get()
     ranking = run.report["ranking"]
@@ -267,16 +269,18 @@ def test_cranfield_bm25_saved_run_scores_the_same_in_the_report_goldsmith_eval_a
         output=str(qrels),
     )
     capsys.readouterr()
-    call_command(
-        "run_evaluation",
-        project="Acme Support",
-        label="cranfield",
-        retriever="bm25",
-        k=[5, 10, 100],
-        inline=True,
-        format="json",
-        save_run=str(saved),
-    )
+    with pytest.raises(CommandError, match="verdict fail") as gate:  # BM25 is below the floors
+        call_command(
+            "run_evaluation",
+            project="Acme Support",
+            label="cranfield",
+            retriever="bm25",
+            k=[5, 10, 100],
+            inline=True,
+            format="json",
+            save_run=str(saved),
+        )
+    assert gate.value.returncode == 3
     report = json.loads(capsys.readouterr().out)["aggregate"]
     run = EvaluationRun.objects.get()
     assert run.report["ranking"] == {

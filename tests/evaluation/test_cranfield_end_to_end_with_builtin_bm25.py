@@ -8,16 +8,21 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from annotation.goldset_io import cranfield_to_beir
 from evaluation.models import EvaluationRun, RunState
 from tests.conftest import require_shared_data
 
 
-def run(*args: object) -> str:
+def run(*args: object, exit_code: int = 0) -> str:
     out = io.StringIO()
-    call_command(*[str(a) for a in args], stdout=out, stderr=io.StringIO())
+    try:
+        call_command(*[str(a) for a in args], stdout=out, stderr=io.StringIO())
+    except CommandError as error:
+        assert error.returncode == exit_code, error
+    else:
+        assert exit_code == 0
     return out.getvalue()
 
 
@@ -53,10 +58,12 @@ def test_builtin_bm25_on_cranfield(personas, tmp_path):
         "--inline",
         "--format",
         "json",
+        exit_code=3,  # BM25 is below the enterprise floors at K = 5: a fail verdict
     )
     doc = json.loads(out)
     evaluation = EvaluationRun.objects.get()
     assert evaluation.state == RunState.SUCCEEDED
+    assert evaluation.verdict == doc["verdict"]["verdict"] == "fail"
     assert evaluation.total == 225 and evaluation.corpus_chunks == 1400
     agg = doc["aggregate"]
     # 225 queries; those without a grade-2 judgment are left out of the strict means.

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from evaluation.models import EvaluationRun
 from evaluation.services import retriever_create
@@ -27,16 +27,18 @@ def test_aggregates_and_confidence_intervals_match_the_command_line(
     )
     saved = tmp_path / "run.txt"
     capsys.readouterr()
-    call_command(
-        "run_evaluation",
-        project="Acme Support",
-        label="v1",
-        retriever="stub",
-        k=[3, 5, 10],
-        inline=True,
-        format="json",
-        save_run=str(saved),
-    )
+    with pytest.raises(CommandError) as failed:  # recall@5 0.625: below the floor, exit 3
+        call_command(
+            "run_evaluation",
+            project="Acme Support",
+            label="v1",
+            retriever="stub",
+            k=[3, 5, 10],
+            inline=True,
+            format="json",
+            save_run=str(saved),
+        )
+    assert failed.value.returncode == 3
     ours = json.loads(capsys.readouterr().out)
     run = EvaluationRun.objects.get()
     metrics = list(ours["aggregate"])

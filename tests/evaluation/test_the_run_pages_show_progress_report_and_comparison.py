@@ -48,10 +48,11 @@ def test_a_viewer_reads_the_report_and_downloads_it(personas, two_runs, client):
     page = client.get(base).content.decode()
     for text in (
         "Recall@K curve",
-        "Per-query Recall@10",
+        "Per-query Recall@5",  # the headline K: the project's, 5 by default
         "By category",
         "Low-recall queries",
-        "Judged@10",
+        "Judged@5",
+        "Verdict:",
         "Latency",
         "<svg",
         "band-",

@@ -2,8 +2,12 @@
 
 --wait waits for the Celery job; --inline runs it in this process (no broker needed); neither
 only queues it. --format json prints the aggregate in the shape of `goldsmith eval --format
-json`. --save-run writes the ranked lists as a TREC run. Exit codes: 0 done, 1 the run failed
-or was cancelled (or --wait timed out), 2 bad input, 3 a drift rule fired (gate a deployment).
+json`. --save-run writes the ranked lists as a TREC run.
+
+Every finished run has a verdict against the project's targets and floors at its headline K:
+pass, warn or fail. Exit codes: 0 done, 1 the run failed or was cancelled (or --wait timed
+out), 2 bad input, 3 the verdict is at or below the gate (--gate fail, the default: a fail;
+--gate warn: a warn or a fail) or a drift rule fired against the baseline (gate a deployment).
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ... import verdicts
 from ...models import EvaluationRun, Matching, RunState
 from ...services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
 from ...services.reports import per_query_rows, run_trec_save
 from ._args import bad_input, project_named, retriever_named, version_labelled
 
 EXIT_FAILED = 1
-EXIT_DRIFT = 3
+EXIT_DRIFT = 3  # also a verdict at or below the gate
 
 
 def _clean(x: Any) -> Any:
@@ -36,7 +41,10 @@ def _clean(x: Any) -> Any:
 
 
 class Command(BaseCommand):
-    help = "Run an evaluation of a retriever against a golden-set version (exit 3 on drift)."
+    help = (
+        "Run an evaluation of a retriever against a golden-set version. Exit codes: 0 done, "
+        "1 the run failed, 2 bad input, 3 the verdict is at or below --gate or a drift rule fired."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):  # type: ignore[no-untyped-def]
         # `--version LABEL` names the golden-set version; Django's own --version gives way.
@@ -60,6 +68,12 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("table", "json"), default="table")
         parser.add_argument("--per-query", action="store_true", help="json: per-query values")
         parser.add_argument("--save-run", metavar="PATH", help="write the ranked lists (TREC)")
+        parser.add_argument(
+            "--gate",
+            choices=("warn", "fail"),
+            default="fail",
+            help="the verdict that exits 3: fail (default) or warn (a warn or a fail)",
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         project = project_named(o["project"])
@@ -99,15 +113,27 @@ class Command(BaseCommand):
             self._json(run, per_query=o["per_query"])
         else:
             self._table(run)
-        drift = (run.report or {}).get("drift") or {}
+        self._gate(run, o["gate"])
+
+    def _gate(self, run: EvaluationRun, gate: str) -> None:
+        """Exit 3 when the verdict is at or below the gate or a drift rule fired."""
+        report = run.report or {}
+        problems = []
+        verdict = report.get("verdict") or {}
+        if run.verdict and verdicts.worse_or_equal(run.verdict, gate):
+            problems.append(f"verdict {run.verdict} (gate: {gate}): {verdict.get('summary', '')}")
+        drift = report.get("drift") or {}
+        if drift.get("note"):
+            self.stderr.write(drift["note"])
         if drift.get("fired"):
-            reasons = "; ".join(f["message"] for f in drift["fired"])
+            reasons = "; ".join(verdicts.fired_messages(drift))
             changed = ", ".join(drift.get("changed") or []) or "nothing recorded"
-            raise CommandError(
+            problems.append(
                 f"drift against baseline run {drift['baseline_run']}: {reasons} "
-                f"(changed since: {changed})",
-                returncode=EXIT_DRIFT,
+                f"(changed since: {changed})"
             )
+        if problems:
+            raise CommandError(" | ".join(problems), returncode=EXIT_DRIFT)
 
     def _save_run(self, run: EvaluationRun, path: Path) -> None:
         saved = run_trec_save(run=run, path=path)
@@ -171,6 +197,7 @@ class Command(BaseCommand):
             "not_in_qrels": [],
         }
         doc["failed"] = report["counts"]["failed"]
+        doc["verdict"] = report.get("verdict")
         doc["drift"] = report.get("drift")
         self.stdout.write(json.dumps(_clean(doc), indent=1))
 
@@ -192,3 +219,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"latency ms: p50 {lat['p50']:.1f}  p95 {lat['p95']:.1f}  p99 {lat['p99']:.1f}"
             )
+        if report.get("verdict"):
+            self.stdout.write(report["verdict"]["summary"])
+        for sig in ((report.get("drift") or {}).get("significance") or {}).values():
+            self.stdout.write(f"against the baseline: {sig['words']}")
