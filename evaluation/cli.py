@@ -2,9 +2,11 @@
 
     goldsmith eval QRELS RUN [-m METRIC ...] [--sweep [--sweep-ks 1,3,5,10,20] [--weights ...]]
     goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [--by METRIC] [--list N] [options]
+    goldsmith drift QRELS BASELINE_RUN CURRENT_RUN [--preset enterprise] [--k 5] [options]
     goldsmith agreement LABELS [--format table|json]
 
-Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``).
+Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
+3 from ``drift`` when a drift rule fired or the verdict is at or below ``--gate``.
 Pure module: no Django import (see docs/formats.md for the file formats and JSON shapes).
 """
 
@@ -114,6 +116,7 @@ def _build_parser() -> _Parser:
         help="queries shown in each list in the table (default 10; JSON lists all)",
     )
     cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    _add_drift_parser(sub)
     ag = sub.add_parser("agreement", help="inter-annotator agreement from a labels CSV")
     ag.add_argument("labels")
     ag.add_argument("--format", choices=("table", "json"), default="table")
@@ -148,6 +151,8 @@ def _run(argv: list[str] | None) -> int:
             _eval(args, out)
         elif args.command == "compare":
             _compare(args, out)
+        elif args.command == "drift":
+            return _drift(args, out)
         else:
             _agreement(args, out)
     except formats.FormatError as e:
@@ -553,6 +558,149 @@ def _changes_table(changes: M.QueryChanges, limit: int, out: IO[str]) -> None:
         out.write(f"  {'query_id':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>7}\n")
         for c in shown:
             out.write(f"  {c.query_id:<{width}}  {_f(c.a):>6}  {_f(c.b):>6}  {c.diff:+.4f}\n")
+
+
+# --------------------------------------------------------------------------------------------
+# drift
+
+EXIT_DRIFT = 3
+_DRIFT_EPILOG = """\
+The verdict (of CURRENT_RUN, at K): pass when mean Recall@K and the pass rate reach their
+targets, fail when either is below its floor, warn in between. Drift (against BASELINE_RUN):
+mean Recall@K dropped by more than --max-recall-drop, the pass rate by more than
+--max-pass-rate-drop, or a mean below its floor; limits are compared with a 1e-9 tolerance, so a
+drop of exactly the limit does not fire. Each drop says whether it is beyond the noise (paired
+randomization test on the queries scored in both runs, p < 0.05). The web app computes the same
+numbers with the same functions.
+
+exit status:
+  0  no drift rule fired and the verdict is better than --gate
+  2  bad input (one line on stderr)
+  3  a drift rule fired, or the verdict is at or below --gate (default: fail)
+"""
+
+
+def _add_drift_parser(sub: Any) -> None:
+    from evaluation import presets
+
+    dr = sub.add_parser(
+        "drift",
+        help="verdict of a run and its drift from a baseline run (exit 3 when a rule fires)",
+        description="Verdict and drift of CURRENT_RUN against BASELINE_RUN on the same "
+        "judgments, as the web app reports them.",
+        epilog=_DRIFT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    dr.add_argument("qrels")
+    dr.add_argument("baseline_run")
+    dr.add_argument("current_run")
+    dr.add_argument(
+        "--preset",
+        choices=tuple(presets.PRESETS),
+        default=presets.DEFAULT_PRESET,
+        help="targets, floors and pass threshold (default %(default)s)",
+    )
+    dr.add_argument("--k", type=int, default=5, help="the headline K (default 5)")
+    dr.add_argument("--relevance-level", type=int, default=2, metavar="N")
+    dr.add_argument("--order", choices=("rank", "score"), default="rank")
+    dr.add_argument("--pass-threshold", type=float, metavar="X", help="default: the preset's")
+    for name in ("recall-target", "recall-floor", "pass-rate-target", "pass-rate-floor"):
+        dr.add_argument(f"--{name}", type=float, metavar="X", help="default: the preset's")
+    dr.add_argument("--max-recall-drop", type=float, default=0.05, metavar="X")
+    dr.add_argument("--max-pass-rate-drop", type=float, default=0.10, metavar="X")
+    dr.add_argument("--gate", choices=("warn", "fail"), default="fail")
+    dr.add_argument("--qrels-format", choices=("trec", "jsonl", "goldset"))
+    dr.add_argument("--run-format", choices=("trec", "jsonl"))
+    dr.add_argument("--permutations", type=int, default=10_000, metavar="N")
+    dr.add_argument("--bootstrap", type=int, default=1000, metavar="N")
+    dr.add_argument("--seed", type=int, default=0)
+    dr.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _drift(args: argparse.Namespace, out: IO[str]) -> int:
+    from evaluation import presets, verdicts
+
+    if args.k < 1:
+        raise _BadInput("--k must be at least 1")
+    targets = presets.targets_for(
+        args.preset,
+        {
+            "recall_target": args.recall_target,
+            "recall_floor": args.recall_floor,
+            "pass_threshold": args.pass_threshold,
+            "pass_rate_target": args.pass_rate_target,
+            "pass_rate_floor": args.pass_rate_floor,
+        },
+    )
+    settings = M.EvalSettings(
+        relevance_threshold=args.relevance_level,
+        pass_threshold=targets.pass_threshold,
+        order=args.order,
+    )
+    metrics = [f"recall@{args.k}", f"pass@{args.k}"]
+    baseline, _ = _load(args, args.baseline_run, metrics, settings)
+    current, _ = _load(args, args.current_run, metrics, settings)
+    out_doc = verdicts.assess(
+        current,
+        k=args.k,
+        targets=targets,
+        drops=verdicts.DropLimits(args.max_recall_drop, args.max_pass_rate_drop),
+        baseline=baseline,
+        permutations=args.permutations,
+        samples=args.bootstrap,
+        seed=args.seed,
+    )
+    verdict, drift = out_doc["verdict"], out_doc["drift"]
+    code = 0
+    if drift["fired"] or verdicts.worse_or_equal(verdict["verdict"], args.gate):
+        code = EXIT_DRIFT
+    if args.format == "json":
+        doc = {
+            "settings": {
+                "preset": args.preset,
+                "k": args.k,
+                "relevance_threshold": args.relevance_level,
+                "order": args.order,
+                **vars(targets),
+                "max_recall_drop": args.max_recall_drop,
+                "max_pass_rate_drop": args.max_pass_rate_drop,
+                "gate": args.gate,
+                "permutations": args.permutations,
+                "bootstrap": args.bootstrap,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "baseline_run": args.baseline_run,
+                "current_run": args.current_run,
+            },
+            "verdict": verdict,
+            "drift": drift,
+            "exit_status": code,
+        }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return code
+    out.write(f"{verdict['summary']}\n")
+    before, now = drift["baseline"], drift["current"]
+
+    def num(x: float | None) -> str:
+        return "-" if x is None else f"{x:.4f}"
+
+    out.write(
+        f"baseline → current at K={args.k}: mean recall {num(before['recall'])} → "
+        f"{num(now['recall'])}; pass rate {num(before['pass_rate'])} → "
+        f"{num(now['pass_rate'])}\n"
+    )
+    for sig in drift["significance"].values():
+        out.write(f"  {sig['words']}\n")
+    for f in drift["fired"]:
+        out.write(f"drift: {f['message']}\n")
+    if not drift["fired"]:
+        out.write("no drift rule fired\n")
+    if drift["newly_failing"]:
+        shown = ", ".join(drift["newly_failing"][:20])
+        more = " …" if len(drift["newly_failing"]) > 20 else ""
+        out.write(f"passing in the baseline, failing now: {shown}{more}\n")
+    return code
 
 
 # --------------------------------------------------------------------------------------------
