@@ -259,6 +259,18 @@ class SettingChangeOutput(serializers.Serializer):
     words = serializers.CharField(help_text="e.g. top-K 5 → 20")
 
 
+class DriftMeansOutput(serializers.Serializer):
+    recall = serializers.FloatField(allow_null=True, help_text="mean Recall@K")
+    pass_rate = serializers.FloatField(allow_null=True, help_text="mean pass@K")
+
+
+class DriftLimitsOutput(serializers.Serializer):
+    max_recall_drop = serializers.FloatField(allow_null=True, help_text="null: rule off")
+    max_pass_rate_drop = serializers.FloatField(allow_null=True, help_text="null: rule off")
+    recall_floor = serializers.FloatField()
+    pass_rate_floor = serializers.FloatField()
+
+
 class DriftOutput(serializers.Serializer):
     baseline_run = serializers.IntegerField()
     comparable = serializers.BooleanField(
@@ -266,6 +278,10 @@ class DriftOutput(serializers.Serializer):
     )
     settings_changed = SettingChangeOutput(many=True)
     note = serializers.CharField()
+    k = serializers.IntegerField(allow_null=True, help_text="the headline K (null: older runs)")
+    limits = DriftLimitsOutput(allow_null=True)
+    current = DriftMeansOutput(allow_null=True)
+    baseline = DriftMeansOutput(allow_null=True, help_text="null when not comparable")
     fired = FiredRuleOutput(many=True)
     significance = serializers.DictField(child=SignificanceOutput())
     changed = serializers.ListField(
@@ -309,6 +325,10 @@ def _drift_output(drift: dict[str, Any] | None) -> dict[str, Any] | None:
         "comparable": True,
         "settings_changed": [],
         "note": "",
+        "k": None,
+        "limits": None,
+        "current": None,
+        "baseline": None,
         "significance": {},
         **drift,
         "fired": [{"significance": None, **f} for f in drift.get("fired") or []],

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from evaluation import presets, verdicts
-from evaluation.models import DriftAlert
+from evaluation.api import DriftOutput, VerdictOutput
+from evaluation.models import DriftAlert, EvaluationRun
 from evaluation.services import baseline_set, evaluation_alert_notify, evaluation_settings_update
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with
@@ -86,6 +87,8 @@ def test_the_label_reaches_the_page_the_api_and_the_webhook(
 
     api = api_client_for(personas.victor)
     data = api.get(f"/api/v1/projects/{personas.project.pk}/runs/{run.pk}/").json()
+    assert set(data["drift"]) == set(DriftOutput().fields)  # the schema says what comes
+    assert set(data["verdict_detail"]) == set(VerdictOutput().fields)
     assert data["drift"]["fired"][0]["significance"] == recall_drop["significance"]
     assert data["drift"]["significance"]["pass@5"]["diff"] == pytest.approx(-0.10)
 
@@ -104,3 +107,24 @@ def test_the_label_reaches_the_page_the_api_and_the_webhook(
     assert payload["verdict"] == "pass" and payload["comparable"] is True
     assert payload["fired"][0]["significance"]["words"].startswith("within noise")
     assert set(payload["significance"]) == {"recall@5", "pass@5"}
+
+
+@pytest.mark.django_db
+def test_a_drift_stored_before_significance_existed_is_served_in_the_same_shape(
+    personas, tmp_path, api_client_for
+):
+    golden = make_golden(personas.project, n=20, label="v1")
+    run = run_with(personas.project, golden.version, [1.0] * 20, tmp_path)
+    old = {
+        "baseline_run": run.pk,
+        "fired": [
+            {"rule": "min_recall", "value": 0.5, "limit": 0.7, "baseline": None, "message": "m"}
+        ],
+        "changed": ["corpus"],
+        "newly_failing": [],
+    }
+    EvaluationRun.objects.filter(pk=run.pk).update(report={**run.report, "drift": old})
+    api = api_client_for(personas.victor)
+    data = api.get(f"/api/v1/projects/{personas.project.pk}/runs/{run.pk}/").json()
+    assert set(data["drift"]) == set(DriftOutput().fields)
+    assert data["drift"]["comparable"] is True and data["drift"]["fired"][0]["significance"] is None
