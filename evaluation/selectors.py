@@ -27,50 +27,77 @@ _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
 
 
 def golden_items(
-    *, version_id: int, query_ids: Sequence[str] | None = None, with_judgments: bool = True
+    *,
+    version_id: int,
+    query_ids: Sequence[str] | None = None,
+    with_judgments: bool = True,
+    with_texts: bool = True,
 ) -> list[GoldItem]:
-    """The version's queries (all, or the given ones) with their judgments, in query order."""
+    """The version's queries (all, or the given ones) with their judgments, in query order.
+    ``with_texts=False`` leaves out the judged chunks' texts (scoring needs none of them)."""
+    fields = ("pk", "position", "query_id", "text", "category", "stratum", "weight")
     items = GoldenItem.objects.filter(version_id=version_id).order_by("position")
     if query_ids is not None:
         wanted = list(query_ids)
         rows = []
         for start in range(0, len(wanted), _LOOKUP_BATCH):
-            rows.extend(items.filter(query_id__in=wanted[start : start + _LOOKUP_BATCH]))
-        rows.sort(key=lambda i: i.position)
+            part = items.filter(query_id__in=wanted[start : start + _LOOKUP_BATCH])
+            rows.extend(part.values_list(*fields))
+        rows.sort(key=lambda r: r[1])
     else:
-        rows = list(items)
+        rows = list(items.values_list(*fields))
     judged: dict[int, list[GoldJudgment]] = {}
     if with_judgments:
-        fields = ("item_id", "chunk_id", "grade", "doc_id", "start", "end", "text")
+        columns = ("item_id", "chunk_id", "grade", "doc_id", "start", "end")
         js = GoldenJudgment.objects.filter(item__version_id=version_id).order_by(
             "item_id", "position"
         )
         parts = [js]
         if query_ids is not None:
-            pks = [r.pk for r in rows]
+            pks = [r[0] for r in rows]
             parts = [
                 js.filter(item_id__in=pks[i : i + _LOOKUP_BATCH])
                 for i in range(0, len(pks), _LOOKUP_BATCH)
             ]
         for part in parts:
-            for item_id, chunk_id, grade, doc_id, start, end, text in part.values_list(*fields):
-                judged.setdefault(item_id, []).append(
-                    GoldJudgment(chunk_id, grade, doc_id, start, end, text)
-                )
+            if with_texts:
+                for item_id, *judgment in part.values_list(*columns, "text"):
+                    judged.setdefault(item_id, []).append(GoldJudgment(*judgment))
+            else:
+                for item_id, *judgment in part.values_list(*columns):
+                    judged.setdefault(item_id, []).append(GoldJudgment(*judgment))
     return [
         GoldItem(
-            query_id=r.query_id,
-            text=r.text,
-            category=r.category,
-            stratum=r.stratum,
-            weight=r.weight,
-            judgments=tuple(judged.get(r.pk, ())),
+            query_id=query_id,
+            text=text,
+            category=category,
+            stratum=stratum,
+            weight=weight,
+            judgments=tuple(judged.get(pk, ())),
         )
-        for r in rows
+        for pk, _position, query_id, text, category, stratum, weight in rows
     ]
 
 
-def result_rows(*, run: EvaluationRun) -> dict[str, ResultRow]:
+def result_rows(
+    *, run: EvaluationRun, ranking_only: bool = False, with_docs: bool = True
+) -> dict[str, ResultRow]:
+    """The run's stored results by query id. ``ranking_only``: ids, errors and (``with_docs``)
+    documents, not the scores, snippets and latency: what scoring and comparing need (chunk-id
+    matching needs no documents)."""
+    if ranking_only:
+        results = QueryResult.objects.filter(run=run)
+        if not with_docs:
+            return {
+                q: ResultRow(query_id=q, ids=tuple(ids), error=error)
+                for q, ids, error in results.values_list("query_id", "ranked_ids", "error")
+            }
+        return {
+            q: ResultRow(query_id=q, ids=tuple(ids), doc_ids=tuple(docs or ()), error=error)
+            for q, ids, docs, error in results.values_list(
+                "query_id", "ranked_ids", "doc_ids", "error"
+            )
+        }
     fields = ("query_id", "ranked_ids", "scores", "doc_ids", "snippets", "latency_ms", "error")
     return {
         q: ResultRow(

@@ -576,10 +576,18 @@ FAMILY_LABELS = {
 }
 
 
+def _significance_class(m: dict[str, Any]) -> str:
+    if m["p_holm"] is None or m["p_holm"] >= 0.05 or not m["diff"]:
+        return ""
+    return "sig-up" if m["diff"] > 0 else "sig-down"
+
+
 def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The compare table grouped by K: one row per metric family, one column per K (a cell is
     the comparison of ``family@K``, or None), the metrics without a cut-off apart, and the
-    same comparisons in sections per K for the table of every figure."""
+    same comparisons in sections per K for the table of every figure. Each comparison gains
+    ``sig``: its CSS class when significant after Holm correction (p < 0.05), else ""."""
+    rows = [{**m, "sig": _significance_class(m)} for m in rows]
     by_name = {m["metric"]: m for m in rows}
     cut = [m["metric"].split("@", 1) for m in rows if "@" in m["metric"]]
     ks = sorted({int(k) for _, k in cut if k.isdigit()})
@@ -600,8 +608,14 @@ def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
             if "@" not in m["metric"]
         ],
         "sections": [
-            {"k": k, "metrics": [by_name[f"{f}@{k}"] for f in families if f"{f}@{k}" in by_name]}
+            {
+                "title": f"K = {k}",
+                "metrics": [by_name[f"{f}@{k}"] for f in families if f"{f}@{k}" in by_name],
+            }
             for k in ks
+        ]
+        + [
+            {"title": "Whole returned list", "metrics": [m for m in rows if "@" not in m["metric"]]}
         ],
     }
 

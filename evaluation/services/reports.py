@@ -157,8 +157,10 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         raise RunInvalid("both runs must have succeeded")
     common = sorted(set(a.ks) & set(b.ks)) or sorted(set(a.ks))
     s = run_settings(a, ks=common)
-    items = golden_items(version_id=a.version_id)
-    rows_a, rows_b = result_rows(run=a), result_rows(run=b)
+    items = golden_items(version_id=a.version_id, with_texts=False)
+    docs = a.matching != "chunk"  # both runs are matched as A is
+    rows_a = result_rows(run=a, ranking_only=True, with_docs=docs)
+    rows_b = result_rows(run=b, ranking_only=True, with_docs=docs)
     places = None
     if a.matching != "chunk":
         places = {**(run_places(a, items, rows_a) or {}), **(run_places(a, items, rows_b) or {})}

@@ -58,3 +58,13 @@ def signed(value: Any) -> str:
         return f"{float(value):+.3f}"
     except (TypeError, ValueError):
         return "–"
+
+
+@register.filter
+def f3(value: Any) -> str:
+    """Three decimals ("0.812"; – when absent): ``floatformat:3`` without its Decimal and
+    localisation work, which cost the compare page a third of its time."""
+    try:
+        return f"{float(value):.3f}"
+    except (TypeError, ValueError):
+        return "–"
