@@ -8,7 +8,6 @@ import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
 
-import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
@@ -55,12 +54,6 @@ def test_qrels_with_nothing_above_0_are_warned_without_a_level_to_suggest(tmp_pa
     assert "--relevance-level" not in err
 
 
-@pytest.mark.xfail(
-    raises=TypeError,
-    strict=False,
-    reason="metrics.compare builds MetricComparison with one NaN too few when no query is in "
-    "both means (n = 0): `goldsmith compare` then crashes; reported, not fixed here",
-)
 def test_compare_warns_once_for_its_one_qrels_file(tmp_path):
     qrels, run = files(tmp_path, {"a": 1, "b": 1})
     status, _, err = run_cli("compare", qrels, run, run, "-m", "recall@10", "--permutations", "10")
