@@ -255,7 +255,13 @@ def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
 
 
 def id_hash(ids: BytesArray) -> NDArray[np.uint64]:
-    """64-bit hash of each id's bytes. Equal ids hash equal; users verify matches exactly."""
+    """64-bit hash of each id's bytes, the same whatever the width of the array holding it.
+
+    A numpy ``S`` array pads every id with NUL bytes to the longest one, so the hash reads the
+    id in 8-byte words and stops after the last word that holds any of the id's bytes: the
+    all-NUL padding words beyond it are never mixed in. The same id therefore hashes alike in a
+    file whose longest id is 3 bytes and in one whose longest is 200. Equal ids hash equal;
+    callers verify every match on the bytes themselves."""
     n, width = len(ids), max(ids.dtype.itemsize, 1)
     words = -(-width // 8)
     if width % 8 == 0 and ids.flags.c_contiguous:
@@ -267,9 +273,14 @@ def id_hash(ids: BytesArray) -> NDArray[np.uint64]:
         w = buf.view(np.uint64)
     h = w[:, 0] ^ _U(0x9E3779B97F4A7C15)
     h = _mix(h)
-    for j in range(1, words):
-        h ^= w[:, j]
-        h = _mix(h)
+    if words > 1:
+        # used[:, j]: word j or a later one holds a byte of the id (not only padding).
+        used = np.logical_or.accumulate((w[:, :0:-1] != 0), axis=1)[:, ::-1]
+        for j in range(1, words):
+            rows = np.flatnonzero(used[:, j - 1])
+            if len(rows) == 0:
+                break  # no id reaches this far; the ones that did not stop here already
+            h[rows] = _mix(h[rows] ^ w[rows, j])
     return h
 
 
