@@ -11,7 +11,9 @@ the comparison covers 34 metrics), then, `--starts` times: starts a fresh server
 with one worker and DEBUG off, as in production; `--server runserver` for `manage.py runserver
 --noreload`), waits until GET /healthz answers (the readiness probe of a deployment), and times
 the first GET of the compare page, then a second one, with a signed-in lead's session cookie. It
-prints every figure and the median of each, and the server's start time (spawn to healthz).
+prints every figure and the median of each: the server's start time (spawn to healthz), the wall
+time of each request, and the CPU seconds the server's processes spent on it (from /proc, so
+that a busy machine shows in the wall time but hardly in the CPU time).
 """
 
 from __future__ import annotations
@@ -120,6 +122,17 @@ def session_cookie() -> str:
     return f"sessionid={store.session_key}"
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and its children (Linux /proc); 0 if gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(child)) for child in children)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -155,10 +168,21 @@ def one_start(server: str, url: str, cookie: str, repo: Path) -> dict[str, float
             except OSError:
                 time.sleep(0.05)
         ready = time.perf_counter() - spawned
+        time.sleep(0.5)  # let the worker settle after answering the probe
+        cpu = cpu_seconds(process.pid)
         status, first, body = get(base + url, cookie)
+        cpu_first = cpu_seconds(process.pid) - cpu
         assert status == 200 and b"win / tie / loss" in body, (status, body[:300])
+        cpu = cpu_seconds(process.pid)
         status, second, _ = get(base + url, cookie)
-        return {"start": ready, "first": first, "second": second}
+        cpu_second = cpu_seconds(process.pid) - cpu
+        return {
+            "start": ready,
+            "first": first,
+            "second": second,
+            "first_cpu": cpu_first,
+            "second_cpu": cpu_second,
+        }
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -190,11 +214,11 @@ def main() -> int:
     for n, (project, a, b) in built.items():
         url = f"/projects/{project}/runs/compare/?a={a}&b={b}"
         rows = [one_start(args.server, url, cookie, args.repo) for _ in range(args.starts)]
-        for key in ("start", "first", "second"):
+        for key in ("start", "first", "second", "first_cpu", "second_cpu"):
             values = [r[key] * 1000 for r in rows]
             median = statistics.median(values)
             print(
-                f"{n:>6} queries  {args.server:<9}  {key:<6} median {median:7.0f} ms"
+                f"{n:>6} queries  {args.server:<9}  {key:<10} median {median:7.0f} ms"
                 f"   (each: {' '.join(f'{v:.0f}' for v in values)})"
             )
     return 0
