@@ -562,7 +562,7 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
 
 
 # Queries shown in each of the compare page's worse / better lists (the API lists all).
-COMPARE_LIST_LIMIT = 50
+COMPARE_LIST_LIMIT = 25
 FAMILY_LABELS = {
     "recall": "Recall",
     "precision": "Precision",

@@ -117,14 +117,15 @@ def test_the_page_shows_the_worst_query_first_and_names_the_metric(personas, ab_
     text = page.content.decode()
     changes = page.context["changes"]
     worse = text[text.index('id="queries-worse"') : text.index('id="queries-better"')]
-    assert f"Worse in B: {changes['worse_count']} of {changes['n']} queries" in worse
-    assert f"recall@{page.context['k']} A" in worse and "worst first" in worse
+    metric = f"recall@{page.context['k']}"
+    assert f"Worse in B on {metric}: {changes['worse_count']} of {changes['n']} queries" in worse
+    assert f"Each query&#x27;s {metric} in A and in B, worst first" in worse
     ids = re.findall(r'<span class="mono">([^<]+)</span>', worse)
     assert ids == [w["query_id"] for w in changes["worse"]]
     first = changes["worse"][0]
     assert f"{first['a']:.3f}" in worse and f"{first['diff']:+.3f}" in worse
     better = text[text.index('id="queries-better"') :]
-    assert f"Better in B: {changes['better_count']} of" in better
+    assert f"Better in B on {metric}: {changes['better_count']} of" in better
     assert "B is better on" in text and "worse on" in text  # the headline sentence
 
 
