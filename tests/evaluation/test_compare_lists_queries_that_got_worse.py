@@ -119,7 +119,7 @@ def test_the_page_shows_the_worst_query_first_and_names_the_metric(personas, ab_
     worse = text[text.index('id="queries-worse"') : text.index('id="queries-better"')]
     metric = f"recall@{page.context['k']}"
     assert f"Worse in B on {metric}: {changes['worse_count']} of {changes['n']} queries" in worse
-    assert f"Each query&#x27;s {metric} in A and in B, worst first" in worse
+    assert f"Each query's {metric} in A and in B, worst first" in worse
     ids = re.findall(r'<span class="mono">([^<]+)</span>', worse)
     assert ids == [w["query_id"] for w in changes["worse"]]
     first = changes["worse"][0]
