@@ -291,3 +291,86 @@ def test_bm25_over_cranfield_and_cisi_scores_as_in_pytrec_eval(tmp_path):
     )
     mean = sum(v["recall_10"] for v in peer.values()) / len(peer)
     assert mean > 0.3  # BM25 finds Cranfield's documents; a broken id match gives 0
+
+
+# --------------------------------------------------------------------------------------------
+# The app's path: stored results matched by chunk, document or span, and a real run
+
+
+@st.composite
+def stored_runs(draw: st.DrawFn) -> tuple[list, dict, dict]:
+    """Golden items whose judged chunks sit in documents with spans, stored result rows, and
+    where each corpus chunk sits; every id is drawn from `ident` (any length, any script)."""
+    from evaluation.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
+
+    chunks = draw(st.lists(ident, min_size=2, max_size=12, unique=True))
+    docs = draw(st.lists(ident, min_size=1, max_size=3, unique=True))
+    places = {
+        c: ChunkPlace(draw(st.sampled_from(docs)), 100 * i, 100 * i + draw(st.integers(1, 150)))
+        for i, c in enumerate(chunks)
+    }
+    items, rows = [], {}
+    for q in range(draw(st.integers(1, 4))):
+        judged = draw(st.lists(st.sampled_from(chunks), min_size=1, max_size=5, unique=True))
+        judgments = tuple(
+            GoldJudgment(
+                c, draw(st.integers(0, 2)), places[c].doc_id, places[c].start, places[c].end
+            )
+            for c in judged
+        )
+        items.append(GoldItem(f"q{q}", f"query {q}", judgments=judgments))
+        ranked = draw(st.lists(st.sampled_from(chunks), max_size=8, unique=True))
+        rows[f"q{q}"] = ResultRow(f"q{q}", tuple(ranked))
+    return items, rows, places
+
+
+@given(w=stored_runs(), noise=ident, mode=st.sampled_from(["chunk", "document", "span"]))
+@settings(max_examples=150, deadline=None)
+def test_stored_results_match_by_chunk_document_and_span_whatever_the_other_ids(w, noise, mode):
+    from evaluation import reporting
+    from evaluation.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
+
+    items, rows, places = w
+    assume(noise not in places)
+    s = reporting.RunSettings(ks=(1, 3, 5), matching=mode)
+    clean = reporting.score(items, rows, s, places).result.per_query()
+    # Another query, judged and retrieved, whose ids are long and whose chunk lies elsewhere.
+    other = GoldItem("other", "x", judgments=(GoldJudgment(noise, 2, noise, 0, 10),))
+    noisy_rows = {**rows, "other": ResultRow("other", (noise, noise + "-" * 150))}
+    noisy_places = {**places, noise: ChunkPlace(noise, 0, 10)}
+    noisy = reporting.score([*items, other], noisy_rows, s, noisy_places).result.per_query()
+    assert {q: noisy[q] for q in clean} == clean
+
+
+@pytest.mark.django_db
+def test_a_stored_run_with_one_long_id_scores_every_query(personas, tmp_path):
+    from evaluation.models import RunState
+    from tests.evaluation.conftest import make_golden
+    from tests.evaluation.run_files import run_with
+
+    golden = make_golden(personas.project, n=6, label="v1")
+    run = run_with(personas.project, golden.version, [1.0] * 6, tmp_path)
+    assert run.state == RunState.SUCCEEDED
+    assert run.report["aggregate"]["recall@5"]["mean"] == 1.0
+    # The same answers, plus one unjudged id of 200 characters in the last query only.
+    path = tmp_path / "long.txt"
+    lines = (tmp_path / f"files-{run.pk}.txt").read_text().splitlines()
+    lines.append(f"q6 Q0 {'长' * 200} 9 1.0 test")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from evaluation.services import (
+        evaluation_run_create,
+        evaluation_run_execute_inline,
+        run_file_upload,
+    )
+
+    run_file_upload(retriever=run.retriever, path=path, filename="long.txt")
+    again = evaluation_run_create(
+        project=personas.project,
+        retriever=run.retriever,
+        version=golden.version,
+        ks=[5],
+        enqueue=False,
+    )
+    again = evaluation_run_execute_inline(run_id=again.pk)
+    assert again.state == RunState.SUCCEEDED
+    assert again.report["aggregate"]["recall@5"]["mean"] == 1.0
