@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from .models import Membership, Project, Role
+from .wording import with_article
 
 
 class Action(StrEnum):
@@ -29,8 +30,21 @@ ALLOWED_ROLES: dict[Action, frozenset[str]] = {
 }
 
 
+# What a refused member is told they may not do, and who may: "… may not <this>".
+REFUSALS: dict[Action, str] = {
+    Action.VIEW: "see it",
+    Action.ANNOTATE: "grade: only annotators and leads can",
+    Action.LEAD: "do this: only a lead can",
+}
+
+
 def role_allows(role: str, action: Action) -> bool:
     return role in ALLOWED_ROLES[action]
+
+
+def refusal(role: str, action: Action) -> str:
+    """'An annotator of this project may not do this: only a lead can.'"""
+    return f"{with_article(role).capitalize()} of this project may not {REFUSALS[action]}."
 
 
 def project_access(
@@ -47,5 +61,5 @@ def project_access(
     if membership is None:
         raise Http404("No such project")
     if not role_allows(membership.role, action):
-        raise PermissionDenied(f"A {membership.role} of this project may not {action.value}")
+        raise PermissionDenied(refusal(membership.role, action))
     return membership.project, membership

@@ -6,6 +6,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from ..wording import with_article
+
 
 class Role(models.TextChoices):
     LEAD = "lead", "Lead"
@@ -46,7 +48,7 @@ class Membership(models.Model):
         ordering = ["project", "role", "user__username"]
 
     def __str__(self) -> str:
-        return f"{self.user} is {self.role} of {self.project}"
+        return f"{self.user} is {with_article(self.role)} of {self.project}"
 
 
 def token_digest(key: str) -> str:

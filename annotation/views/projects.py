@@ -12,6 +12,7 @@ from ..permissions import Action, project_access, role_allows
 from ..selectors.overview import project_overview
 from ..selectors.projects import memberships_of
 from ..services.projects import membership_set
+from ..wording import with_article
 
 
 @login_required
@@ -60,9 +61,8 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
         except ValueError as error:
             form.add_error("username", str(error))
         else:
-            messages.success(
-                request, f"{form.cleaned_data['username']} is now {form.cleaned_data['role']}."
-            )
+            username, role = form.cleaned_data["username"], form.cleaned_data["role"]
+            messages.success(request, f"{username} is now {with_article(role)}.")
             return redirect("project-members", project_id=project.pk)
     members = project.memberships.select_related("user").order_by("role", "user__username")
     return render(
