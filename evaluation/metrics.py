@@ -1138,14 +1138,17 @@ def check_drift(
         col = res.column(metric)
         return float(col.mean()) if len(col) else math.nan
 
+    def shown(x: float) -> str:
+        return "undefined (no relevant chunk)" if x != x else f"{x:.4f}"
+
     rec, pas = mean(current, r.recall_metric), mean(current, r.pass_metric)
     fired: list[FiredRule] = []
     # NaN (nothing to score) is below every floor: a run without a scored query cannot pass.
     if r.min_recall is not None and not rec >= r.min_recall - TOLERANCE:
-        msg = f"mean {r.recall_metric} {rec:.4f} is below the floor {r.min_recall:.2f}"
+        msg = f"mean {r.recall_metric} {shown(rec)} is below the floor {r.min_recall:.2f}"
         fired.append(FiredRule("min_recall", rec, r.min_recall, None, msg))
     if r.min_pass_rate is not None and not pas >= r.min_pass_rate - TOLERANCE:
-        msg = f"pass rate ({r.pass_metric}) {pas:.4f} is below the floor {r.min_pass_rate:.2f}"
+        msg = f"pass rate ({r.pass_metric}) {shown(pas)} is below the floor {r.min_pass_rate:.2f}"
         fired.append(FiredRule("min_pass_rate", pas, r.min_pass_rate, None, msg))
     newly: tuple[str, ...] = ()
     if baseline is not None:

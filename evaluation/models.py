@@ -14,6 +14,9 @@ Progress and state live here, never only in the broker.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -21,6 +24,15 @@ from annotation.models import Project
 from annotation.models.goldsets import GoldenSetVersion
 
 from .presets import DEFAULT_PRESET, PRESETS
+
+
+class StrictJSONEncoder(json.JSONEncoder):
+    """JSON that refuses NaN and infinities (ValueError), as PostgreSQL's jsonb does and SQLite
+    would not: a report holding one fails where it is saved instead of being stored or shown."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_nan"] = False
+        super().__init__(*args, **kwargs)
 
 
 class EvaluationSettings(models.Model):
@@ -192,7 +204,7 @@ class EvaluationRun(models.Model):
     lanes = models.PositiveSmallIntegerField(default=2)
     lease_seconds = models.PositiveIntegerField(default=60)
     trigger = models.CharField(max_length=16, default="web")  # web, api, cli, schedule
-    report = models.JSONField(default=dict, blank=True)
+    report = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     # pass / warn / fail against the project's targets and floors ("" until finished).
     verdict = models.CharField(max_length=8, blank=True, default="")
     created_by = models.ForeignKey(

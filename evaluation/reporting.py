@@ -246,6 +246,21 @@ def _span_key(
     return best.chunk_id if best is not None else chunk_id
 
 
+def strict_json(value: Any) -> Any:
+    """``value`` as strict JSON data: every NaN or infinite float (a mean over no query, a
+    ratio of nothing) becomes ``None``, numpy scalars become Python numbers, tuples lists.
+    Reports are passed through it where they are assembled, so none holds a NaN."""
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 # --------------------------------------------------------------------------------------------
 # Scoring
 

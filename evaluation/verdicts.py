@@ -79,7 +79,7 @@ def _mean(result: metrics.EvalResult, metric: str) -> float:
 
 
 def _recall_words(value: float, k: int, t: Targets) -> str:
-    shown = "none scored" if value != value else f"{value:.3f}"
+    shown = "undefined (no relevant chunk)" if value != value else f"{value:.3f}"
     if not value >= t.recall_floor - TOLERANCE:
         return f"mean Recall@{k} {shown} is below its floor {t.recall_floor:.2f}"
     if not value >= t.recall_target - TOLERANCE:
@@ -91,7 +91,7 @@ def _recall_words(value: float, k: int, t: Targets) -> str:
 
 
 def _pass_words(value: float, k: int, t: Targets) -> str:
-    shown = "none scored" if value != value else f"{value:.0%}"
+    shown = "undefined (no relevant chunk)" if value != value else f"{value:.0%}"
     what = f"pass rate {shown} (Recall@{k} ≥ {t.pass_threshold:g})"
     if not value >= t.pass_rate_floor - TOLERANCE:
         return f"{what} is below its floor {t.pass_rate_floor:.0%}"

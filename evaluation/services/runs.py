@@ -546,6 +546,10 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
         drift = assessment["drift"]
         if drift is not None:
             report["drift"] = drift
+        # The one place a stored report is assembled: undefined means (no relevant chunk)
+        # become null here, whatever part of the engine produced them.
+        report = reporting.strict_json(report)
+        drift = report.get("drift")
         counts = report["counts"]
         if counts["answered"] == 0:
             first = (report.get("failed_queries") or [{"error": "no result"}])[0]["error"]
@@ -553,8 +557,34 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
     except Exception as exc:
         logger.exception("report of run %s failed", run_id)
         report, drift, verdict = {}, None, ""
-        state, error = RunState.FAILED, f"the report could not be computed ({type(exc).__name__})"
+        state, error = RunState.FAILED, f"the report could not be computed ({_reason(exc)})"
     failed = int(report.get("counts", {}).get("failed", 0))
+    try:
+        _finish_save(run, state, error, report, failed, verdict, drift)
+    except Exception as exc:
+        # Without this the run would stay "running" at 100% for ever (the watchdog would
+        # try again and fail the same way): it ends as failed, with the reason.
+        logger.exception("the finished run %s could not be saved", run_id)
+        _fail(run, f"the report could not be saved ({_reason(exc)})")
+    run.refresh_from_db()
+    return run
+
+
+def _reason(exc: Exception) -> str:
+    """An exception in a few words for a run's error: its type and first line."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _finish_save(
+    run: EvaluationRun,
+    state: str,
+    error: str,
+    report: dict[str, Any],
+    failed: int,
+    verdict: str,
+    drift: dict[str, Any] | None,
+) -> None:
     with transaction.atomic():
         updated = EvaluationRun.objects.filter(pk=run.pk, state=RunState.RUNNING).update(
             state=state,
@@ -579,8 +609,6 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
 
                 alert_id = alert.pk
                 transaction.on_commit(lambda: evaluation_alert_notify.delay(alert_id))
-    run.refresh_from_db()
-    return run
 
 
 def evaluation_alert_notify(*, alert_id: int) -> str:
