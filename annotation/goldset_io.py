@@ -15,12 +15,12 @@ any size streams with flat memory:
 - BEIR: a zip with ``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv`` (and
   ``qrels/dev.tsv`` when the version has a dev/test split) and ``goldsmith.json``
   (:func:`beir_zip_pieces`);
-- CSV, one row per judgment, with spreadsheet formulas neutralised (:func:`csv_pieces`).
+- CSV, one row per judgment, with spreadsheet formulas neutralised (:func:`csv_pieces`, through
+  :mod:`annotation.spreadsheets`).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from annotation import spreadsheets
 from evaluation.formats import (
     GOLDSET_FORMAT,
     FormatError,
@@ -231,14 +232,6 @@ CSV_COLUMNS = [
     "query_id", "query", "category", "stratum", "weight", "split",
     "chunk_id", "doc_id", "start", "end", "grade", "provenance", "chunk_text",
 ]  # fmt: skip
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(value: object) -> object:
-    """A text cell that a spreadsheet would run as a formula gets a leading ``'``."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def csv_rows(queries: Iterable[GoldenQuery]) -> Iterator[list[object]]:
@@ -253,10 +246,10 @@ def csv_rows(queries: Iterable[GoldenQuery]) -> Iterator[list[object]]:
 
 def csv_pieces(queries: Iterable[GoldenQuery]) -> Iterator[str]:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = spreadsheets.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for n, row in enumerate(csv_rows(queries), 1):
-        writer.writerow(["" if v is None else csv_safe(v) for v in row])
+        writer.writerow(row)
         if n % 2048 == 0:
             yield out.getvalue()
             out.seek(0)

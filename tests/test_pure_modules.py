@@ -29,6 +29,7 @@ PURE = [
     "annotation.sampling",
     "annotation.cranfield",
     "annotation.goldset_io",
+    "annotation.spreadsheets",
 ]
 
 

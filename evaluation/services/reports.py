@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
+from annotation import spreadsheets
 from annotation.models import Chunk, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import pool_add_hits
@@ -73,10 +74,10 @@ def report_csv(run: EvaluationRun) -> str:
     names, rows = per_query_rows(run)
     buffer = io.StringIO()
     fields = ["query_id", "category", "stratum", "included", *names, "latency_ms", "error"]
-    writer = csv.DictWriter(buffer, fieldnames=fields)
-    writer.writeheader()
+    writer = spreadsheets.writer(buffer)
+    writer.writerow(fields)
     for row in rows:
-        writer.writerow(row)
+        writer.writerow([row[f] for f in fields])
     return buffer.getvalue()
 
 
