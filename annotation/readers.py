@@ -336,6 +336,9 @@ class LogRecord:
 
 
 _MAX_SECONDS = 253402300800.0  # 10000-01-01
+# The longest query a log may hold by default (the app passes GOLDSMITH_QUERY_MAX_CHARS): longer
+# "queries" are pasted documents or prompts, not what people type into a search box.
+MAX_QUERY_CHARS = 2000
 
 
 def parse_timestamp(value: object) -> float | None:
@@ -405,7 +408,16 @@ def _short(value: object, name: str, f: _Fields, limit: int = 255) -> str:
     return str(value).strip()[:limit]
 
 
-def _log_record(filename: str, line: int, row: dict[str, Any], is_csv: bool) -> LogRecord:
+def too_long(length: int, max_chars: int) -> str:
+    return (
+        f"{length:,} characters long; a query may have at most {max_chars:,} "
+        "(GOLDSMITH_QUERY_MAX_CHARS)"
+    )
+
+
+def _log_record(
+    filename: str, line: int, row: dict[str, Any], is_csv: bool, max_chars: int
+) -> LogRecord:
     # The common shapes (a non-empty string query, numeric or absent timestamp and count,
     # string ids) are taken on a fast path; anything else goes through the checks that name
     # what is wrong. A million lines pass here.
@@ -418,6 +430,8 @@ def _log_record(filename: str, line: int, row: dict[str, Any], is_csv: bool) -> 
         raise f.fail("field 'query' must be a string")
     if not query or query.isspace():
         raise f.fail("field 'query' is empty")
+    if len(query) > max_chars:
+        raise f.fail(f"field 'query' is {too_long(len(query), max_chars)}")
     if "\x00" in query:
         raise f.fail("field 'query' contains a NUL character")
     raw_time = get("timestamp")
@@ -453,9 +467,17 @@ def _log_record(filename: str, line: int, row: dict[str, Any], is_csv: bool) -> 
 
 
 def read_querylog(
-    stream: IO[bytes], filename: str, fmt: str | None = None, source: list[LineSource] | None = None
+    stream: IO[bytes],
+    filename: str,
+    fmt: str | None = None,
+    source: list[LineSource] | None = None,
+    max_query_chars: int = MAX_QUERY_CHARS,
 ) -> Iterator[LogRecord]:
-    """Query-log records, checked. Pass `source=[]` to get the `LineSource` (for progress)."""
+    """Query-log records, checked. Pass `source=[]` to get the `LineSource` (for progress).
+
+    A query longer than `max_query_chars` (as written in the file, before scrubbing) refuses
+    the file at its line: cutting it would store a query nobody typed, and leaving the line
+    out would make the counts lie; a query log is imported whole or not at all."""
     fmt = fmt or detect_format(filename, QUERYLOG_FORMATS)
     lines = LineSource(stream, filename)
     if source is not None:
@@ -468,13 +490,17 @@ def read_querylog(
                 continue
             if "\x00" in query:
                 raise ReadError(filename, lines.line, "the line contains a NUL character")
+            if len(query) > max_query_chars:
+                reason = f"the query is {too_long(len(query), max_query_chars)}"
+                raise ReadError(filename, lines.line, reason)
             any_record = True
             yield LogRecord(line=lines.line, query=query)
     else:
         rows = _json_rows(lines) if fmt == JSONL else _csv_rows(lines)
+        is_csv = fmt == CSV
         for line, row in rows:
             any_record = True
-            yield _log_record(filename, line, row, fmt == CSV)
+            yield _log_record(filename, line, row, is_csv, max_query_chars)
     if not any_record:
         raise ReadError(filename, None, "the file holds no queries")
 

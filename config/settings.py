@@ -263,6 +263,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 }
 # An import with no progress for this long lost its worker: the watchdog fails it.
 GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, minimum=1)
+# The longest query a query log may hold (characters): a longer one refuses the file at its
+# line. Longer "queries" are pasted documents or prompts, not what people type into a search box.
+GOLDSMITH_QUERY_MAX_CHARS = env_int("GOLDSMITH_QUERY_MAX_CHARS", 2000, minimum=1)
 # Retrievers under test on loopback or private networks (never link-local or metadata).
 GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
 # Environment variables a retriever's auth header may be read from, besides those named

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import MD5
 
 from .projects import Project
 
@@ -33,7 +34,10 @@ class Query(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["project", "normalized"], name="query_unique_text")
+            # On a hash, as LogQuery's: the text can be longer than a btree entry holds.
+            models.UniqueConstraint(
+                models.F("project"), MD5("normalized"), name="query_unique_text_md5"
+            )
         ]
         ordering = ["id"]
         verbose_name_plural = "queries"

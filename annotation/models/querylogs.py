@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import MD5
 
 from .corpus import ImportStatus
 from .projects import Project
@@ -108,7 +109,11 @@ class LogQuery(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["log", "normalized"], name="logquery_unique_normalized")
+            # On a hash: a btree entry holds ~2,700 bytes, less than a long query (and the
+            # normalised text itself would be a second copy of every query in the index).
+            models.UniqueConstraint(
+                models.F("log"), MD5("normalized"), name="logquery_unique_normalized_md5"
+            )
         ]
         indexes = [
             models.Index(fields=["log", "rank"]),

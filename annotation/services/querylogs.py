@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
 from ..models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
@@ -175,7 +176,13 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
     totals = scrubber.totals
 
     with source.open("rb") as handle:
-        for rec in read_querylog_records(handle, log.filename, source=lines_box):
+        records_read = read_querylog_records(
+            handle,
+            log.filename,
+            source=lines_box,
+            max_query_chars=settings.GOLDSMITH_QUERY_MAX_CHARS,
+        )
+        for rec in records_read:
             records += 1
             volume += rec.count
             cached = seen.get(rec.query)
