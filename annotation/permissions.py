@@ -21,12 +21,17 @@ class Action(StrEnum):
     VIEW = "view"  # read the project, its golden sets and reports
     ANNOTATE = "annotate"  # grade own assignments
     LEAD = "lead"  # import, sample, pool, assign, adjudicate, freeze, configure
+    # See how the review stands before a freeze: counts of flagged, resolved and approved
+    # queries. Not annotators: knowing how far the others got must not sway a grade. Viewers
+    # do not judge, so they may follow the progress.
+    OVERSEE = "oversee"
 
 
 ALLOWED_ROLES: dict[Action, frozenset[str]] = {
     Action.VIEW: frozenset({Role.LEAD, Role.ANNOTATOR, Role.VIEWER}),
     Action.ANNOTATE: frozenset({Role.LEAD, Role.ANNOTATOR}),
     Action.LEAD: frozenset({Role.LEAD}),
+    Action.OVERSEE: frozenset({Role.LEAD, Role.VIEWER}),
 }
 
 
@@ -35,6 +40,7 @@ REFUSALS: dict[Action, str] = {
     Action.VIEW: "see it",
     Action.ANNOTATE: "grade: only annotators and leads can",
     Action.LEAD: "do this: only a lead can",
+    Action.OVERSEE: "see how the review stands before a version is frozen",
 }
 
 

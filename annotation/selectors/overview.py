@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q
 
 from ..models import Assignment, Chunk, GoldenSetVersion, Project, Query, QueryReview
 from ..models.judging import AssignmentStatus, ReviewState
@@ -16,25 +17,34 @@ class Overview:
     queries: int
     my_open: int
     my_total: int
-    flagged: int
-    resolved: int
-    approved: int
+    # How the review stands (None when the caller may not see it: Action.OVERSEE).
+    flagged: int | None
+    resolved: int | None
+    approved: int | None
     latest_version: GoldenSetVersion | None
     versions: int
 
 
-def project_overview(*, project: Project, user: AbstractBaseUser) -> Overview:
+def project_overview(*, project: Project, user: AbstractBaseUser, with_review: bool) -> Overview:
+    """`with_review`: count the flagged, resolved and approved queries (leads and viewers)."""
     mine = Assignment.objects.filter(query__project=project, annotator_id=user.pk)
     reviews = QueryReview.objects.filter(query__project=project)
+    counts: dict[str, int | None] = dict.fromkeys(("flagged", "resolved", "approved"))
+    if with_review:
+        counts = reviews.aggregate(
+            flagged=Count("id", filter=Q(state=ReviewState.FLAGGED)),
+            resolved=Count("id", filter=Q(state=ReviewState.RESOLVED)),
+            approved=Count("id", filter=Q(state=ReviewState.APPROVED)),
+        )
     versions = GoldenSetVersion.objects.filter(project=project).order_by("-created_at", "-id")
     return Overview(
         chunks=Chunk.objects.filter(project=project, removed=False).count(),
         queries=Query.objects.filter(project=project).count(),
         my_open=mine.exclude(status=AssignmentStatus.DONE).count(),
         my_total=mine.count(),
-        flagged=reviews.filter(state=ReviewState.FLAGGED).count(),
-        resolved=reviews.filter(state=ReviewState.RESOLVED).count(),
-        approved=reviews.filter(state=ReviewState.APPROVED).count(),
+        flagged=counts["flagged"],
+        resolved=counts["resolved"],
+        approved=counts["approved"],
         latest_version=versions.first(),
         versions=versions.count(),
     )

@@ -117,7 +117,12 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     f"{version.judgment_count} judgments, {version.content_hash}.",
                 )
                 return redirect("goldset-detail", project_id=project.pk, label=version.label)
-    approved = Query.objects.filter(project=project, review__state=ReviewState.APPROVED).count()
+    # How many approved queries await a freeze is the review's progress: not for annotators.
+    approved = (
+        Query.objects.filter(project=project, review__state=ReviewState.APPROVED).count()
+        if role_allows(membership.role, Action.OVERSEE)
+        else None
+    )
     versions = list(golden_set_versions(project=project))
     return render(
         request,

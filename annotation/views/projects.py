@@ -30,13 +30,15 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
     # Evaluation is the other app: imported here so that annotation does not depend on it.
     from evaluation.selectors import recent_alerts, runs_of
 
+    can_oversee = role_allows(membership.role, Action.OVERSEE)
     context = {
         "project": project,
         "membership": membership,
         "can_lead": role_allows(membership.role, Action.LEAD),
         "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+        "can_oversee": can_oversee,
         "members": project.memberships.select_related("user").order_by("role", "user__username"),
-        "overview": project_overview(project=project, user=request.user),
+        "overview": project_overview(project=project, user=request.user, with_review=can_oversee),
         "latest_runs": list(runs_of(project=project).select_related("retriever", "version")[:5]),
         "alerts": list(recent_alerts(project=project, limit=5)),
     }
