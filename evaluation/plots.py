@@ -55,9 +55,12 @@ def line_chart(
 
     if marker_index is not None and 0 <= marker_index < n:
         x = px(marker_index)
+        # Near the right edge the label goes to the left of the line, so it stays in view.
+        left = x > W - RIGHT - 7 * len(marker_label) - 8
+        at = f'x="{x - 4:.1f}" text-anchor="end"' if left else f'x="{x + 4:.1f}"'
         parts.append(
             f'<line class="marker" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + usable_h}"/>'
-            f'<text class="axis marker-label" x="{x + 4:.1f}" y="{TOP + 10}">'
+            f'<text class="axis marker-label" {at} y="{TOP + 10}">'
             f"{escape(marker_label)}</text>"
         )
     for s_index, (name, values) in enumerate(series.items()):

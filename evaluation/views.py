@@ -726,6 +726,8 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
     initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
     initial["band_overrides"] = json.dumps(record.band_overrides) if record.band_overrides else ""
     initial["topk_weights"] = metrics.format_topk_weights(record.topk_weights or {})
+    if record.topk_scenario == metrics.DEFAULT_TOPK_SCENARIO:
+        initial["topk_scenario"] = ""  # the form offers the default scenario as ""
     ctx.update(
         topk_scenarios=metrics.TOPK_SCENARIOS.values(),
         topk_in_force=metrics.topk_weights(*topk_choice(record)),

@@ -180,7 +180,7 @@ def test_unknown_metric_names_are_rejected_with_a_reason():
     with pytest.raises(ValueError, match="unknown metric"):
         M.parse_metric("P_5")
     with pytest.raises(ValueError, match="needs a cut-off"):
-        M.parse_metric("precision")
+        M.parse_metric("judged")
     assert M.parse_metric("NDCG@10") == M.Metric("ndcg", 10)
 
 
@@ -245,9 +245,9 @@ def test_holm_adjusts_step_down_and_stays_monotone():
 
 def test_the_sweep_finds_the_best_k_under_the_weighted_score():
     arrays = M.prepare(JUDGED, RETRIEVED)
-    sweep = M.topk_sweep(arrays, 3)
-    assert sweep.recall == pytest.approx((0.5, 0.55, 0.55))
-    assert sweep.precision == pytest.approx((0.7, 0.4, 0.55 * 2 / 3 * 10 / 10 * 0 + 0.8 / 3))
+    sweep = M.topk_sweep(arrays, [1, 2, 3])
+    assert sweep.means["recall"] == pytest.approx((0.5, 0.55, 0.55))
+    assert sweep.means["precision"] == pytest.approx((0.7, 0.4, 0.8 / 3))
     assert sweep.best_k == 1
     assert sweep.score[0] == pytest.approx(0.4 * 0.7 + 0.3 * 0.7 + 0.2 * 0.7 + 0.1 * 0.5)
 

@@ -70,7 +70,8 @@ def test_the_run_page_shows_the_top_k_table_and_curve_with_the_best_k_marked(per
         f"{topk['means'][f][i]:.3f}" for f in ("mrr", "ndcg", "precision", "recall")
     ] + [f"{topk['score'][i]:.3f}"]
     svg = html.split('id="topk"', 1)[1].split("</svg>", 1)[0]
-    assert '<line class="marker"' in svg and f"best K = {best}" in svg
+    assert '<line class="marker"' in svg and f'y="24">best K = {best}</text>' in svg
+    assert 'text-anchor="end" y="24">best' not in svg  # K = 2 of 5: the label to the right
     assert svg.count('<polyline class="line') == 5  # the score and its four metrics
     assert "Not per K: each query was one call for its top 5" in html
     assert "p50" in html.split('id="topk-latency"', 1)[1].split("</p>", 1)[0]
@@ -105,6 +106,8 @@ def test_editing_the_weights_rescores_past_runs_without_a_new_run(personas, run,
     assert best == 5 != stored["best_k"]
     html = page(client, personas.victor, run)
     assert "Top-K choice: best K = 5" in html
+    svg = html.split('id="topk"', 1)[1].split("</svg>", 1)[0]
+    assert 'text-anchor="end" y="24">best K = 5</text>' in svg  # the last K: label on the left
     assert "Scenario “Summarisation" in html
     assert '<th class="num">precision@K' not in html.split('id="topk"', 1)[1]
     api = client.get(f"/api/v1/projects/{run.project_id}/runs/{run.pk}/report/").json()
@@ -199,3 +202,14 @@ def test_the_settings_page_edits_the_scenario_the_weights_and_the_cut_off(person
     html = client.get(url).content.decode()
     assert 'value="hit=0.3, recall=0"' in html
     assert "mrr 0.45, precision 0.3, ndcg 0.15, hit 0.3" in html
+
+
+@pytest.mark.django_db
+def test_the_default_scenario_saved_by_name_still_saves_from_the_page(personas, client):
+    evaluation_settings_update(project=personas.project, topk_scenario="default")
+    assert client.login(username="alice", password=PASSWORD)
+    url = f"/projects/{personas.project.pk}/evaluation-settings/"
+    form = client.get(url).context["form"]
+    data = {n: ("" if form[n].value() is None else form[n].value()) for n in form.fields}
+    assert data["topk_scenario"] == ""
+    assert client.post(url, data).status_code == 302
