@@ -4,50 +4,49 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0001_initial'),
+        ("evaluation", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='evaluationrun',
-            name='headline_k',
+            model_name="evaluationrun",
+            name="headline_k",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='evaluationrun',
-            name='verdict',
-            field=models.CharField(blank=True, default='', max_length=8),
+            model_name="evaluationrun",
+            name="verdict",
+            field=models.CharField(blank=True, default="", max_length=8),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='headline_k',
+            model_name="evaluationsettings",
+            name="headline_k",
             field=models.PositiveSmallIntegerField(default=5),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='low_recall_cutoff',
+            model_name="evaluationsettings",
+            name="low_recall_cutoff",
             field=models.FloatField(default=0.2),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='pass_rate_floor',
+            model_name="evaluationsettings",
+            name="pass_rate_floor",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='recall_floor',
+            model_name="evaluationsettings",
+            name="recall_floor",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='topk_scenario',
-            field=models.CharField(blank=True, default='', max_length=32),
+            model_name="evaluationsettings",
+            name="topk_scenario",
+            field=models.CharField(blank=True, default="", max_length=32),
         ),
         migrations.AddField(
-            model_name='evaluationsettings',
-            name='topk_weights',
+            model_name="evaluationsettings",
+            name="topk_weights",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]
