@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation import spreadsheets
+from annotation.upload_limits import UploadLimits, zip_refusal
 from evaluation.formats import (
     GOLDSET_FORMAT,
     FormatError,
@@ -468,10 +469,11 @@ def trec_queries(
 
 class _Bundle:
     """A BEIR folder or zip: open the named member wherever it lies (a zip may have one
-    top-level folder)."""
+    top-level folder). A zip is checked from its directory first (`zip_refusal`)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, limits: UploadLimits | None = None) -> None:
         self.path = Path(path)
+        self.limits = limits or UploadLimits()
         self.zip: zipfile.ZipFile | None = None
         self.prefix = ""
         if self.path.is_file():
@@ -480,7 +482,16 @@ class _Bundle:
             except zipfile.BadZipFile:
                 raise FormatError(self.path, 1, "not a zip file nor a BEIR folder") from None
             names = self.zip.namelist()
-            hits = [n for n in names if n.endswith("queries.jsonl")]
+            hits = [n for n in names if n == "queries.jsonl" or n.endswith("/queries.jsonl")]
+            refused = zip_refusal(self.zip, self.limits)
+            if refused is None and len(hits) > 1:
+                refused = (
+                    hits[1],
+                    f"a second queries.jsonl (after {hits[0]!r}): one BEIR set per zip",
+                )
+            if refused is not None:
+                self.zip.close()
+                raise FormatError(f"{self.path}:{refused[0]}", 1, refused[1])
             if not hits:
                 raise FormatError(self.path, 1, "no queries.jsonl in the zip")
             self.prefix = hits[0][: -len("queries.jsonl")]
@@ -544,12 +555,15 @@ class BeirBundle:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def read_beir(path: str | Path, *, grade_map: GradeMap | None = None) -> BeirBundle:
+def read_beir(
+    path: str | Path, *, grade_map: GradeMap | None = None, limits: UploadLimits | None = None
+) -> BeirBundle:
     """Queries with their judgments from ``queries.jsonl`` and every ``qrels/*.tsv`` (a query's
     split is its metadata's ``split``, else the qrels file's name: ``test``, ``dev``, ...),
     chunk texts from ``corpus.jsonl`` when present. Queries listed without judgments are kept
-    as golden queries without a relevant chunk."""
-    bundle = _Bundle(path)
+    as golden queries without a relevant chunk. `limits` bound what is read (a zip is checked
+    from its directory before anything is unpacked)."""
+    bundle = _Bundle(path, limits)
     try:
         if not bundle.exists("queries.jsonl"):
             raise FormatError(bundle.where("queries.jsonl"), 1, "missing")
@@ -638,7 +652,7 @@ def read_beir(path: str | Path, *, grade_map: GradeMap | None = None) -> BeirBun
         bundle.close()
 
     def corpus() -> Iterator[CorpusRow]:
-        again = _Bundle(path)
+        again = _Bundle(path, limits)
         try:
             yield from _corpus_rows(again)
         finally:
@@ -665,10 +679,12 @@ def _corpus_rows(bundle: _Bundle) -> Iterator[CorpusRow]:
         yield _corpus_row(obj)
 
 
-def read_corpus_jsonl(path: str | Path) -> Iterator[CorpusRow]:
+def read_corpus_jsonl(
+    path: str | Path, *, limits: UploadLimits | None = None
+) -> Iterator[CorpusRow]:
     """A BEIR-style ``corpus.jsonl`` given on its own (for TREC or native imports)."""
     p = Path(path)
-    bundle = _Bundle(p.parent)
+    bundle = _Bundle(p.parent, limits)
     for _lineno, obj in _jsonl(bundle, p.name):
         yield _corpus_row(obj)
 

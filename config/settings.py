@@ -278,6 +278,14 @@ GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, 
 # The longest query a query log may hold (characters): a longer one refuses the file at its
 # line. Longer "queries" are pasted documents or prompts, not what people type into a search box.
 GOLDSMITH_QUERY_MAX_CHARS = env_int("GOLDSMITH_QUERY_MAX_CHARS", 2000, minimum=1)
+# Bounds on an uploaded file, checked while it streams (annotation/upload_limits.py): the
+# longest line of any file read line by line (a reader holds at most one such line), what the
+# members of a zip declare in all, and how many times a member over 1 MiB may expand.
+GOLDSMITH_UPLOAD_MAX_LINE_BYTES = env_int("GOLDSMITH_UPLOAD_MAX_LINE_BYTES", 16 << 20, minimum=1024)
+GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES = env_int(
+    "GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES", 1 << 30, minimum=1 << 20
+)
+GOLDSMITH_UPLOAD_MAX_ZIP_RATIO = env_int("GOLDSMITH_UPLOAD_MAX_ZIP_RATIO", 100, minimum=2)
 # Retrievers under test on loopback or private networks (never link-local or metadata).
 GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS = env_bool("GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS", False)
 # Environment variables a retriever's auth header may be read from, besides those named

@@ -57,6 +57,8 @@ from ..models import (
 )
 from ..models.goldsets import VersionOrigin
 from ..models.judging import ReviewState
+from ..upload_limits import UploadLimits
+from .imports import upload_limits
 from .judging import latest_guideline_version
 from .search import search_index_build
 
@@ -436,11 +438,12 @@ def goldset_load(
     (BEIR brings its own). Raises `FormatError` (``FILE:LINE: what``) or ValueError."""
     if fmt not in IMPORT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}")
+    limits = upload_limits()
     corpus_rows: Iterable[CorpusRow] | None = None
     if corpus is not None:
         if not corpus.exists():
             raise ValueError(f"{corpus}: no such file")
-        corpus_rows = _replayable(corpus)
+        corpus_rows = _replayable(corpus, limits)
     if fmt == "jsonl":
         if grade_map:
             raise ValueError("a native golden set is imported as it is: no --grade-map")
@@ -451,10 +454,10 @@ def goldset_load(
     if fmt == "trec":
         if topics is None:
             raise ValueError("a TREC import needs a topics file (qid<TAB>query) with --topics")
-        texts = {r.chunk_id: r.text for r in read_corpus_jsonl(corpus)} if corpus else None
+        texts = {r.chunk_id: r.text for r in _replayable(corpus, limits)} if corpus else None
         queries = trec_queries(path, topics, grade_map=grade_map, texts=texts)
         return LoadedGoldset(queries, None, corpus_rows, path.name)
-    bundle = read_beir(path, grade_map=grade_map)
+    bundle = read_beir(path, grade_map=grade_map, limits=limits)
     if bundle.corpus_rows is not None:
         corpus_rows = bundle.corpus_rows()
     return LoadedGoldset(bundle.queries, None, corpus_rows, path.name)
@@ -463,11 +466,11 @@ def goldset_load(
 class _replayable:
     """A corpus file that can be read more than once (each iteration re-opens it)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, limits: UploadLimits) -> None:
+        self.path, self.limits = path, limits
 
     def __iter__(self) -> Iterator[CorpusRow]:
-        return read_corpus_jsonl(self.path)
+        return read_corpus_jsonl(self.path, limits=self.limits)
 
 
 def _corpus_add(project: Project, rows: Iterable[CorpusRow]) -> dict[str, int]:

@@ -23,10 +23,21 @@ from django.utils import timezone
 
 from ..models import CorpusImport, ImportStatus, QueryLog
 from ..readers import ReadError
+from ..upload_limits import UploadLimits
 from .progress import ProgressCallback, ProgressWriter, uploads_dir
 
 logger = logging.getLogger(__name__)
 Record = TypeVar("Record", CorpusImport, QueryLog)
+
+
+def upload_limits() -> UploadLimits:
+    """The bounds every reader of an uploaded file applies while it streams (settings
+    GOLDSMITH_UPLOAD_MAX_LINE_BYTES, _MAX_UNPACKED_BYTES and _MAX_ZIP_RATIO)."""
+    return UploadLimits(
+        max_line_bytes=settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES,
+        max_unpacked_bytes=settings.GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES,
+        max_zip_ratio=settings.GOLDSMITH_UPLOAD_MAX_ZIP_RATIO,
+    )
 
 
 def file_sha256(path: Path) -> str:
