@@ -30,7 +30,10 @@ from typing import IO, Any, TypeVar
 
 import orjson
 
+from .upload_limits import UploadLimits, line_too_long
+
 T = TypeVar("T")
+MAX_LINE_BYTES = UploadLimits.max_line_bytes  # the app passes GOLDSMITH_UPLOAD_MAX_LINE_BYTES
 JSONL = "jsonl"
 CSV = "csv"
 TEXT = "txt"
@@ -83,18 +86,27 @@ def detect_format(filename: str, allowed: tuple[str, ...]) -> str:
 
 
 class LineSource:
-    """UTF-8 lines of a binary stream with their numbers; counts bytes for progress."""
+    """UTF-8 lines of a binary stream with their numbers; counts bytes for progress. No line is
+    read further than `max_line_bytes` (newline not counted): a longer one is refused at its
+    number, so a reader never holds more than one line of that size."""
 
-    def __init__(self, stream: IO[bytes], filename: str) -> None:
+    def __init__(
+        self, stream: IO[bytes], filename: str, max_line_bytes: int = MAX_LINE_BYTES
+    ) -> None:
         self.stream = stream
         self.filename = filename
+        self.max_line_bytes = max_line_bytes
         self.bytes_read = 0
         self.line = 0
 
     def __iter__(self) -> Iterator[str]:
-        for raw in self.stream:
+        limit = self.max_line_bytes
+        readline = self.stream.readline
+        while raw := readline(limit + 1):
             self.line += 1
             self.bytes_read += len(raw)
+            if len(raw) > limit and raw[-1:] != b"\n":
+                raise ReadError(self.filename, self.line, line_too_long(limit))
             if self.line == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
@@ -157,8 +169,10 @@ def _csv_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
         raise ReadError(source.filename, None, "the file is empty (a header row is needed)")
 
 
-def _rows(stream: IO[bytes], filename: str, fmt: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    source = LineSource(stream, filename)
+def _rows(
+    stream: IO[bytes], filename: str, fmt: str, max_line_bytes: int
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    source = LineSource(stream, filename, max_line_bytes)
     if fmt == JSONL:
         return _json_rows(source)
     if fmt == CSV:
@@ -267,13 +281,13 @@ class _Fields:
 
 
 def read_corpus(
-    stream: IO[bytes], filename: str, fmt: str | None = None
+    stream: IO[bytes], filename: str, fmt: str | None = None, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[ChunkRecord | DocumentRecord]:
     """Chunk or document records, checked; duplicate ids are errors."""
     fmt = fmt or detect_format(filename, CORPUS_FORMATS)
     mode: str | None = None
     seen: set[str] = set()
-    for line, row in _rows(stream, filename, fmt):
+    for line, row in _rows(stream, filename, fmt, max_line_bytes):
         f = _Fields(filename, line, row, fmt == CSV)
         row_mode = "chunks" if "id" in row else "documents"
         if mode is None:
@@ -472,6 +486,7 @@ def read_querylog(
     fmt: str | None = None,
     source: list[LineSource] | None = None,
     max_query_chars: int = MAX_QUERY_CHARS,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[LogRecord]:
     """Query-log records, checked. Pass `source=[]` to get the `LineSource` (for progress).
 
@@ -479,7 +494,7 @@ def read_querylog(
     the file at its line: cutting it would store a query nobody typed, and leaving the line
     out would make the counts lie; a query log is imported whole or not at all."""
     fmt = fmt or detect_format(filename, QUERYLOG_FORMATS)
-    lines = LineSource(stream, filename)
+    lines = LineSource(stream, filename, max_line_bytes)
     if source is not None:
         source.append(lines)
     any_record = False

@@ -22,6 +22,7 @@ import logging
 from pathlib import Path
 from typing import IO
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
@@ -395,7 +396,11 @@ def _document_chunks(record: DocumentRecord, chunk_size: int, overlap: int) -> l
 def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) -> dict[str, int]:
     store = _Store(record)
     # Records are parsed a little ahead, in a thread, while the previous batch is written.
-    records = read_ahead(read_corpus_records(handle, record.filename))
+    records = read_ahead(
+        read_corpus_records(
+            handle, record.filename, max_line_bytes=settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES
+        )
+    )
     mode = ""
     for item in records:
         store.counts["records"] += 1

@@ -181,6 +181,7 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
             log.filename,
             source=lines_box,
             max_query_chars=settings.GOLDSMITH_QUERY_MAX_CHARS,
+            max_line_bytes=settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES,
         )
         for rec in records_read:
             records += 1
