@@ -1,6 +1,10 @@
 from django.contrib import admin
 
 from .models import ApiToken, Chunk, Document, Membership, Project, Query
+from .views.signin import AdminSignInForm
+
+# The admin's sign-in says why a throttled sign-in is refused, as the site's does.
+admin.site.login_form = AdminSignInForm
 
 
 class MembershipInline(admin.TabularInline):

@@ -144,6 +144,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Cache ----------------------------------------------------------------------------------
+# One cache for every web process and worker: sign-in and API throttling count in it, so it is
+# never per-process memory (each gunicorn worker would count alone, multiplying every limit by
+# the number of workers). Redis when REDIS_URL is set, else a table of the database
+# (goldsmith_cache, made by `migrate`).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "goldsmith",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "goldsmith_cache",
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    }
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -156,6 +179,22 @@ PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
     "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]
+# Every password sign-in (the site's and the admin's) goes through this backend: an account is
+# refused for GOLDSMITH_SIGNIN_LOCKOUT_SECONDS after GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT failed
+# sign-ins, an address after GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS (annotation/throttling.py).
+AUTHENTICATION_BACKENDS = ["annotation.authentication.ThrottledModelBackend"]
+GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT = env_int("GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT", 10, 1)
+GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS = env_int("GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS", 50, 1)
+GOLDSMITH_SIGNIN_LOCKOUT_SECONDS = env_int("GOLDSMITH_SIGNIN_LOCKOUT_SECONDS", 900, 1)
+# Requests made with an API token, per minute, per account and per address.
+GOLDSMITH_TOKEN_REQUESTS_PER_MINUTE = env_int("GOLDSMITH_TOKEN_REQUESTS_PER_MINUTE", 600, 1)
+GOLDSMITH_TOKEN_REQUESTS_PER_MINUTE_PER_ADDRESS = env_int(
+    "GOLDSMITH_TOKEN_REQUESTS_PER_MINUTE_PER_ADDRESS", 1200, 1
+)
+# Behind a reverse proxy, the header it puts the client's address in (X-Forwarded-For,
+# X-Real-IP); the last address in it counts. Empty: the connection's address, and no header a
+# client sends is believed. Set it only behind a proxy that always writes it.
+GOLDSMITH_CLIENT_ADDRESS_HEADER = os.environ.get("GOLDSMITH_CLIENT_ADDRESS_HEADER", "").strip()
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -226,7 +265,6 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery ---------------------------------------------------------------------------------
-REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}

@@ -4,10 +4,11 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from annotation import views as annotation_views
+from annotation.views.signin import SignInView
 
 urlpatterns = [
     path("healthz", annotation_views.healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
