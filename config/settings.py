@@ -242,6 +242,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Requests made with an API token, per account and per address (annotation/throttling.py).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "annotation.throttling.TokenAccountThrottle",
+        "annotation.throttling.TokenAddressThrottle",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "annotation.text_input.JSONParser",
         "annotation.text_input.FormParser",
