@@ -29,7 +29,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from annotation import spreadsheets
 from annotation.upload_limits import UploadLimits, zip_refusal
@@ -404,10 +404,20 @@ def map_grade(path: str | Path, line: int, grade: int, grade_map: GradeMap | Non
     return grade
 
 
+def _utf8(where: str | Path, data: bytes, first_line: int = 1) -> str:
+    """`data` decoded; invalid UTF-8 is a FormatError naming its line and byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = first_line + data.count(b"\n", 0, e.start)
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise FormatError(where, line, f"invalid UTF-8 at byte {column}") from None
+
+
 def read_topics(path: str | Path) -> dict[str, str]:
     """Query texts by id from a TSV topics file (``qid<TAB>text``) or TREC SGML topics
     (``<top><num> Number: 1 <title> text</top>``)."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = _utf8(path, Path(path).read_bytes())
     if text.lstrip().startswith("<"):
         topics: dict[str, str] = {}
         for block in re.findall(r"<top>(.*?)</top>", text, flags=re.S):
@@ -517,10 +527,13 @@ class _Bundle:
         folder = self.path / "qrels"
         return sorted(f"qrels/{p.name}" for p in folder.glob("*.tsv")) if folder.is_dir() else []
 
-    def open(self, name: str) -> IO[str]:
-        if self.zip is not None:
-            return io.TextIOWrapper(self.zip.open(self.prefix + name), encoding="utf-8")
-        return (self.path / name).open(encoding="utf-8")
+    def lines(self, name: str) -> Iterator[tuple[int, str]]:
+        """(line number, text) of each line of member `name`; invalid UTF-8 is a FormatError
+        naming the member and the line (``beir.zip:qrels/test.tsv:3``)."""
+        handle = self.zip.open(self.prefix + name) if self.zip else (self.path / name).open("rb")
+        with handle:
+            for lineno, raw in enumerate(handle, 1):
+                yield lineno, _utf8(self.where(name), raw, lineno)
 
     def close(self) -> None:
         if self.zip is not None:
@@ -528,17 +541,16 @@ class _Bundle:
 
 
 def _jsonl(bundle: _Bundle, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    with bundle.open(name) as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as error:
-                raise FormatError(bundle.where(name), lineno, f"invalid JSON: {error}") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str | int):
-                raise FormatError(bundle.where(name), lineno, 'expected an object with "_id"')
-            yield lineno, obj
+    for lineno, line in bundle.lines(name):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as error:
+            raise FormatError(bundle.where(name), lineno, f"invalid JSON: {error}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str | int):
+            raise FormatError(bundle.where(name), lineno, 'expected an object with "_id"')
+        yield lineno, obj
 
 
 def _opt(meta: dict[str, Any], key: str) -> Any:
@@ -580,33 +592,32 @@ def read_beir(
             raise FormatError(bundle.where("qrels/test.tsv"), 1, "no qrels/*.tsv file")
         for name in names:
             split = Path(name).stem
-            with bundle.open(name) as handle:
-                for lineno, line in enumerate(handle, 1):
-                    cells = line.rstrip("\r\n").split("\t")
-                    if lineno == 1 and cells[0] in ("query-id", "query_id", "qid"):
-                        continue
-                    if not line.strip():
-                        continue
-                    if len(cells) != 3:
-                        msg = "expected query-id<TAB>corpus-id<TAB>score"
-                        raise FormatError(bundle.where(name), lineno, msg)
-                    qid, cid, raw = (c.strip() for c in cells)
-                    if qid not in judged:
-                        msg = f"query {qid!r} is not in queries.jsonl"
-                        raise FormatError(bundle.where(name), lineno, msg)
-                    try:
-                        score = int(raw)
-                    except ValueError:
-                        msg = f"score {raw!r} is not an integer"
-                        raise FormatError(bundle.where(name), lineno, msg) from None
-                    grade = map_grade(bundle.where(name), lineno, score, grade_map)
-                    if grade is None:
-                        continue
-                    if cid in judged[qid]:
-                        msg = f"duplicate judgment for query {qid!r}, corpus-id {cid!r}"
-                        raise FormatError(bundle.where(name), lineno, msg)
-                    judged[qid][cid] = grade
-                    file_split.setdefault(qid, split)
+            for lineno, line in bundle.lines(name):
+                cells = line.rstrip("\r\n").split("\t")
+                if lineno == 1 and cells[0] in ("query-id", "query_id", "qid"):
+                    continue
+                if not line.strip():
+                    continue
+                if len(cells) != 3:
+                    msg = "expected query-id<TAB>corpus-id<TAB>score"
+                    raise FormatError(bundle.where(name), lineno, msg)
+                qid, cid, raw = (c.strip() for c in cells)
+                if qid not in judged:
+                    msg = f"query {qid!r} is not in queries.jsonl"
+                    raise FormatError(bundle.where(name), lineno, msg)
+                try:
+                    score = int(raw)
+                except ValueError:
+                    msg = f"score {raw!r} is not an integer"
+                    raise FormatError(bundle.where(name), lineno, msg) from None
+                grade = map_grade(bundle.where(name), lineno, score, grade_map)
+                if grade is None:
+                    continue
+                if cid in judged[qid]:
+                    msg = f"duplicate judgment for query {qid!r}, corpus-id {cid!r}"
+                    raise FormatError(bundle.where(name), lineno, msg)
+                judged[qid][cid] = grade
+                file_split.setdefault(qid, split)
         wanted = {cid for js in judged.values() for cid in js}
         chunks: dict[str, CorpusRow] = {}
         has_corpus = bundle.exists("corpus.jsonl")
@@ -646,8 +657,12 @@ def read_beir(
             )
         meta_json: dict[str, Any] = {}
         if bundle.exists("goldsmith.json"):
-            with bundle.open("goldsmith.json") as handle:
-                meta_json = json.load(handle)
+            text = "".join(line for _, line in bundle.lines("goldsmith.json"))
+            try:
+                meta_json = json.loads(text)
+            except ValueError as error:
+                where, line = bundle.where("goldsmith.json"), getattr(error, "lineno", 1)
+                raise FormatError(where, line, f"invalid JSON: {error}") from None
     finally:
         bundle.close()
 

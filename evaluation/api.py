@@ -6,8 +6,6 @@ For CI: create a run (POST .../runs/), poll it (GET .../runs/ID/), fetch its rep
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from django.shortcuts import get_object_or_404
@@ -21,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
+from annotation.uploads import upload_copy, upload_name
 
 from . import formats
 from .models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
@@ -176,17 +175,11 @@ class RunFileApi(APIView):
         data = RunFileInput(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        with tempfile.TemporaryDirectory() as tmp:
-            target = Path(tmp) / "run"
-            with target.open("wb") as out:
-                for block in upload.chunks():
-                    out.write(block)
-            try:
-                run_file_upload(retriever=retriever, path=target, filename=upload.name)
-            except formats.FormatError as error:
-                raise _invalid(f"{upload.name}:{error.line}: {error.message}") from None
-            except RetrieverInvalid as error:
-                raise _invalid(error) from None
+        try:
+            with upload_copy(upload) as copy:
+                run_file_upload(retriever=retriever, path=copy, filename=upload_name(upload))
+        except (formats.FormatError, RetrieverInvalid) as error:
+            raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 
 

@@ -50,11 +50,25 @@ _NUL_FREE = "ids may not contain NUL characters"
 
 
 class FormatError(ValueError):
-    """A malformed input file; ``str()`` is ``FILE:LINE: message``."""
+    """A malformed input file; ``str()`` is ``FILE:LINE: message``.
+
+    FILE is the path the reader was given (``ZIP:MEMBER`` for a file inside a zip) until
+    :meth:`named` puts the name a person knows the file by in its place: an upload is read from
+    a server-side temporary copy, whose path is never shown (``annotation.uploads``)."""
 
     def __init__(self, path: str | Path, line: int, message: str) -> None:
         self.path, self.line, self.message = str(path), line, message
         super().__init__(f"{self.path}:{line}: {message}")
+
+    def named(self, path: str | Path, name: str) -> FormatError:
+        """This error with the file at `path` shown as `name` (a zip's member kept:
+        ``beir.zip:qrels/test.tsv``), in its message too; itself when it names another file."""
+        at = str(path)
+        own = self.path == at or self.path.startswith(at + ":")
+        if not own and at not in self.message:
+            return self
+        shown = name + self.path[len(at) :] if own else self.path
+        return FormatError(shown, self.line, self.message.replace(at, name))
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,8 +4,6 @@ trend, settings. Thin: validate, call one service, render."""
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from django import forms
@@ -18,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
+from annotation.uploads import upload_copy, upload_name
 
 from . import formats, metrics, plots, presets
 from .models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
@@ -119,14 +118,6 @@ class RetrieverForm(forms.Form):
         return {f: self.cleaned_data[f] for f in self.HTTP_FIELDS}
 
 
-def _store_upload(upload: Any) -> Path:
-    handle = tempfile.NamedTemporaryFile(delete=False, suffix=".run")  # noqa: SIM115
-    with handle:
-        for block in upload.chunks():
-            handle.write(block)
-    return Path(handle.name)
-
-
 @login_required
 def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
     ctx = _context(request, project_id)
@@ -149,13 +140,10 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     by=request.user,
                 )
                 if d["run_file"] is not None:
-                    stored = _store_upload(d["run_file"])
-                    try:
+                    with upload_copy(d["run_file"]) as copy:
                         run_file_upload(
-                            retriever=retriever, path=stored, filename=d["run_file"].name
+                            retriever=retriever, path=copy, filename=upload_name(d["run_file"])
                         )
-                    finally:
-                        stored.unlink(missing_ok=True)
             except (RetrieverInvalid, formats.FormatError) as error:
                 form.add_error(None, str(error))
             else:
@@ -271,11 +259,10 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
                 schedule=d["schedule"] or "",
             )
             if d["run_file"] is not None:
-                stored = _store_upload(d["run_file"])
-                try:
-                    run_file_upload(retriever=retriever, path=stored, filename=d["run_file"].name)
-                finally:
-                    stored.unlink(missing_ok=True)
+                with upload_copy(d["run_file"]) as copy:
+                    run_file_upload(
+                        retriever=retriever, path=copy, filename=upload_name(d["run_file"])
+                    )
         except (RetrieverInvalid, formats.FormatError) as error:
             form.add_error(None, str(error))
         else:

@@ -3,8 +3,7 @@ leads. There is no PATCH, PUT or DELETE on a version: frozen means frozen (those
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
+from contextlib import ExitStack
 
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
@@ -37,6 +36,7 @@ from ..services.goldsets import (
     golden_set_version_import,
     goldset_load,
 )
+from ..uploads import upload_copy, upload_name
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 
@@ -250,14 +250,6 @@ class GoldenSetImportInput(serializers.Serializer):
     )
 
 
-def _save_upload(upload, folder: Path) -> Path:  # type: ignore[no-untyped-def]
-    target = folder / Path(upload.name).name
-    with target.open("wb") as handle:
-        for piece in upload.chunks():
-            handle.write(piece)
-    return target
-
-
 class GoldenSetImportApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -271,17 +263,23 @@ class GoldenSetImportApi(APIView):
         data = GoldenSetImportInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        with tempfile.TemporaryDirectory(prefix="goldset-import-") as tmp:
-            folder = Path(tmp)
-            try:
+        try:
+            # Errors name each upload by its own name and line, never the temporary copy.
+            with ExitStack() as files:
+                copies = {
+                    f: files.enter_context(upload_copy(given[f]))
+                    for f in ("file", "topics", "corpus")
+                    if given.get(f)
+                }
                 loaded = goldset_load(
                     fmt=given["format"],
-                    path=_save_upload(given["file"], folder),
-                    topics=_save_upload(given["topics"], folder) if given.get("topics") else None,
-                    corpus=_save_upload(given["corpus"], folder) if given.get("corpus") else None,
+                    path=copies["file"],
+                    topics=copies.get("topics"),
+                    corpus=copies.get("corpus"),
                     grade_map=parse_grade_map(given["grade_map"])
                     if given.get("grade_map")
                     else None,
+                    name=upload_name(given["file"]),
                 )
                 version = golden_set_version_import(
                     project=project,
@@ -291,8 +289,8 @@ class GoldenSetImportApi(APIView):
                     label=given.get("label") or None,
                     note=given["note"],
                 )
-            except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
-                raise serializers.ValidationError({"file": [str(error)]}) from None
+        except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
+            raise serializers.ValidationError({"file": [str(error)]}) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response

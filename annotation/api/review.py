@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from django.db.models import Count
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -28,6 +25,7 @@ from ..services.adjudication import (
 from ..services.agreement import project_agreement, project_agreement_recompute
 from ..services.assignment import assignment_reassign, queries_assign
 from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from ..uploads import upload_copy
 
 
 def conflict(error: StaleReview) -> Response:
@@ -114,22 +112,17 @@ class PoolRunImportApi(APIView):
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         data = PoolRunInput(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        suffix = Path(upload.name).suffix or ".txt"
-        with tempfile.NamedTemporaryFile(suffix=suffix) as handle:
-            for piece in upload.chunks():
-                handle.write(piece)
-            handle.flush()
-            try:
+        try:
+            with upload_copy(data.validated_data["file"]) as copy:
                 result = pool_import_run(
                     project=project,
                     name=data.validated_data["name"],
-                    path=Path(handle.name),
+                    path=copy,
                     format=data.validated_data["format"],
                     k=data.validated_data["k"],
                 )
-            except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: msg"
-                raise invalid("file", error) from None
+        except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: msg"
+            raise invalid("file", error) from None
         return Response(PoolResultOutput(result).data)
 
 

@@ -432,10 +432,14 @@ def goldset_load(
     topics: Path | None = None,
     corpus: Path | None = None,
     grade_map: GradeMap | None = None,
+    name: str | None = None,
 ) -> LoadedGoldset:
     """Read a golden set: native JSONL (its content hash is checked), TREC qrels with a topics
     file, or a BEIR folder/zip. `corpus` is a BEIR-style ``corpus.jsonl`` for JSONL and TREC
-    (BEIR brings its own). Raises `FormatError` (``FILE:LINE: what``) or ValueError."""
+    (BEIR brings its own). `name` is the file's own name when `path` is a copy of an upload
+    (recorded as the version's source). Raises `FormatError` (``FILE:LINE: what``) or
+    ValueError."""
+    source_name = name or path.name
     if fmt not in IMPORT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}")
     limits = upload_limits()
@@ -450,17 +454,17 @@ def goldset_load(
         items = iter_goldset(path)
         head = next(items)
         queries = [q for q in items if isinstance(q, GoldenQuery)]
-        return LoadedGoldset(queries, head.to_json(), corpus_rows, path.name)  # type: ignore[union-attr]
+        return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)  # type: ignore[union-attr]
     if fmt == "trec":
         if topics is None:
             raise ValueError("a TREC import needs a topics file (qid<TAB>query) with --topics")
         texts = {r.chunk_id: r.text for r in _replayable(corpus, limits)} if corpus else None
         queries = trec_queries(path, topics, grade_map=grade_map, texts=texts)
-        return LoadedGoldset(queries, None, corpus_rows, path.name)
+        return LoadedGoldset(queries, None, corpus_rows, source_name)
     bundle = read_beir(path, grade_map=grade_map, limits=limits)
     if bundle.corpus_rows is not None:
         corpus_rows = bundle.corpus_rows()
-    return LoadedGoldset(bundle.queries, None, corpus_rows, path.name)
+    return LoadedGoldset(bundle.queries, None, corpus_rows, source_name)
 
 
 class _replayable:

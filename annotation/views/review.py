@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -27,6 +24,7 @@ from ..services.adjudication import StaleReview, queries_approve, query_adjudica
 from ..services.agreement import project_agreement
 from ..services.assignment import assignment_reassign, queries_assign
 from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from ..uploads import upload_copy
 from .annotate import _context
 from .plots import kappa_histogram_svg, pairwise_matrix
 
@@ -85,22 +83,18 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
     elif what == "run":
         run_form = RunImportForm(request.POST, request.FILES, prefix="run")
         if run_form.is_valid():
-            upload = run_form.cleaned_data["file"]
-            with tempfile.NamedTemporaryFile(suffix=Path(upload.name).suffix or ".txt") as handle:
-                for piece in upload.chunks():
-                    handle.write(piece)
-                handle.flush()
-                try:
+            try:
+                with upload_copy(run_form.cleaned_data["file"]) as copy:
                     result = pool_import_run(
                         project=project,
                         name=run_form.cleaned_data["name"],
-                        path=Path(handle.name),
+                        path=copy,
                         format=run_form.cleaned_data["format"],
                         k=run_form.cleaned_data["k"],
                     )
-                except ValueError as error:
-                    run_form.add_error("file", str(error))
-                    result = None
+            except ValueError as error:  # FormatError names the upload and the line
+                run_form.add_error("file", str(error))
+                result = None
             if result is not None:
                 messages.success(
                     request,
