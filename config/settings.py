@@ -85,6 +85,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",  # SECURE_CSP below
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # 400, with the reason, for a NUL or a lone surrogate in the path, a query string or a form
     # (PostgreSQL cannot store them); the API's parsers below check JSON bodies.
@@ -225,6 +226,23 @@ CSRF_COOKIE_HTTPONLY = False  # the annotation page's fetch() reads it to send X
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy (config/csp.py; Django 6.0's setting of the same name and shape).
+# Pages run and style themselves from our own static files only: no template or code of ours
+# writes an inline script, event handler, javascript: URL, <style> block or style attribute
+# (tests/test_no_page_holds_inline_script_or_style.py), so markup that slipped past escaping
+# could not run. Swagger UI too: /api/docs/ loads its start-up script from a URL.
+SECURE_CSP: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

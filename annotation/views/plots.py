@@ -79,7 +79,7 @@ def pairwise_matrix(pairs: Sequence[dict[str, object]]) -> SafeString:
     parts = [
         f'<svg class="plot matrix" viewBox="0 0 {size_w} {size_h}" role="img" '
         f'aria-label="Pairwise kappa matrix" xmlns="http://www.w3.org/2000/svg" '
-        f'style="max-width:{size_w}px">'
+        f'width="{size_w}" height="{size_h}">'  # never wider than this (CSS: svg.plot.matrix)
     ]
     for j, name in enumerate(names):
         parts.append(

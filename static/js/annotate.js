@@ -255,6 +255,10 @@
 
   const flagsForm = document.getElementById("query-flags");
   if (flagsForm) {
+    // Flags and the note save as they change; Enter in the form must not submit it.
+    flagsForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
     flagsForm.querySelectorAll("input[type=checkbox]").forEach(function (box) {
       box.addEventListener("change", function () {
         const flags = {};
