@@ -80,6 +80,7 @@ def world(personas, api_client_for) -> World:
             "retriever_id": [retriever.pk],
             "run_id": [run.pk],
             "action": ["cancel"],
+            "username": ["carol"],
             # Nothing of these exists in this project: a refusal or a 404 either way.
             "import_id": [1],
             "log_id": [1],
