@@ -1,6 +1,13 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
 from .models import ApiToken, Chunk, Document, Membership, Project, Query
+from .services.projects import (
+    api_tokens_revoke_all,
+    api_tokens_revoke_without_membership,
+    user_deactivate,
+)
 from .views.signin import AdminSignInForm
 
 # The admin's sign-in says why a throttled sign-in is refused, as the site's does.
@@ -19,17 +26,66 @@ class ProjectAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     inlines = [MembershipInline]
 
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        # Removing someone's last membership revokes their tokens, here as on the members page.
+        for membership in getattr(formset, "deleted_objects", []):
+            if isinstance(membership, Membership):
+                api_tokens_revoke_without_membership(user=membership.user)
+
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
     list_display = ["project", "user", "role"]
     list_filter = ["role", "project"]
 
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        api_tokens_revoke_without_membership(user=obj.user)
+
+    def delete_queryset(self, request, queryset):
+        users = {m.user for m in queryset.select_related("user")}
+        super().delete_queryset(request, queryset)
+        for user in users:
+            api_tokens_revoke_without_membership(user=user)
+
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_display = [
+        "name",
+        "user",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+    ]
     readonly_fields = ["prefix", "digest", "created_at", "last_used_at"]
+
+
+# Deactivating a user revokes their API tokens for good (a reactivation does not revive them).
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class GoldsmithUserAdmin(UserAdmin):
+    actions = ["deactivate"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            revoked = api_tokens_revoke_all(user=obj)
+            if revoked:
+                tokens = "1 API token was" if revoked == 1 else f"{revoked} API tokens were"
+                messages.info(request, f"{obj.username} is deactivated: {tokens} revoked.")
+
+    @admin.action(description="Deactivate the selected users and revoke their API tokens")
+    def deactivate(self, request, queryset):
+        for user in queryset:
+            user_deactivate(user=user)
+        count = queryset.count()
+        messages.success(request, f"Deactivated {count} user{'s' if count != 1 else ''}.")
 
 
 @admin.register(Document)

@@ -42,12 +42,19 @@ class HashedTokenAuthentication(authentication.TokenAuthentication):
     keyword = "Token"
 
     def authenticate_credentials(self, key: str):  # type: ignore[override]
-        token = (
-            ApiToken.objects.select_related("user")
-            .filter(digest=token_digest(key), revoked_at__isnull=True)
-            .first()
-        )
-        if token is None or not token.user.is_active:
-            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        if token.revoked_at is not None:
+            raise exceptions.AuthenticationFailed(
+                f"This token was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC."
+            )
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("This token's account is deactivated.")
+        if token.has_expired:
+            raise exceptions.AuthenticationFailed(
+                f"This token expired on {token.expires_at:%Y-%m-%d %H:%M} UTC; sign in and "
+                "issue a new one."
+            )
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
         return token.user, token

@@ -311,6 +311,17 @@ def test_adding_a_user_of_another_project_as_a_member_changes_only_this_project(
     assert rows_of(world.a) == before
 
 
+def test_a_lead_of_another_project_removes_no_member_of_this_one(personas, world, client):
+    """Member removal names a user, not a row: through B's URLs, A's members stay A's."""
+    before = rows_of(world.a)
+    response = api_client(personas.mallory).delete(f"/api/v1/projects/{world.b.pk}/members/bob/")
+    assert response.status_code == 404
+    client.force_login(personas.mallory)
+    page = client.post(f"/projects/{world.b.pk}/members/bob/remove/")
+    assert page.status_code == 404
+    assert rows_of(world.a) == before
+
+
 def test_the_walk_covers_every_write_route():
     """A new write route must be added to the attempts above (or here, with a reason)."""
     from django.urls import URLPattern, URLResolver, get_resolver
@@ -342,6 +353,7 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/runs/<int:run_id>/pool-unjudged/",
         "api/v1/tokens/<int:token_id>/",
         "api/v1/projects/<int:project_id>/members/",
+        "api/v1/projects/<int:project_id>/members/<str:username>/",
         "projects/<int:project_id>/review/<int:query_id>/",
         "projects/<int:project_id>/review/<int:query_id>/approve/",
         "projects/<int:project_id>/review/approve/",
@@ -352,6 +364,7 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/retrievers/<int:retriever_id>/edit/",
         "projects/<int:project_id>/runs/<int:run_id>/<str:action>/",
         "projects/<int:project_id>/members/",
+        "projects/<int:project_id>/members/<str:username>/remove/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
     # assignment, guidelines, agreement, freezing, settings, new retrievers, tokens, sign-in.

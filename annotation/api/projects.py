@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import ApiToken, Role
+from ..models import ApiToken, Membership, Role
 from ..permissions import Action, project_access
 from ..selectors.projects import memberships_of
-from ..services.projects import api_token_create, api_token_revoke, membership_set
+from ..services.projects import (
+    api_token_create,
+    api_token_revoke,
+    membership_remove,
+    membership_set,
+)
 
 
 class ProjectOutput(serializers.Serializer):
@@ -82,10 +90,36 @@ class MemberListApi(APIView):
         return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
 
 
+class DetailOutput(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class MemberDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            204: None,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            404: OpenApiResponse(DetailOutput, description="No such project or member"),
+            409: OpenApiResponse(DetailOutput, description="The project's only lead"),
+        },
+        summary="Remove a member (lead); their last project's removal revokes their tokens",
+    )
+    def delete(self, request: Request, project_id: int, username: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        try:
+            membership_remove(project=project, username=username)
+        except Membership.DoesNotExist:
+            return Response({"detail": "No such member."}, status=status.HTTP_404_NOT_FOUND)
+        except ValueError as error:
+            return Response({"detail": f"{error}."}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class TokenOutput(serializers.ModelSerializer):
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "expires_at", "revoked_at"]
 
 
 class TokenCreatedOutput(TokenOutput):
@@ -97,6 +131,22 @@ class TokenCreatedOutput(TokenOutput):
 
 class TokenInput(serializers.Serializer):
     name = serializers.CharField(max_length=100)
+    expires_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="When the token stops working (ISO 8601, in the future); never when absent.",
+    )
+
+    def validate_expires_at(self, value):
+        if value is not None and value <= timezone.now():
+            raise serializers.ValidationError("The expiry must be in the future.")
+        return value
+
+
+TOKENS_NEED_A_PERSON = (
+    "A token cannot issue tokens: sign in and issue one from your session "
+    "(for example on /api/docs/)."
+)
 
 
 class TokenListApi(APIView):
@@ -104,12 +154,27 @@ class TokenListApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(TokenOutput(request.user.api_tokens.all(), many=True).data)
 
-    @extend_schema(request=TokenInput, responses=TokenCreatedOutput, summary="Issue a token")
+    @extend_schema(
+        request=TokenInput,
+        responses={
+            201: TokenCreatedOutput,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description="Each bad field and why"),
+            403: OpenApiResponse(DetailOutput, description="Sent with a token, not a session"),
+        },
+        summary="Issue a token (signed in by session only: 403 with a token)",
+    )
     def post(self, request: Request) -> Response:
+        # A token that could mint tokens would outlive its own revocation through them.
+        if isinstance(request.auth, ApiToken):
+            raise PermissionDenied(TOKENS_NEED_A_PERSON)
         data = TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            issued = api_token_create(user=request.user, name=data.validated_data["name"])
+            issued = api_token_create(
+                user=request.user,
+                name=data.validated_data["name"],
+                expires_at=data.validated_data.get("expires_at"),
+            )
         except ValueError as error:
             raise serializers.ValidationError({"name": [str(error)]}) from None
         payload = dict(TokenOutput(issued.token).data, key=issued.key)
@@ -130,6 +195,11 @@ urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
     path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
+    path(
+        "projects/<int:project_id>/members/<str:username>/",
+        MemberDetailApi.as_view(),
+        name="api-member-detail",
+    ),
     path("tokens/", TokenListApi.as_view(), name="api-token-list"),
     path("tokens/<int:token_id>/", TokenRevokeApi.as_view(), name="api-token-revoke"),
 ]

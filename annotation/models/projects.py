@@ -5,6 +5,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from ..wording import with_article
 
@@ -68,6 +69,8 @@ class ApiToken(models.Model):
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Refused from this moment on; no expiry when empty.
+    expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -78,4 +81,8 @@ class ApiToken(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        return self.revoked_at is None and not self.has_expired
+
+    @property
+    def has_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
@@ -87,14 +88,23 @@ class IssuedToken:
     key: str  # shown once, never stored
 
 
-def api_token_create(*, user: AbstractUser, name: str) -> IssuedToken:
+def api_token_create(
+    *, user: AbstractUser, name: str, expires_at: datetime | None = None
+) -> IssuedToken:
+    """A new token for `user`, refused from `expires_at` on (never, when None).
+
+    Only a person issues tokens (the API refuses a request authenticated by a token), so a
+    token never outlives the revocation of another one it was made with."""
     name = single_line(name, "a token's name")
+    if expires_at is not None and expires_at <= timezone.now():
+        raise ValueError("the expiry must be in the future")
     key = "gs_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
         name=name or "token",
         prefix=key[: ApiToken.PREFIX_LENGTH],
         digest=token_digest(key),
+        expires_at=expires_at,
     )
     return IssuedToken(token=token, key=key)
 
@@ -105,3 +115,51 @@ def api_token_revoke(*, user: AbstractUser, token_id: int) -> ApiToken:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
+
+
+def api_tokens_revoke_all(*, user: AbstractUser) -> int:
+    """Revokes every token of `user` still in force; returns how many."""
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def user_deactivate(*, user: AbstractUser) -> int:
+    """The user can no longer sign in, and every token of theirs is revoked for good (a later
+    reactivation does not bring them back). Returns how many tokens were revoked."""
+    if user.is_active:
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+    return api_tokens_revoke_all(user=user)
+
+
+@transaction.atomic
+def membership_remove(*, project: Project, username: str) -> int:
+    """Takes `username` out of `project`. Their tokens reach this project no more (every request
+    checks the membership); when it was their last project, their tokens are revoked too, since
+    nothing is left for them to open. A project keeps at least one lead.
+
+    Returns how many tokens were revoked."""
+    membership = (
+        Membership.objects.select_for_update()
+        .select_related("user")
+        .filter(project=project, user__username=username)
+        .first()
+    )
+    if membership is None:
+        raise Membership.DoesNotExist(f"{username!r} is not a member of this project")
+    if membership.role == Role.LEAD:
+        leads = Membership.objects.select_for_update().filter(project=project, role=Role.LEAD)
+        if len(leads.values_list("pk", flat=True)) <= 1:
+            raise ValueError(f"{username} is the project's only lead; make someone else lead first")
+    membership.delete()
+    return api_tokens_revoke_without_membership(user=membership.user)
+
+
+def api_tokens_revoke_without_membership(*, user: AbstractUser) -> int:
+    """Revokes the tokens of a user who is a member of no project any more (after a removal,
+    wherever it was made); returns how many."""
+    if Membership.objects.filter(user=user).exists():
+        return 0
+    return api_tokens_revoke_all(user=user)

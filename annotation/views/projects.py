@@ -3,15 +3,16 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.views.decorators.http import require_POST
 
-from ..models import Role
+from ..models import Membership, Role
 from ..permissions import Action, project_access, role_allows
 from ..selectors.overview import project_overview
 from ..selectors.projects import memberships_of
-from ..services.projects import membership_set
+from ..services.projects import membership_remove, membership_set
 from ..wording import with_article
 
 
@@ -80,8 +81,31 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
     )
 
 
+@login_required
+@require_POST
+def project_member_remove(request: HttpRequest, project_id: int, username: str) -> HttpResponse:
+    """A lead takes someone out of the project (their last project's removal revokes their API
+    tokens)."""
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    try:
+        revoked = membership_remove(project=project, username=username)
+    except Membership.DoesNotExist:
+        raise Http404("No such member") from None
+    except ValueError as error:
+        messages.error(request, f"{error}.")
+    else:
+        tokens = f" and {revoked} API token{'s' if revoked != 1 else ''} revoked" if revoked else ""
+        messages.success(request, f"{username} is no longer a member{tokens}.")
+    return redirect("project-members", project_id=project.pk)
+
+
 urlpatterns = [
     path("", project_list, name="project-list"),
     path("projects/<int:project_id>/", project_home, name="project-home"),
     path("projects/<int:project_id>/members/", project_members, name="project-members"),
+    path(
+        "projects/<int:project_id>/members/<str:username>/remove/",
+        project_member_remove,
+        name="project-member-remove",
+    ),
 ]
