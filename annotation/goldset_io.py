@@ -26,13 +26,14 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotation import spreadsheets
-from annotation.upload_limits import UploadLimits, zip_refusal
+from annotation.upload_limits import UploadLimits, bounded_lines, zip_refusal
 from evaluation.formats import (
     GOLDSET_FORMAT,
     FormatError,
@@ -528,12 +529,23 @@ class _Bundle:
         return sorted(f"qrels/{p.name}" for p in folder.glob("*.tsv")) if folder.is_dir() else []
 
     def lines(self, name: str) -> Iterator[tuple[int, str]]:
-        """(line number, text) of each line of member `name`; invalid UTF-8 is a FormatError
-        naming the member and the line (``beir.zip:qrels/test.tsv:3``)."""
+        """(line number, text) of each line of member `name`; invalid UTF-8, a line longer than
+        the line limit (read no further) and a damaged member are a FormatError naming the
+        member and the line (``beir.zip:qrels/test.tsv:3``)."""
         handle = self.zip.open(self.prefix + name) if self.zip else (self.path / name).open("rb")
-        with handle:
-            for lineno, raw in enumerate(handle, 1):
-                yield lineno, _utf8(self.where(name), raw, lineno)
+        where = self.where(name)
+
+        def fail(line: int, reason: str) -> FormatError:
+            return FormatError(where, line, reason)
+
+        lineno = 0
+        try:
+            with handle:
+                lines = bounded_lines(handle, self.limits.max_line_bytes, fail)
+                for lineno, raw in enumerate(lines, 1):
+                    yield lineno, _utf8(where, raw, lineno)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+            raise FormatError(where, lineno + 1, f"the zip is damaged: {error}") from None
 
     def close(self) -> None:
         if self.zip is not None:
@@ -574,7 +586,8 @@ def read_beir(
     split is its metadata's ``split``, else the qrels file's name: ``test``, ``dev``, ...),
     chunk texts from ``corpus.jsonl`` when present. Queries listed without judgments are kept
     as golden queries without a relevant chunk. `limits` bound what is read (a zip is checked
-    from its directory before anything is unpacked)."""
+    from its directory before anything is unpacked, and no line of a member is read further
+    than the line limit)."""
     bundle = _Bundle(path, limits)
     try:
         if not bundle.exists("queries.jsonl"):

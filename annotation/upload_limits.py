@@ -19,6 +19,7 @@ and GOLDSMITH_UPLOAD_MAX_ZIP_RATIO; the defaults here are theirs.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import zipfile
 from collections import Counter
@@ -92,10 +93,8 @@ def bounded_lines(
 ) -> Iterator[bytes]:
     """The lines of a binary stream (each with its newline), none read further than
     `max_line_bytes` (newline not counted): a longer line raises ``fail(line, reason)``."""
-    readline = stream.readline
-    line = 0
-    while raw := readline(max_line_bytes + 1):
-        line += 1
+    lines = iter(functools.partial(stream.readline, max_line_bytes + 1), b"")
+    for line, raw in enumerate(lines, 1):
         if len(raw) > max_line_bytes and raw[-1:] != b"\n":
             raise fail(line, line_too_long(max_line_bytes))
         yield raw

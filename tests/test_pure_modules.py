@@ -30,6 +30,7 @@ PURE = [
     "annotation.cranfield",
     "annotation.goldset_io",
     "annotation.spreadsheets",
+    "annotation.upload_limits",
 ]
 
 

@@ -9,8 +9,12 @@ names the member (and the line), and nothing is stored."""
 from __future__ import annotations
 
 import io
+import json
+import os
 import re
 import struct
+import subprocess
+import sys
 import warnings
 import zipfile
 from pathlib import Path
@@ -19,6 +23,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import GoldenSetVersion
+from tests.conftest import REPO
 
 GIB = 1 << 30
 QUERIES = b'{"_id": "q1", "text": "one"}\n{"_id": "q2", "text": "two"}\n'
@@ -80,6 +85,49 @@ def test_the_hostile_zip_is_refused_from_its_directory(hostile, personas, api_cl
     ), message
 
 
+CHILD = """
+import json, os, resource, sys
+import django
+django.setup()
+from annotation.services.goldsets import goldset_load
+from pathlib import Path
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    goldset_load(fmt="beir", path=Path(sys.argv[1]))
+    error = None
+except ValueError as e:
+    error = str(e)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"error": error, "before_kib": before, "after_kib": after}))
+"""
+
+
+def test_reading_it_line_by_line_holds_one_bounded_line(hostile):
+    """With the directory checks opened wide, the reader streams into the 1 GiB line and stops
+    at GOLDSMITH_UPLOAD_MAX_LINE_BYTES (16 MiB): the process's peak memory grows by a few tens
+    of MB (2.2 GB before), measured by getrusage in a fresh process."""
+    path, member = hostile
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        GOLDSMITH_UPLOAD_MAX_ZIP_RATIO="1000000",
+        GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES=str(4 * GIB),
+    )
+    env.pop("GOLDSMITH_UPLOAD_MAX_LINE_BYTES", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["error"] == (
+        f"{path}:{member}:2: the line is longer than 16,777,216 bytes "
+        "(GOLDSMITH_UPLOAD_MAX_LINE_BYTES)"
+    )
+    growth_mib = (out["after_kib"] - out["before_kib"]) / 1024
+    assert growth_mib < 80, f"peak RSS grew by {growth_mib:.0f} MiB"
+
+
 def beir_zip(members: list[tuple[str, bytes]]) -> bytes:
     buffer = io.BytesIO()
     with warnings.catch_warnings():
@@ -109,6 +157,22 @@ def test_a_sound_zip_still_imports(personas, api_client_for):
     assert response.json()["query_count"] == 2
 
 
+def test_a_line_over_the_limit_is_named_with_its_member_and_number(
+    personas, api_client_for, settings
+):
+    settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES = 64
+    long = b'{"_id": "c3", "text": "' + b"x" * 64 + b'"}'
+    corpus = CORPUS + long + b"\n"
+    zipped = beir_zip([*GOOD[:1], ("beir/corpus.jsonl", corpus), GOOD[2]])
+    message = refusal(import_zip(api_client_for(personas.alice), personas.project, zipped))
+    assert message.endswith(
+        "corpus.jsonl:3: the line is longer than 64 bytes (GOLDSMITH_UPLOAD_MAX_LINE_BYTES)"
+    )
+    settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES = len(long)  # the newline is not counted
+    response = import_zip(api_client_for(personas.alice), personas.project, zipped)
+    assert response.status_code == 201, response.content
+
+
 def test_a_zip_declaring_too_much_is_refused_before_unpacking(personas, api_client_for, settings):
     settings.GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES = 100
     message = refusal(import_zip(api_client_for(personas.alice), personas.project, beir_zip(GOOD)))
@@ -125,6 +189,17 @@ def overlapping() -> bytes:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         offset = zf.getinfo("beir/qrels/test.tsv").header_offset
     return central_entry_patched(data, "beir/qrels/dev.tsv", 42, "<I", offset)
+
+
+def damaged() -> bytes:
+    """A stored (uncompressed) member with one byte changed: its CRC no longer matches."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, content in GOOD:
+            zf.writestr(name, content, compress_type=zipfile.ZIP_STORED)
+    data = buffer.getvalue()
+    assert data.count(b'"text": "a"') == 1
+    return data.replace(b'"text": "a"', b'"text": "z"')
 
 
 REFUSED = {
@@ -152,6 +227,10 @@ REFUSED = {
     "an unreadable method": (
         lambda: central_entry_patched(beir_zip(GOOD), "beir/corpus.jsonl", 10, "<H", 93),
         "beir/corpus.jsonl:1: compression method 93 cannot be read (use deflate)",
+    ),
+    "a damaged member": (
+        damaged,
+        "corpus.jsonl:1: the zip is damaged: Bad CRC-32 for file 'beir/corpus.jsonl'",
     ),
 }
 
