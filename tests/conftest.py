@@ -75,32 +75,6 @@ def _a_cache_of_its_own(settings):
     }
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _flush_past_the_frozen_version_triggers() -> Iterator[None]:
-    """After a transactional test Django empties the database with one TRUNCATE of every
-    table, which the golden-set tables refuse on PostgreSQL (migration 0012). The suite's own
-    flush runs as a replica session, where no ordinary trigger fires; only a superuser may set
-    that (the test database's owner in CI; PostgreSQL 15+ can `GRANT SET ON PARAMETER
-    session_replication_role` to another role). Nothing outside the tests flushes this way."""
-    from django.db import connection, transaction
-
-    if connection.vendor != "postgresql":
-        yield
-        return
-    operations = type(connection.ops)
-    flush = operations.execute_sql_flush
-
-    def execute_sql_flush(self, sql_list):  # type: ignore[no-untyped-def]
-        with transaction.atomic(using=self.connection.alias):
-            with self.connection.cursor() as cursor:
-                cursor.execute("SET LOCAL session_replication_role = replica")
-            flush(self, sql_list)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(operations, "execute_sql_flush", execute_sql_flush)
-        yield
-
-
 @dataclass
 class Personas:
     """alice leads, bob and carol annotate, victor views, mallory is not a member."""
