@@ -182,6 +182,7 @@ def test_unknown_metric_names_are_rejected_with_a_reason():
     with pytest.raises(ValueError, match="needs a cut-off"):
         M.parse_metric("judged")
     assert M.parse_metric("NDCG@10") == M.Metric("ndcg", 10)
+    assert M.parse_metric("precision") == M.Metric("precision", None)  # trec_eval's set_P
 
 
 def test_the_bootstrap_interval_is_reproducible_and_brackets_the_mean():
@@ -249,6 +250,7 @@ def test_the_sweep_finds_the_best_k_under_the_weighted_score():
     assert sweep.means["recall"] == pytest.approx((0.5, 0.55, 0.55))
     assert sweep.means["precision"] == pytest.approx((0.7, 0.4, 0.8 / 3))
     assert sweep.best_k == 1
+    # the default weights sum to 1, so the score is the plain weighted sum
     assert sweep.score[0] == pytest.approx(0.4 * 0.7 + 0.3 * 0.7 + 0.2 * 0.7 + 0.1 * 0.5)
 
 
