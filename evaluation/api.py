@@ -11,13 +11,14 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
 from annotation.uploads import upload_copy, upload_name
 
@@ -123,7 +124,9 @@ class RetrieverListApi(APIView):
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
         return Response([retriever_output(r) for r in retrievers_of(project=project)])
 
-    @extend_schema(request=RetrieverInput, responses=RetrieverOutput, summary="Add a retriever")
+    @extend_schema(
+        request=RetrieverInput, responses={201: RetrieverOutput}, summary="Add a retriever"
+    )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         data = RetrieverInput(data=request.data)
@@ -166,7 +169,7 @@ class RunFileApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": RunFileInput},
-        responses=RetrieverOutput,
+        responses={201: RetrieverOutput},
         summary="Upload the run of a run-file retriever (TREC or JSONL)",
     )
     def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
@@ -412,7 +415,9 @@ class EvaluationRunListApi(APIView):
         return Response([run_output(r) for r in runs])
 
     @extend_schema(
-        request=EvaluationRunInput, responses=EvaluationRunOutput, summary="Start a run (lead)"
+        request=EvaluationRunInput,
+        responses={201: EvaluationRunOutput},
+        summary="Start a run (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
@@ -452,7 +457,10 @@ class EvaluationRunDetailApi(APIView):
 
 class EvaluationRunReportApi(APIView):
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            409: OpenApiResponse(RefusalOutput, description="The run has not succeeded (yet)."),
+        },
         summary="A finished run's report (aggregates at every K with CIs, per category, ...)",
     )
     def get(self, request: Request, project_id: int, run_id: int) -> Response:

@@ -37,6 +37,7 @@ from ..services.goldsets import (
     goldset_load,
 )
 from ..uploads import upload_copy, upload_name
+from .shapes import PAGE_PARAMETERS, page_of
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 
@@ -148,11 +149,8 @@ class GoldenItemOutput(serializers.Serializer):
 
 class GoldenItemListApi(APIView):
     @extend_schema(
-        responses=GoldenItemOutput(many=True),
-        parameters=[
-            OpenApiParameter("limit", int, description="page size (default 100)"),
-            OpenApiParameter("offset", int),
-        ],
+        responses=page_of(GoldenItemOutput),
+        parameters=PAGE_PARAMETERS,
         summary="The queries of a version with their graded chunks, in query_id order (paged)",
     )
     def get(self, request: Request, project_id: int, label: str) -> Response:
@@ -174,11 +172,20 @@ class GoldenItemListApi(APIView):
 
 class GoldenSetExportApi(APIView):
     @extend_schema(
+        parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=EXPORT_FORMATS)],
         responses={
-            (200, "application/octet-stream"): OpenApiResponse(
+            (200, media_type): OpenApiResponse(
                 OpenApiTypes.BINARY,
                 description="The file, streamed; its content hash is in "
                 f"{HASH_HEADER} and in the file name.",
+            )
+            # One media type per format, as annotation/selectors/goldsets.py export_stream.
+            for media_type in (
+                "application/x-ndjson",
+                "text/plain",
+                "text/tab-separated-values",
+                "application/zip",
+                "text/csv",
             )
         },
         summary="Export a version: jsonl (native), trec (qrels), topics (TSV), beir (zip), csv",
@@ -214,13 +221,15 @@ class GoldenSetDiffOutput(serializers.Serializer):
     removed_judgments = serializers.ListField(child=serializers.DictField())
 
 
+class GoldenSetDiffInput(serializers.Serializer):
+    a = serializers.CharField(help_text="label of the older version")
+    b = serializers.CharField(help_text="label of the newer version")
+
+
 class GoldenSetDiffApi(APIView):
     @extend_schema(
         responses=GoldenSetDiffOutput,
-        parameters=[
-            OpenApiParameter("a", str, required=True, description="label of the older version"),
-            OpenApiParameter("b", str, required=True, description="label of the newer version"),
-        ],
+        parameters=[GoldenSetDiffInput],  # as the schema: both labels, neither empty
         summary="Queries added and removed and grades changed between two versions",
     )
     def get(self, request: Request, project_id: int) -> Response:

@@ -31,6 +31,7 @@ from ..services.judging import (
     query_annotation_save,
 )
 from ..services.pooling import candidate_add_by_annotator
+from .shapes import RefusalOutput
 
 
 def conflict(error: Exception) -> Response:
@@ -154,7 +155,7 @@ class AnnotationApi(APIView):
 
     @extend_schema(
         request=QueryAnnotationInput,
-        responses={200: QueryAnnotationOutput, 409: None},
+        responses={200: QueryAnnotationOutput, 409: RefusalOutput},
         summary="Set the caller's flags and note on a query; add time spent (seconds)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
@@ -198,7 +199,7 @@ class JudgmentOutput(serializers.Serializer):
 class JudgmentApi(APIView):
     @extend_schema(
         request=JudgmentInput,
-        responses={200: JudgmentOutput, 409: None},
+        responses={200: JudgmentOutput, 409: RefusalOutput},
         summary="Grade a candidate of the caller's queue (idempotent: one judgment per pair)",
     )
     def put(self, request: Request, project_id: int, candidate_id: int) -> Response:
@@ -270,7 +271,11 @@ class CandidateAddedOutput(serializers.Serializer):
 class CandidateAddApi(APIView):
     @extend_schema(
         request=CandidateAddInput,
-        responses={200: CandidateAddedOutput, 201: CandidateAddedOutput, 409: None},
+        responses={
+            200: CandidateAddedOutput,
+            201: CandidateAddedOutput,
+            409: RefusalOutput,
+        },
         summary="Add a chunk found by corpus search to the pool of a query of the caller's queue",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
@@ -309,7 +314,7 @@ class GuidelineOutput(serializers.Serializer):
 
 
 class GuidelineInput(serializers.Serializer):
-    markdown = serializers.CharField(max_length=200_000)
+    markdown = serializers.CharField(min_length=1, max_length=200_000)
 
 
 class GuidelineListApi(APIView):

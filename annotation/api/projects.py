@@ -77,7 +77,9 @@ class MemberListApi(APIView):
         return Response(MemberOutput(members, many=True).data)
 
     @extend_schema(
-        request=MemberInput, responses=MemberOutput, summary="Add a member or change a role (lead)"
+        request=MemberInput,
+        responses={201: MemberOutput},
+        summary="Add a member or change a role (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)

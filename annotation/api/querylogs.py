@@ -16,6 +16,7 @@ from ..permissions import Action, project_access
 from ..readers import ReadError
 from ..selectors.querylogs import query_logs
 from ..services.querylogs import query_log_upload_accept
+from .shapes import PAGE_PARAMETERS, page_of
 
 
 class QueryLogOutput(serializers.ModelSerializer):
@@ -117,7 +118,8 @@ class LogQueryOutput(serializers.ModelSerializer):
 
 class LogQueryListApi(APIView):
     @extend_schema(
-        responses=LogQueryOutput(many=True),
+        responses=page_of(LogQueryOutput),
+        parameters=PAGE_PARAMETERS,
         summary="A log's distinct (scrubbed) queries, most frequent first (lead)",
     )
     def get(self, request: Request, project_id: int, log_id: int) -> Response:

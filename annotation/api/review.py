@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django.urls import path
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -26,6 +26,11 @@ from ..services.agreement import project_agreement, project_agreement_recompute
 from ..services.assignment import assignment_reassign, queries_assign
 from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from ..uploads import upload_copy
+
+
+class StaleReviewOutput(serializers.Serializer):
+    detail = serializers.CharField()
+    current_version = serializers.IntegerField(help_text="Send this version to try again.")
 
 
 def conflict(error: StaleReview) -> Response:
@@ -170,22 +175,28 @@ class AssignApi(APIView):
         return Response(AssignOutput(result).data)
 
 
+class AssignmentFilterInput(serializers.Serializer):
+    annotator = serializers.CharField(
+        required=False, allow_blank=True, help_text="an annotator's username"
+    )
+    query = serializers.IntegerField(required=False, min_value=0, help_text="a query's id")
+
+
 class AssignmentListApi(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter("annotator", str, required=False),
-            OpenApiParameter("query", int, required=False),
-        ],
+        parameters=[AssignmentFilterInput],
         responses=AssignmentOutput(many=True),
         summary="Assignments of the project (lead)",
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        filters = AssignmentFilterInput(data=request.query_params)
+        filters.is_valid(raise_exception=True)  # ?query=abc was ignored: every assignment
         rows = Assignment.objects.filter(query__project=project).select_related("annotator")
-        if request.query_params.get("annotator"):
-            rows = rows.filter(annotator__username=request.query_params["annotator"])
-        if request.query_params.get("query", "").isdigit():
-            rows = rows.filter(query_id=int(request.query_params["query"]))
+        if filters.validated_data.get("annotator"):
+            rows = rows.filter(annotator__username=filters.validated_data["annotator"])
+        if "query" in filters.validated_data:
+            rows = rows.filter(query_id=filters.validated_data["query"])
         rows = rows.order_by("query_id", "annotator__username")
         return Response(AssignmentOutput(rows, many=True).data)
 
@@ -232,17 +243,21 @@ class ReviewItemOutput(serializers.Serializer):
     )
 
 
+class ReviewQueueInput(serializers.Serializer):
+    state = serializers.ChoiceField(choices=["flagged", "resolved"], default="flagged")
+
+
 class ReviewQueueApi(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter("state", str, enum=["flagged", "resolved"], required=False),
-        ],
+        parameters=[ReviewQueueInput],
         responses=ReviewItemOutput(many=True),
         summary="Flagged queries, lowest agreement first; or resolved ones awaiting approval",
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        if request.query_params.get("state") == "resolved":
+        filters = ReviewQueueInput(data=request.query_params)
+        filters.is_valid(raise_exception=True)  # ?state=typo showed the flagged queue
+        if filters.validated_data["state"] == "resolved":
             rows = resolved_queue(project=project)
         else:
             rows = disagreement_queue(project=project)
@@ -368,15 +383,21 @@ class BulkApproveOutput(serializers.Serializer):
     skipped = serializers.ListField(child=serializers.IntegerField())
 
 
+class AdjudicationInput(serializers.Serializer):
+    hide_names = serializers.BooleanField(default=False, help_text="annotators as A, B, C…")
+
+
 class AdjudicationApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("hide_names", bool, required=False)],
+        parameters=[AdjudicationInput],
         responses=AdjudicationOutput,
         summary="Every annotator's grade and note per candidate, side by side (lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        hide = request.query_params.get("hide_names", "").lower() in {"1", "true", "yes"}
+        options = AdjudicationInput(data=request.query_params)
+        options.is_valid(raise_exception=True)
+        hide = options.validated_data["hide_names"]
         view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
         return Response(AdjudicationOutput(adjudication_output(view)).data)
 
@@ -384,7 +405,7 @@ class AdjudicationApi(APIView):
 class AdjudicateApi(APIView):
     @extend_schema(
         request=AdjudicateInput,
-        responses={200: ReviewStateOutput, 409: None},
+        responses={200: ReviewStateOutput, 409: StaleReviewOutput},
         summary="Set the final grades of a query and record why (lead; 409 on a stale version)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
@@ -412,7 +433,7 @@ class AdjudicateApi(APIView):
 class ApproveApi(APIView):
     @extend_schema(
         request=ApproveInput,
-        responses={200: ReviewStateOutput, 409: None},
+        responses={200: ReviewStateOutput, 409: StaleReviewOutput},
         summary="Approve one resolved query (lead)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
