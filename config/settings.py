@@ -206,14 +206,21 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Static files as in production: collected into STATIC_ROOT with hashed names, compressed, and
+# served by WhiteNoise from there (cached by browsers for good). Always with DEBUG off, and
+# under `manage.py serve` (what `make run` runs), which collects them at start and sets this.
+# Otherwise (tests, runserver) WhiteNoise reads them from the source folders as they change.
+GOLDSMITH_STATIC_COLLECTED = env_bool("GOLDSMITH_STATIC_COLLECTED", not DEBUG)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "config.static.CollectedStaticFilesStorage"
+        if GOLDSMITH_STATIC_COLLECTED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+WHITENOISE_USE_FINDERS = not GOLDSMITH_STATIC_COLLECTED
+WHITENOISE_AUTOREFRESH = not GOLDSMITH_STATIC_COLLECTED
 MEDIA_ROOT = VAR_DIR / "media"
 
 LOGIN_URL = "login"
