@@ -87,6 +87,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",  # SECURE_CSP below
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A process's page renders run one at a time; grade saves and other writes never wait.
+    "config.turns.ReadsTakeTurns",
     # 400, with the reason, for a NUL or a lone surrogate in the path, a query string or a form
     # (PostgreSQL cannot store them); the API's parsers below check JSON bodies.
     "annotation.text_input.RefuseUnstorableText",

@@ -1,7 +1,7 @@
 """Serve the app as in production, with a Celery worker beside it: the `make run` experience.
 
 The web server is gunicorn, not Django's development server: `gthread` workers, one process per
-core and 8 threads in each (see `web_processes`). Static files are collected into
+core and 16 threads in each (see `web_processes`). Static files are collected into
 `var/staticfiles` at start (again only when a source file changed) and served by WhiteNoise as
 in production: hashed names, compressed, cached by browsers. Ctrl-C (or SIGTERM) stops the
 server and the worker. The worker runs beat too, so scheduled jobs fire locally.
@@ -26,9 +26,11 @@ from annotation.demo import DEMO_LOGINS, DEMO_PROJECT
 
 # Threads per web process. A process runs Python on one core at a time (the GIL), so processes
 # give parallelism and threads give overlap: while one thread waits for the database (SQLite's
-# write lock, a PostgreSQL round trip) or a slow client, the others serve. 8 threads keep 16
-# annotators at once on 2 cores out of the listen queue, and waiting threads cost little.
-THREADS = 8
+# write lock, a PostgreSQL round trip) or a slow client, the others serve. A process renders
+# one page at a time and lets the other reads wait in their threads (config/turns.py), so a
+# grade save finds a free thread only if there are more threads than requests at once: 16 lets
+# 16 people's requests all land on one process. A waiting thread costs little.
+THREADS = 16
 MAX_PROCESSES = 8  # beyond this a single machine's SQLite file or memory gives out first
 
 
@@ -68,7 +70,7 @@ class Command(BaseCommand):
             help="gunicorn worker processes (default: one per core, 2 to 8)",
         )
         parser.add_argument(
-            "--threads", type=int, default=THREADS, help="threads per web process (default: 8)"
+            "--threads", type=int, default=THREADS, help="threads per web process (default: 16)"
         )
 
     def handle(self, *args, port: int, host: str, processes: int, threads: int, **options):
