@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, FilteredRelation, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils.html import escape
@@ -107,15 +107,27 @@ def assignment_for(*, user: AbstractBaseUser, project: Project, query_id: int) -
 
 
 def candidate_for(*, user: AbstractBaseUser, project: Project, candidate_id: int):
-    """(candidate, the caller's assignment for its query); 404 when the query is not theirs."""
+    """(candidate, the caller's assignment for its query); 404 when the query is not theirs.
+
+    One statement (every grade save runs it): the candidate, its query and the caller's
+    assignment (at most one: one per query and annotator) joined."""
     candidate = (
-        Candidate.objects.select_related("query")
+        Candidate.objects.annotate(
+            mine=FilteredRelation(
+                "query__assignments", condition=Q(query__assignments__annotator_id=user.pk)
+            )
+        )
+        .select_related("query", "mine")
         .filter(pk=candidate_id, query__project=project)
         .first()
     )
     if candidate is None:
         raise Http404("No such candidate")
-    return candidate, assignment_for(user=user, project=project, query_id=candidate.query_id)
+    assignment = getattr(candidate, "mine", None)  # absent when the join found no row
+    if assignment is None:
+        raise Http404("That query is not in your queue")
+    assignment.query = candidate.query
+    return candidate, assignment
 
 
 def annotator_queue(*, user: AbstractBaseUser, project: Project) -> QuerySet[Assignment]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from ..models import (
@@ -36,13 +37,15 @@ def latest_guideline_version(project_id: int) -> int | None:
     )
 
 
+def _final() -> Q:
+    """Reviews whose annotators' grades are final: approved, or adjudicated by a lead."""
+    return Q(state=ReviewState.APPROVED) | Q(
+        state=ReviewState.RESOLVED, adjudicated_at__isnull=False
+    )
+
+
 def _check_open(query_id: int) -> None:
-    review = QueryReview.objects.filter(query_id=query_id).values("state", "adjudicated_at").first()
-    if review is None:
-        return
-    if review["state"] == ReviewState.APPROVED or (
-        review["state"] == ReviewState.RESOLVED and review["adjudicated_at"] is not None
-    ):
+    if QueryReview.objects.filter(_final(), query_id=query_id).exists():
         raise JudgingClosed("this query was already adjudicated or approved")
 
 
@@ -81,19 +84,37 @@ def judgment_save(
     The assignment row is locked first, so concurrent saves by one annotator on one query are
     serialised and the progress count stays exact. When every assigned annotator has graded
     every candidate, the query's agreement is computed and it is flagged or resolved.
+
+    The most frequent write of all, and on SQLite every write waits for the one before, so the
+    transaction holds four statements while the query is not finished: the one that locks the
+    assignment also reads whether the query's grades are final and the guidelines' version,
+    then the upsert, the count and the progress update (none when it did not change).
+    tests/annotation/test_a_grade_save_is_short.py counts the whole request's.
     """
     if grade not in (0, 1, 2):
         raise ValueError("a grade is 0, 1 or 2")
     if candidate.query_id != assignment.query_id:
         raise ValueError("that candidate belongs to another query")
-    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    _check_open(assignment.query_id)
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .annotate(
+            final=Exists(QueryReview.objects.filter(_final(), query_id=OuterRef("query_id"))),
+            guideline_version=Subquery(
+                Guideline.objects.filter(project_id=OuterRef("query__project_id"))
+                .order_by("-version")
+                .values("version")[:1]
+            ),
+        )
+        .get(pk=assignment.pk)
+    )
+    if assignment.final:
+        raise JudgingClosed("this query was already adjudicated or approved")
     row = Judgment(
         candidate=candidate,
         annotator_id=assignment.annotator_id,
         grade=grade,
         note=note or "",
-        guideline_version=latest_guideline_version(candidate.query.project_id),
+        guideline_version=assignment.guideline_version,
     )
     update_fields = ["grade", "guideline_version", "updated_at"]
     if note is not None:
