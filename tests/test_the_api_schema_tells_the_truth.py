@@ -91,6 +91,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         "schema's pattern for that is not written yet"
     },
     ("POST", f"{P}/retrievers/{{retriever_id}}/run-file/"): {"positive_data_acceptance": UPLOAD},
+    ("POST", f"{P}/assignments/assign/"): {"negative_data_rejection": NO_FIELDS},
     ("POST", f"{P}/pools/build/"): {"negative_data_rejection": NO_FIELDS},
     ("PATCH", f"{P}/retrievers/{{retriever_id}}/"): {"negative_data_rejection": NO_FIELDS},
     ("GET", f"{P}/review/queue/"): {
