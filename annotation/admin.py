@@ -2,13 +2,13 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from .models import ApiToken, Chunk, Document, Membership, Project, Query
-from .services.projects import (
+from annotation.models import ApiToken, Chunk, Document, Membership, Project, Query
+from annotation.services.projects import (
     api_tokens_revoke_all,
     api_tokens_revoke_without_membership,
     user_deactivate,
 )
-from .views.signin import AdminSignInForm
+from annotation.views.signin import AdminSignInForm
 
 # The admin's sign-in says why a throttled sign-in is refused, as the site's does.
 admin.site.login_form = AdminSignInForm
@@ -111,7 +111,7 @@ class QueryAdmin(admin.ModelAdmin):
 
 
 # --- Judging (pools, assignments, judgments, review) ----------------------------------------
-from .models import judging as judging_models  # noqa: E402
+from annotation.models import judging as judging_models  # noqa: E402
 
 
 @admin.register(judging_models.PoolSource)
@@ -161,7 +161,7 @@ class ResolutionAdmin(admin.ModelAdmin):
 
 # --- Golden-set versions: read-only, because a frozen version never changes ------------------
 
-from .models import GoldenItem, GoldenJudgment, GoldenSetVersion  # noqa: E402
+from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion  # noqa: E402
 
 
 class FrozenAdmin(admin.ModelAdmin):
@@ -202,7 +202,7 @@ class GoldenJudgmentAdmin(FrozenAdmin):
 
 
 # --- Corpus imports, query logs, samples ------------------------------------------------------
-from .models import CorpusImport, LogQuery, QueryLog, Sample, ScrubPattern  # noqa: E402
+from annotation.models import CorpusImport, LogQuery, QueryLog, Sample, ScrubPattern  # noqa: E402
 
 
 @admin.register(CorpusImport)

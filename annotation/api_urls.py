@@ -1,6 +1,6 @@
 """API routes of the annotation app, under /api/v1/; each area keeps its routes beside its views."""
 
-from .api import corpus, goldsets, judging, projects, querylogs, review, sampling
+from annotation.api import corpus, goldsets, judging, projects, querylogs, review, sampling
 
 urlpatterns = [
     *projects.urlpatterns,

@@ -9,9 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
-from .models import ApiToken
-from .models.projects import token_digest
-from .throttling import client_address, signin_failed, signin_refusal, signin_succeeded
+from annotation.models import ApiToken
+from annotation.models.projects import token_digest
+from annotation.throttling import client_address, signin_failed, signin_refusal, signin_succeeded
 
 
 class ThrottledModelBackend(ModelBackend):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from .selectors.projects import memberships_of
+from annotation.selectors.projects import memberships_of
 
 
 def navigation(request: HttpRequest) -> dict[str, object]:

@@ -9,12 +9,12 @@ import re
 import tempfile
 from pathlib import Path
 
-from .models import CorpusImport, ImportStatus, Project, QueryLog, Sample
-from .services.corpus import corpus_import
-from .services.imports import file_sha256
-from .services.projects import project_setup
-from .services.querylogs import query_log_import
-from .services.sampling import sample_create
+from annotation.models import CorpusImport, ImportStatus, Project, QueryLog, Sample
+from annotation.services.corpus import corpus_import
+from annotation.services.imports import file_sha256
+from annotation.services.projects import project_setup
+from annotation.services.querylogs import query_log_import
+from annotation.services.sampling import sample_create
 
 DEMO_PROJECT = "Python docs demo"
 DEMO_PASSWORD = "goldsmith-demo"
@@ -39,7 +39,7 @@ def demo_load() -> list[str]:
         f"demo project {setup.project.name!r} {'created' if setup.changed else 'already there'}"
     ]
     done += demo_corpus_and_queries(project=setup.project)
-    from .demo_tour import demo_tour
+    from annotation.demo_tour import demo_tour
 
     done += demo_tour(project=setup.project)
     return done

@@ -12,12 +12,12 @@ import re
 
 from django.contrib.auth import get_user_model
 
-from .models import Assignment, Candidate, GoldenSetVersion, PoolSource, Project, Query
-from .services.adjudication import queries_approve
-from .services.assignment import queries_assign
-from .services.goldsets import golden_set_version_freeze
-from .services.judging import judgment_save
-from .services.pooling import pool_build_builtin
+from annotation.models import Assignment, Candidate, GoldenSetVersion, PoolSource, Project, Query
+from annotation.services.adjudication import queries_approve
+from annotation.services.assignment import queries_assign
+from annotation.services.goldsets import golden_set_version_freeze
+from annotation.services.judging import judgment_save
+from annotation.services.pooling import pool_build_builtin
 
 POOL_K = 5
 GRADED_QUERIES = 24  # of the 40 sampled: the rest stay in the annotators' queues

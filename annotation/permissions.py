@@ -13,8 +13,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from .models import Membership, Project, Role
-from .wording import with_article
+from annotation.models import Membership, Project, Role
+from annotation.wording import with_article
 
 
 class Action(StrEnum):

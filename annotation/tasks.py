@@ -6,7 +6,7 @@ import socket
 
 from celery import shared_task
 
-from .models import WorkerPing
+from annotation.models import WorkerPing
 
 
 @shared_task
@@ -20,14 +20,14 @@ def worker_ping(token: str) -> None:
 
 @shared_task(acks_late=True)
 def corpus_import_execute(corpus_import_id: int) -> None:
-    from .services.corpus import corpus_import_run
+    from annotation.services.corpus import corpus_import_run
 
     corpus_import_run(corpus_import_id=corpus_import_id)
 
 
 @shared_task(acks_late=True)
 def query_log_import_execute(query_log_id: int) -> None:
-    from .services.querylogs import query_log_run
+    from annotation.services.querylogs import query_log_run
 
     query_log_run(query_log_id=query_log_id)
 
@@ -35,7 +35,7 @@ def query_log_import_execute(query_log_id: int) -> None:
 @shared_task
 def imports_watchdog() -> list[str]:
     """Fail the imports whose worker died mid-way (periodic; safe to run twice)."""
-    from .services.imports import imports_watchdog as watchdog
+    from annotation.services.imports import imports_watchdog as watchdog
 
     return watchdog()
 
@@ -44,7 +44,7 @@ def imports_watchdog() -> list[str]:
 def corpus_search_backlog() -> list[int]:
     """Index the chunks an import left without a search vector (its worker died after the
     commit, or the index build failed). Periodic; safe to run twice, even at once."""
-    from .services.search import search_backlog_projects, search_index_build
+    from annotation.services.search import search_backlog_projects, search_index_build
 
     projects = search_backlog_projects()
     for project_id in projects:
@@ -59,8 +59,8 @@ def corpus_search_backlog() -> list[int]:
 def project_agreement_recompute(project_id: int) -> None:
     """Recompute every finished query's agreement and flags from stored judgments. Safe to run
     twice: it only reads judgments and upserts one QueryAgreement row per query."""
-    from .models import Project
-    from .services.agreement import project_agreement_recompute as recompute
+    from annotation.models import Project
+    from annotation.services.agreement import project_agreement_recompute as recompute
 
     project = Project.objects.filter(pk=project_id).first()
     if project is not None:

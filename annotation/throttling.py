@@ -146,7 +146,7 @@ class _TokenRequestThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request, view) -> bool:
-        from .models import ApiToken
+        from annotation.models import ApiToken
 
         if not isinstance(getattr(request, "auth", None), ApiToken):
             return True

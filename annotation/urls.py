@@ -1,6 +1,6 @@
 """Browser pages of the annotation app; each area keeps its routes beside its views."""
 
-from .views import annotate, corpus, goldsets, projects, querylogs, review, sampling
+from annotation.views import annotate, corpus, goldsets, projects, querylogs, review, sampling
 
 urlpatterns = [
     *projects.urlpatterns,

@@ -49,7 +49,6 @@ def build(n: int) -> tuple[int, int, int]:
     from annotation.models import Project
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from annotation.services.projects import membership_set
-    from evaluation.formats import GoldenQuery, GoldJudgment
     from evaluation.models import EvaluationRun, RunState
     from evaluation.services import (
         evaluation_run_create,
@@ -57,6 +56,7 @@ def build(n: int) -> tuple[int, int, int]:
         retriever_create,
         run_file_upload,
     )
+    from goldsmith.formats.core import GoldenQuery, GoldJudgment
 
     name = f"bench-compare-{n}"
     project = Project.objects.filter(name=name).first()

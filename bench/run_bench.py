@@ -63,12 +63,12 @@ def main() -> int:
 
     from annotation.models import Project
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
-    from evaluation import reporting
-    from evaluation.formats import GoldenQuery, GoldJudgment
     from evaluation.models import QueryResult
     from evaluation.selectors import golden_items, result_rows
     from evaluation.services import evaluation_run_create, retriever_create
     from evaluation.services.runs import run_report, run_settings
+    from goldsmith import reporting
+    from goldsmith.formats.core import GoldenQuery, GoldJudgment
     from tests.evaluation.retriever_stub import StubRetriever
 
     n = args.queries

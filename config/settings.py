@@ -242,7 +242,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 # Content-Security-Policy (config/csp.py; Django 6.0's setting of the same name and shape).
 # Pages run and style themselves from our own static files only: no template or code of ours
 # writes an inline script, event handler, javascript: URL, <style> block or style attribute
-# (tests/test_no_page_holds_inline_script_or_style.py), so markup that slipped past escaping
+# (tests/config/test_no_page_holds_inline_script_or_style.py), so markup that slipped past escaping
 # could not run. Swagger UI too: /api/docs/ loads its start-up script from a URL.
 SECURE_CSP: dict[str, list[str]] = {
     "default-src": ["'self'"],
@@ -352,7 +352,7 @@ GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, 
 # The longest query a query log may hold (characters): a longer one refuses the file at its
 # line. Longer "queries" are pasted documents or prompts, not what people type into a search box.
 GOLDSMITH_QUERY_MAX_CHARS = env_int("GOLDSMITH_QUERY_MAX_CHARS", 2000, minimum=1)
-# Bounds on an uploaded file, checked while it streams (annotation/upload_limits.py): the
+# Bounds on an uploaded file, checked while it streams (goldsmith/intake/limits.py): the
 # longest line of any file read line by line (a reader holds at most one such line), what the
 # members of a zip declare in all, and how many times a member over 1 MiB may expand.
 GOLDSMITH_UPLOAD_MAX_LINE_BYTES = env_int("GOLDSMITH_UPLOAD_MAX_LINE_BYTES", 16 << 20, minimum=1024)
@@ -379,7 +379,7 @@ if _server_secrets & set(GOLDSMITH_RETRIEVER_SECRET_ENV):
 GOLDSMITH_EVAL_BATCH_SIZE = env_int("GOLDSMITH_EVAL_BATCH_SIZE", 0, minimum=0)
 GOLDSMITH_EVAL_LANES = env_int("GOLDSMITH_EVAL_LANES", 2, minimum=1)
 GOLDSMITH_EVAL_LEASE_SECONDS = env_int("GOLDSMITH_EVAL_LEASE_SECONDS", 60, minimum=5)
-# The key that encrypts retriever auth headers at rest (evaluation/secrets.py): a Fernet key
+# The key that encrypts retriever auth headers at rest (evaluation/credentials.py): a Fernet key
 # or any passphrase. Empty: derived from SECRET_KEY, so rotating SECRET_KEY then makes stored
 # headers unreadable (they must be entered again).
 GOLDSMITH_ENCRYPTION_KEY = os.environ.get("GOLDSMITH_ENCRYPTION_KEY", "").strip()

@@ -56,7 +56,7 @@ def _templates() -> None:
 def _numbers() -> None:
     """One comparison of two tiny runs: numpy imports numpy.random, numpy.ma and the
     quantile code on first use, about 0.2 s that the first comparison page paid."""
-    from evaluation import metrics
+    from goldsmith import metrics
 
     judgments = {"q1": {"a": 2, "b": 0}, "q2": {"a": 1, "b": 2}, "q3": {"b": 2, "c": 1}}
     run_a = {"q1": ["a", "b"], "q2": ["b"], "q3": ["a", "c"]}

@@ -21,11 +21,9 @@ from rest_framework.views import APIView
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
 from annotation.uploads import upload_copy, upload_name
-
-from . import formats
-from .models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
-from .selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
-from .services import (
+from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
+from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
+from evaluation.services import (
     RetrieverInvalid,
     RunInvalid,
     baseline_set,
@@ -35,7 +33,8 @@ from .services import (
     retriever_update,
     run_file_upload,
 )
-from .services.reports import compare_report, pool_unjudged, run_report_cached
+from evaluation.services.reports import compare_report, pool_unjudged, run_report_cached
+from goldsmith.formats import core as formats
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:

@@ -1,5 +1,5 @@
 """API routes of the evaluation app, under /api/v1/."""
 
-from .api import urlpatterns
+from evaluation.api import urlpatterns
 
 __all__ = ["urlpatterns"]

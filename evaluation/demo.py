@@ -5,10 +5,13 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.models import GoldenSetVersion, Project
-
-from .models import EvaluationRun, Retriever
-from .services.retrievers import retriever_create
-from .services.runs import baseline_set, evaluation_run_create, evaluation_run_execute_inline
+from evaluation.models import EvaluationRun, Retriever
+from evaluation.services.retrievers import retriever_create
+from evaluation.services.runs import (
+    baseline_set,
+    evaluation_run_create,
+    evaluation_run_execute_inline,
+)
 
 
 def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUser) -> list[str]:

@@ -22,8 +22,7 @@ from django.db import models
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenSetVersion
-
-from .presets import DEFAULT_PRESET, PRESETS
+from goldsmith.bands import DEFAULT_PRESET, PRESETS
 
 
 class StrictJSONEncoder(json.JSONEncoder):

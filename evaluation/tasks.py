@@ -8,46 +8,46 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .http_retriever import TemporaryFailure
+from goldsmith.retrievers.http import TemporaryFailure
 
 
 @shared_task(acks_late=True)
 def evaluation_run_start(run_id: int) -> None:
-    from .services import runs
+    from evaluation.services import runs
 
     runs.evaluation_run_start(run_id=run_id)
 
 
 @shared_task(acks_late=True)
 def evaluation_batch_execute(run_id: int, batch: int) -> str:
-    from .services import runs
+    from evaluation.services import runs
 
     return runs.evaluation_batch_execute(run_id=run_id, batch=batch)
 
 
 @shared_task(acks_late=True)
 def evaluation_run_finish(run_id: int) -> None:
-    from .services import runs
+    from evaluation.services import runs
 
     runs.evaluation_run_finish(run_id=run_id)
 
 
 @shared_task
 def evaluation_watchdog() -> dict[str, int]:
-    from .services import runs
+    from evaluation.services import runs
 
     return runs.evaluation_watchdog()
 
 
 @shared_task
 def evaluation_schedule_due() -> list[int]:
-    from .services import runs
+    from evaluation.services import runs
 
     return runs.evaluation_schedule_due()
 
 
 @shared_task(acks_late=True, autoretry_for=(TemporaryFailure,), retry_backoff=True, max_retries=5)
 def evaluation_alert_notify(alert_id: int) -> str:
-    from .services import runs
+    from evaluation.services import runs
 
     return runs.evaluation_alert_notify(alert_id=alert_id)

@@ -1,5 +1,5 @@
 """Browser pages of the evaluation app."""
 
-from .views import urlpatterns
+from evaluation.views import urlpatterns
 
 __all__ = ["urlpatterns"]

@@ -17,10 +17,9 @@ from django.views.decorators.http import require_POST
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
 from annotation.uploads import upload_copy, upload_name
-
-from . import formats, metrics, plots, presets
-from .models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
-from .selectors import (
+from evaluation import plots
+from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
+from evaluation.selectors import (
     baseline_run_id,
     recent_alerts,
     retrievers_of,
@@ -29,7 +28,7 @@ from .selectors import (
     trend,
     versions_of,
 )
-from .services import (
+from evaluation.services import (
     RetrieverInvalid,
     RunInvalid,
     baseline_set,
@@ -41,15 +40,17 @@ from .services import (
     retriever_update,
     run_file_upload,
 )
-from .services.reports import (
+from evaluation.services.reports import (
     compare_report,
     pool_unjudged,
     report_as_shown,
     report_csv,
     report_download,
 )
-from .services.retrievers import effective_thresholds, topk_choice
-from .services.runs import band_table
+from evaluation.services.retrievers import effective_thresholds, topk_choice
+from evaluation.services.runs import band_table
+from goldsmith import bands, metrics
+from goldsmith.formats import core as formats
 
 TREND_METRICS = ("recall", "ndcg", "pass")
 
@@ -316,7 +317,7 @@ def _by_version(finished: list[EvaluationRun]) -> list[tuple[str, list[Evaluatio
     return [(g[0].version.label, g) for g in ordered]
 
 
-def _metric_rows(report: dict[str, Any], bands: dict[str, presets.Band]) -> list[dict[str, Any]]:
+def _metric_rows(report: dict[str, Any], band_map: dict[str, bands.Band]) -> list[dict[str, Any]]:
     ks = report["settings"]["ks"]
     rows = []
     for family in ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged"):
@@ -332,7 +333,7 @@ def _metric_rows(report: dict[str, Any], bands: dict[str, presets.Band]) -> list
                     "strict": strict,
                     "lenient": lenient,
                     "weighted": weighted,
-                    "band": presets.band_of(name, strict and strict["mean"], bands),
+                    "band": bands.band_of(name, strict and strict["mean"], band_map),
                 }
             )
         rows.append({"family": family, "cells": cells})
@@ -351,13 +352,13 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
     if run.state == RunState.SUCCEEDED and report:
-        bands = band_table(project)
+        band_map = band_table(project)
         k = report["settings"]["headline_k"]
         ctx.update(
             k=k,
             recall_key=f"recall@{k}",
             judged_key=f"judged@{k}",
-            metric_rows=_metric_rows(report, bands),
+            metric_rows=_metric_rows(report, band_map),
             ks=report["settings"]["ks"],
             curve_svg=plots.line_chart(
                 report["curve"]["ks"],
@@ -372,7 +373,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             categories=_group_rows(report.get("by_category") or {}, k),
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
-            preset=presets.preset(evaluation_settings_get(project=project).preset),
+            preset=bands.preset(evaluation_settings_get(project=project).preset),
             verdict=report.get("verdict"),
             drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
@@ -612,7 +613,7 @@ def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 class SettingsForm(forms.Form):
-    preset = forms.ChoiceField(choices=[(p.key, p.label) for p in presets.PRESETS.values()])
+    preset = forms.ChoiceField(choices=[(p.key, p.label) for p in bands.PRESETS.values()])
     pass_threshold = forms.FloatField(
         required=False, min_value=0, max_value=1, help_text="Empty: the preset's"
     )
@@ -730,7 +731,7 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
             return redirect("evaluation-settings", project_id=project_id)
     ctx.update(
         form=form,
-        presets=presets.PRESETS.values(),
+        presets=bands.PRESETS.values(),
         bands=band_table(ctx["project"]),
         thresholds=effective_thresholds(record),
     )

@@ -14,11 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import CorpusImport
-from ..permissions import Action, project_access
-from ..readers import ReadError
-from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import changed_text_warning, corpus_upload_accept
+from annotation.models import CorpusImport
+from annotation.permissions import Action, project_access
+from annotation.selectors.corpus import chunk_search, corpus_figures, corpus_imports
+from annotation.services.corpus import changed_text_warning, corpus_upload_accept
+from goldsmith.intake.readers import ReadError
 
 
 class CorpusImportOutput(serializers.ModelSerializer):

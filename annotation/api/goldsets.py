@@ -18,26 +18,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..downloads import attachment
-from ..goldset_io import parse_grade_map
-from ..models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
-from ..permissions import Action, project_access
-from ..selectors.goldsets import (
+from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.downloads import attachment
+from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
+from annotation.permissions import Action, project_access
+from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
     export_stream,
     golden_set_version_get,
     golden_set_versions,
     version_diff,
 )
-from ..services.goldsets import (
+from annotation.services.goldsets import (
     IMPORT_FORMATS,
     SplitSpec,
     golden_set_version_freeze,
     golden_set_version_import,
     goldset_load,
 )
-from ..uploads import upload_copy, upload_name
-from .shapes import PAGE_PARAMETERS, page_of
+from annotation.uploads import upload_copy, upload_name
+from goldsmith.formats.goldset import parse_grade_map
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 

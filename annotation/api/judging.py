@@ -14,24 +14,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Chunk, Guideline, QueryAnnotation
-from ..permissions import Action, project_access
-from ..selectors.corpus import chunk_search
-from ..selectors.judging import (
+from annotation.api.shapes import RefusalOutput
+from annotation.models import Chunk, Guideline, QueryAnnotation
+from annotation.permissions import Action, project_access
+from annotation.selectors.corpus import chunk_search
+from annotation.selectors.judging import (
     annotation_view,
     annotator_queue,
     assignment_for,
     candidate_for,
     queue_summary,
 )
-from ..services.judging import (
+from annotation.services.judging import (
     JudgingClosed,
     guideline_publish,
     judgment_save,
     query_annotation_save,
 )
-from ..services.pooling import candidate_add_by_annotator
-from .shapes import RefusalOutput
+from annotation.services.pooling import candidate_add_by_annotator
 
 
 def conflict(error: Exception) -> Response:

@@ -12,10 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import ApiToken, Membership, Role
-from ..permissions import Action, project_access
-from ..selectors.projects import memberships_of
-from ..services.projects import (
+from annotation.models import ApiToken, Membership, Role
+from annotation.permissions import Action, project_access
+from annotation.selectors.projects import memberships_of
+from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
     membership_remove,

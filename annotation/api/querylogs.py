@@ -11,12 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import LogQuery, QueryLog
-from ..permissions import Action, project_access
-from ..readers import ReadError
-from ..selectors.querylogs import query_logs
-from ..services.querylogs import query_log_upload_accept
-from .shapes import PAGE_PARAMETERS, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.models import LogQuery, QueryLog
+from annotation.permissions import Action, project_access
+from annotation.selectors.querylogs import query_logs
+from annotation.services.querylogs import query_log_upload_accept
+from goldsmith.intake.readers import ReadError
 
 
 class QueryLogOutput(serializers.ModelSerializer):

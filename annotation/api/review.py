@@ -12,20 +12,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Assignment, PoolSource, QueryAnnotation
-from ..models.judging import AdjudicationReason, SourceKind
-from ..permissions import Action, project_access
-from ..selectors.judging import adjudication_view, disagreement_queue, resolved_queue
-from ..services.adjudication import (
+from annotation.models import Assignment, PoolSource, QueryAnnotation
+from annotation.models.judging import AdjudicationReason, SourceKind
+from annotation.permissions import Action, project_access
+from annotation.selectors.judging import adjudication_view, disagreement_queue, resolved_queue
+from annotation.services.adjudication import (
     StaleReview,
     queries_approve,
     query_adjudicate,
     query_approve,
 )
-from ..services.agreement import project_agreement, project_agreement_recompute
-from ..services.assignment import assignment_reassign, queries_assign
-from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
-from ..uploads import upload_copy
+from annotation.services.agreement import project_agreement, project_agreement_recompute
+from annotation.services.assignment import assignment_reassign, queries_assign
+from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from annotation.uploads import upload_copy
 
 
 class StaleReviewOutput(serializers.Serializer):

@@ -10,11 +10,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import sampling
-from ..models import ImportStatus, QueryLog, Sample
-from ..permissions import Action, project_access
-from ..selectors.querylogs import samples
-from ..services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+from annotation.models import ImportStatus, QueryLog, Sample
+from annotation.permissions import Action, project_access
+from annotation.selectors.querylogs import samples
+from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+from goldsmith.intake import sampling
 
 
 class SampleCreateInput(serializers.Serializer):

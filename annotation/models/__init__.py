@@ -1,9 +1,21 @@
 """Annotation models, one module per part of the human process."""
 
-from .corpus import Chunk, ChunkSearch, CorpusImport, Document, ImportStatus, SearchBacklog
-from .goldsets import FrozenVersionError, GoldenItem, GoldenJudgment, GoldenSetVersion
-from .health import WorkerPing
-from .judging import (
+from annotation.models.corpus import (
+    Chunk,
+    ChunkSearch,
+    CorpusImport,
+    Document,
+    ImportStatus,
+    SearchBacklog,
+)
+from annotation.models.goldsets import (
+    FrozenVersionError,
+    GoldenItem,
+    GoldenJudgment,
+    GoldenSetVersion,
+)
+from annotation.models.health import WorkerPing
+from annotation.models.judging import (
     Assignment,
     Candidate,
     CandidateSource,
@@ -15,10 +27,10 @@ from .judging import (
     QueryReview,
     Resolution,
 )
-from .projects import ApiToken, Membership, Project, Role
-from .queries import Query
-from .querylogs import LogQuery, QueryLog, ScrubPattern
-from .sampling import Sample
+from annotation.models.projects import ApiToken, Membership, Project, Role
+from annotation.models.queries import Query
+from annotation.models.querylogs import LogQuery, QueryLog, ScrubPattern
+from annotation.models.sampling import Sample
 
 __all__ = [
     "ApiToken",

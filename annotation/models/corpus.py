@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 
-from .projects import Project
+from annotation.models.projects import Project
 
 
 class Document(models.Model):

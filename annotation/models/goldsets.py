@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from django.db import models
 
-from .projects import Project
+from annotation.models.projects import Project
 
 
 class FrozenVersionError(Exception):
@@ -71,7 +71,7 @@ class GoldenSetVersion(FrozenModel):
     """One frozen version (``v1``, ``v2``, …) of a project's golden set.
 
     `content_hash` is ``sha256:<hex>`` of the canonical serialization of its queries
-    (`evaluation.formats.goldset_content_hash`): equal content gives an equal hash, whatever the
+    (`goldsmith.formats.core.goldset_content_hash`): equal content gives an equal hash, whatever the
     label, note or date. `header` is the native file's header line, fixed at creation, so that
     an export is byte-identical every time (and after an import into another project).
     """

@@ -14,9 +14,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .corpus import Chunk
-from .projects import Project
-from .queries import Query
+from annotation.models.corpus import Chunk
+from annotation.models.projects import Project
+from annotation.models.queries import Query
 
 GRADE_CHOICES = [(2, "2 relevant"), (1, "1 partially relevant"), (0, "0 not relevant")]
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from ..wording import with_article
+from annotation.wording import with_article
 
 
 class Role(models.TextChoices):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models.functions import MD5
 
-from .projects import Project
+from annotation.models.projects import Project
 
 
 class Query(models.Model):

@@ -4,8 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import MD5
 
-from .corpus import ImportStatus
-from .projects import Project
+from annotation.models.corpus import ImportStatus
+from annotation.models.projects import Project
 
 
 class ScrubPattern(models.Model):

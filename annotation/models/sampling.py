@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .projects import Project
-from .querylogs import QueryLog
+from annotation.models.projects import Project
+from annotation.models.querylogs import QueryLog
 
 
 class Sample(models.Model):
@@ -12,7 +12,7 @@ class Sample(models.Model):
 
     The same log (sha256), strategy, parameters and seed give the same queries. `strata` lists
     every stratum with its size, volume, share of traffic, sample size and weight, so that
-    metrics can be re-weighted to the whole traffic (see `annotation.sampling`).
+    metrics can be re-weighted to the whole traffic (see `goldsmith.intake.sampling`).
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="samples")

@@ -15,7 +15,7 @@ import re
 from django.db import connection
 from django.db.models import Count, F, Q, QuerySet
 
-from ..models import Chunk, CorpusImport, Project, SearchBacklog
+from annotation.models import Chunk, CorpusImport, Project, SearchBacklog
 
 
 def corpus_figures(*, project: Project) -> dict[str, int]:

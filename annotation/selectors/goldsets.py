@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from evaluation.formats import GoldenQuery, GoldJudgment
-
-from ..goldset_io import (
+from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
+from goldsmith.formats.core import GoldenQuery, GoldJudgment
+from goldsmith.formats.goldset import (
     CorpusRow,
     GoldsetDiff,
     StreamingHash,
@@ -26,7 +26,6 @@ from ..goldset_io import (
     topics_pieces,
     trec_qrels_pieces,
 )
-from ..models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 
 EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv")
 ITEM_FIELDS = (

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ..models import (
+from annotation.models import (
     Assignment,
     Candidate,
     Guideline,
@@ -24,7 +24,7 @@ from ..models import (
     QueryReview,
     Resolution,
 )
-from ..models.judging import AssignmentStatus, ReviewState
+from annotation.models.judging import AssignmentStatus, ReviewState
 
 TERM = re.compile(r"(?u)\b\w\w+\b")
 
@@ -210,7 +210,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
     annotation = QueryAnnotation.objects.filter(
         query_id=query.pk, annotator_id=assignment.annotator_id
     ).first()
-    from ..services.judging import closed_to_new_chunks
+    from annotation.services.judging import closed_to_new_chunks
 
     review = QueryReview.objects.filter(query_id=query.pk).first()
     locked = bool(
@@ -301,7 +301,7 @@ class AdjudicationView:
 
 def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> AdjudicationView:
     """Every annotator's grade and note per candidate, side by side (for leads only)."""
-    from ..services.adjudication import rule_resolution
+    from annotation.services.adjudication import rule_resolution
 
     query = Query.objects.filter(project=project, pk=query_id).first()
     if query is None:

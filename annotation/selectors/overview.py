@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from ..models import Assignment, Chunk, GoldenSetVersion, Project, Query, QueryReview
-from ..models.judging import AssignmentStatus, ReviewState
+from annotation.models import Assignment, Chunk, GoldenSetVersion, Project, Query, QueryReview
+from annotation.models.judging import AssignmentStatus, ReviewState
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from ..models import Membership
+from annotation.models import Membership
 
 
 def memberships_of(user: AbstractBaseUser) -> QuerySet[Membership]:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 
 from django.db.models import Count, QuerySet, Sum
 
-from ..models import LogQuery, Project, Query, QueryLog, Sample
+from annotation.models import LogQuery, Project, Query, QueryLog, Sample
 
 
 def query_logs(*, project: Project) -> QuerySet[QueryLog]:

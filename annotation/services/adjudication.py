@@ -19,8 +19,16 @@ from django.db.models import F
 from django.http import Http404
 from django.utils import timezone
 
-from ..models import Assignment, Candidate, Judgment, Project, Query, QueryReview, Resolution
-from ..models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
+from annotation.models import (
+    Assignment,
+    Candidate,
+    Judgment,
+    Project,
+    Query,
+    QueryReview,
+    Resolution,
+)
+from annotation.models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
 
 
 class StaleReview(Exception):
@@ -50,7 +58,7 @@ def rule_resolution(grades: list[int]) -> tuple[int, str] | None:
 @transaction.atomic
 def query_settle(*, query_id: int) -> QueryReview:
     """Flag or resolve a query whose annotators have all finished (safe to run twice)."""
-    from .agreement import query_agreement_compute
+    from annotation.services.agreement import query_agreement_compute
 
     review, _ = QueryReview.objects.get_or_create(query_id=query_id)
     review = QueryReview.objects.select_for_update().get(pk=review.pk)

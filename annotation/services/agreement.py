@@ -1,4 +1,4 @@
-"""Agreement of a project's annotators, computed with the shared pure `annotation.agreement`.
+"""Agreement of a project's annotators, computed with the shared pure `goldsmith.agreement`.
 
 Per query (kept current as judgments arrive): Cohen's kappa unweighted and linear (mean over
 annotator pairs when there are more than two), raw agreement and Gwet's AC1; the query is
@@ -27,7 +27,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Max, Q, Sum
 
-from ..models import (
+from annotation.models import (
     Assignment,
     Judgment,
     Project,
@@ -36,7 +36,7 @@ from ..models import (
     QueryReview,
     Resolution,
 )
-from ..models.judging import AssignmentStatus, ReviewState
+from annotation.models.judging import AssignmentStatus, ReviewState
 
 LOW_KAPPA = "low_kappa"
 TWO_APART = "two_apart"
@@ -79,7 +79,7 @@ def query_stats(grades: dict[int, dict[int, int]]) -> dict[str, float | int | No
     kappa unweighted and linear, percent agreement, Gwet's AC1), computed with the same
     functions; the Fleiss, quadratic and alpha figures a query page does not show are skipped.
     """
-    from .. import agreement as pure
+    from goldsmith import agreement as pure
 
     m = _matrix(grades)
     n = m.shape[1]
@@ -102,7 +102,7 @@ def _two_rater_stats(
 ) -> dict[int, dict[str, float | int | None]]:
     """`query_stats` of the queries that exactly two annotators graded completely (the usual
     case), computed for all of them at once; other queries are left to `query_stats`."""
-    from .. import agreement as pure
+    from goldsmith import agreement as pure
 
     group: list[int] = []
     first: list[int] = []
@@ -153,7 +153,7 @@ def flag_reasons(
 
     kappa below the threshold; two annotators two grades apart on a chunk; an annotator marked
     it ambiguous; otherwise a chunk whose grades have no majority (a tie)."""
-    from .adjudication import rule_resolution
+    from annotation.services.adjudication import rule_resolution
 
     reasons = []
     if kappa is not None and kappa < threshold:
@@ -231,7 +231,7 @@ def project_agreement_recompute(*, project: Project) -> int:
 
     Statistics of a query whose grades did not change since they were computed (same
     signature) are reused; flags are always re-evaluated. Returns the number of queries."""
-    from .adjudication import queries_settle
+    from annotation.services.adjudication import queries_settle
 
     finished = set(
         Assignment.objects.filter(query__project=project)
@@ -383,7 +383,7 @@ def pooled_agreement(rows: np.ndarray, names: dict[int, str]) -> dict[str, objec
     CSV's first-seen order) gets Cohen's kappa over the items both judged; pairs that share no
     item are left out.
     """
-    from .. import agreement as pure
+    from goldsmith import agreement as pure
 
     if len(rows) == 0:
         return {"items": 0, "alpha_ordinal": None, "raw_agreement": None, "ac1": None,
@@ -491,9 +491,9 @@ def project_agreement(*, project: Project) -> dict[str, object]:
     """The dashboard's numbers: pooled agreement, kappa histogram, pairwise matrix, per
     annotator volume, speed and agreement with the final grades, review counts, and the
     "revisit the guidelines" warning when project-level agreement is below 0.6
-    (:func:`annotation.agreement.guidelines_warning`; None otherwise)."""
-    from .. import agreement as pure
-    from ..selectors.judging import review_counts
+    (:func:`goldsmith.agreement.guidelines_warning`; None otherwise)."""
+    from annotation.selectors.judging import review_counts
+    from goldsmith import agreement as pure
 
     summary = _judgment_summary(project)
     annotators = _annotator_stats(

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
-from ..models import (
+from annotation.models import (
     Assignment,
     Candidate,
     Judgment,
@@ -21,7 +21,7 @@ from ..models import (
     QueryReview,
     Role,
 )
-from ..models.judging import AssignmentStatus, ReviewState
+from annotation.models.judging import AssignmentStatus, ReviewState
 
 User = get_user_model()
 

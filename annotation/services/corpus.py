@@ -27,21 +27,29 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
-from ..chunking import chunk_text
-from ..models import Candidate, Chunk, CorpusImport, Document, Judgment, Project, Resolution
-from ..models.corpus import CHANGED_IDS_SHOWN
-from ..readers import (
+from annotation.models import (
+    Candidate,
+    Chunk,
+    CorpusImport,
+    Document,
+    Judgment,
+    Project,
+    Resolution,
+)
+from annotation.models.corpus import CHANGED_IDS_SHOWN
+from annotation.services.bulk import bulk_insert
+from annotation.services.imports import import_run, stored_upload
+from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
+from goldsmith.intake.chunking import chunk_text
+from goldsmith.intake.readers import (
     CORPUS_FORMATS,
     ChunkRecord,
     DocumentRecord,
     detect_format,
     read_ahead,
 )
-from ..readers import read_corpus as read_corpus_records
-from .bulk import bulk_insert
-from .imports import import_run, stored_upload
-from .progress import ProgressCallback, ProgressWriter
-from .search import search_backlog_add, search_index_build, search_vectors_drop
+from goldsmith.intake.readers import read_corpus as read_corpus_records
 
 logger = logging.getLogger(__name__)
 BATCH = 2000
@@ -54,7 +62,7 @@ def corpus_upload_accept(
 ) -> CorpusImport:
     """Store an uploaded corpus file, record its import and queue it for a worker after the
     commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
-    from ..tasks import corpus_import_execute
+    from annotation.tasks import corpus_import_execute
 
     with stored_upload(upload) as path:
         record = corpus_import_create(

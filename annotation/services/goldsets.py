@@ -1,7 +1,7 @@
 """Golden-set versions: freeze approved queries, import a golden set a team already has.
 
 Both write one immutable `GoldenSetVersion` with its items and judgments in one transaction.
-The content hash is `evaluation.formats.goldset_content_hash` of exactly the queries stored,
+The content hash is `goldsmith.formats.core.goldset_content_hash` of exactly the queries stored,
 so the hash the app shows equals the one `goldsmith` and the native reader compute from an
 export.
 """
@@ -22,14 +22,30 @@ from django.db import connection, transaction
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
-from evaluation.formats import (
+from annotation.models import (
+    Chunk,
+    Document,
+    GoldenItem,
+    GoldenJudgment,
+    GoldenSetVersion,
+    Project,
+    Query,
+    QueryAgreement,
+    Resolution,
+    Sample,
+)
+from annotation.models.goldsets import VersionOrigin
+from annotation.models.judging import ReviewState
+from annotation.services.imports import upload_limits
+from annotation.services.judging import latest_guideline_version
+from annotation.services.search import search_index_build
+from goldsmith.formats.core import (
     GOLDSET_FORMAT,
     GOLDSET_FORMAT_VERSION,
     GoldenQuery,
     iter_goldset,
 )
-
-from ..goldset_io import (
+from goldsmith.formats.goldset import (
     GRADES,
     LABEL_PATTERN,
     CorpusRow,
@@ -43,24 +59,7 @@ from ..goldset_io import (
     split_for,
     trec_queries,
 )
-from ..models import (
-    Chunk,
-    Document,
-    GoldenItem,
-    GoldenJudgment,
-    GoldenSetVersion,
-    Project,
-    Query,
-    QueryAgreement,
-    Resolution,
-    Sample,
-)
-from ..models.goldsets import VersionOrigin
-from ..models.judging import ReviewState
-from ..upload_limits import UploadLimits
-from .imports import upload_limits
-from .judging import latest_guideline_version
-from .search import search_index_build
+from goldsmith.intake.limits import UploadLimits
 
 IMPORT_FORMATS = ("jsonl", "trec", "beir")
 # Columns (and PostgreSQL types, for binary COPY) of the rows a freeze inserts.
@@ -81,7 +80,7 @@ JUDGMENT_BATCH = 2000
 @dataclass(frozen=True)
 class SplitSpec:
     """A dev/test split: a query is ``test`` when a hash of (seed, query id) falls below
-    `test_share`, else ``dev`` (see `annotation.goldset_io.split_for`)."""
+    `test_share`, else ``dev`` (see `goldsmith.formats.goldset.split_for`)."""
 
     seed: int
     test_share: float = 0.5

@@ -21,10 +21,10 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.utils import timezone
 
-from ..models import CorpusImport, ImportStatus, QueryLog
-from ..readers import ReadError
-from ..upload_limits import UploadLimits
-from .progress import ProgressCallback, ProgressWriter, uploads_dir
+from annotation.models import CorpusImport, ImportStatus, QueryLog
+from annotation.services.progress import ProgressCallback, ProgressWriter, uploads_dir
+from goldsmith.intake.limits import UploadLimits
+from goldsmith.intake.readers import ReadError
 
 logger = logging.getLogger(__name__)
 Record = TypeVar("Record", CorpusImport, QueryLog)

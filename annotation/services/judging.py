@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from ..models import (
+from annotation.models import (
     Assignment,
     Candidate,
     Guideline,
@@ -18,8 +18,8 @@ from ..models import (
     QueryAnnotation,
     QueryReview,
 )
-from ..models.judging import AssignmentStatus, ReviewState
-from .adjudication import query_settle
+from annotation.models.judging import AssignmentStatus, ReviewState
+from annotation.services.adjudication import query_settle
 
 MAX_SECONDS_PER_SAVE = 3600.0  # a tab left open overnight must not count as a day of work
 

@@ -15,11 +15,19 @@ from pathlib import Path
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from ..models import Candidate, CandidateSource, Chunk, PoolSource, Project, Query, QueryReview
-from ..models.judging import SourceKind
-from ..text_input import single_line
-from .assignment import assignments_refresh
-from .judging import JudgingClosed, closed_to_new_chunks
+from annotation.models import (
+    Candidate,
+    CandidateSource,
+    Chunk,
+    PoolSource,
+    Project,
+    Query,
+    QueryReview,
+)
+from annotation.models.judging import SourceKind
+from annotation.services.assignment import assignments_refresh
+from annotation.services.judging import JudgingClosed, closed_to_new_chunks
+from annotation.text_input import single_line
 
 DEFAULT_K = 10
 ANNOTATOR_SOURCE = "annotators"
@@ -138,7 +146,7 @@ def pool_build_builtin(
     query_ids: Iterable[int] | None = None,
 ) -> PoolResult:
     """Pool the top k of a built-in retriever ("bm25" or "tfidf") over the project's corpus."""
-    from evaluation.builtin_retrievers import build_retriever
+    from goldsmith.retrievers.builtin import build_retriever
 
     if kind not in (SourceKind.BM25, SourceKind.TFIDF):
         raise ValueError(f"unknown built-in retriever {kind!r}; use bm25 or tfidf")
@@ -172,7 +180,7 @@ def pool_import_run(
     A run usually covers more queries than were sampled: rows naming a query or a chunk the
     project does not hold are skipped and counted. A run that matches nothing is refused.
     """
-    from evaluation import formats
+    from goldsmith.formats import core as formats
 
     if k < 1:
         raise ValueError("k must be at least 1")

@@ -9,9 +9,9 @@ from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import ApiToken, Membership, Project, Role
-from ..models.projects import token_digest
-from ..text_input import single_line
+from annotation.models import ApiToken, Membership, Project, Role
+from annotation.models.projects import token_digest
+from annotation.text_input import single_line
 
 User = get_user_model()
 

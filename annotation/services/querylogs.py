@@ -22,15 +22,26 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from ..models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
-from ..normalize import display_text, near_duplicate_groups, normalize_query, sorted_unique
-from ..pii import Scrubber, parse_patterns
-from ..readers import NEGATIVE_FEEDBACK, QUERYLOG_FORMATS, LineSource, ReadError, detect_format
-from ..readers import read_querylog as read_querylog_records
-from ..sampling import cluster_queries, frequency_bands
-from .bulk import bulk_insert
-from .imports import import_run, stored_upload
-from .progress import ProgressCallback, ProgressWriter
+from annotation.models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
+from annotation.services.bulk import bulk_insert
+from annotation.services.imports import import_run, stored_upload
+from annotation.services.progress import ProgressCallback, ProgressWriter
+from goldsmith.intake.normalize import (
+    display_text,
+    near_duplicate_groups,
+    normalize_query,
+    sorted_unique,
+)
+from goldsmith.intake.pii import Scrubber, parse_patterns
+from goldsmith.intake.readers import (
+    NEGATIVE_FEEDBACK,
+    QUERYLOG_FORMATS,
+    LineSource,
+    ReadError,
+    detect_format,
+)
+from goldsmith.intake.readers import read_querylog as read_querylog_records
+from goldsmith.intake.sampling import cluster_queries, frequency_bands
 
 BATCH = 5000
 NEAR_DUPLICATE_LIMIT = 300_000  # distinct queries compared for near-duplicates (most frequent)
@@ -72,7 +83,7 @@ def query_log_upload_accept(
 ) -> QueryLog:
     """Store an uploaded query log, record it and queue its import for a worker after the
     commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
-    from ..tasks import query_log_import_execute
+    from annotation.tasks import query_log_import_execute
 
     with stored_upload(upload) as path:
         log = query_log_create(

@@ -1,4 +1,4 @@
-"""Sampling queries from an imported log into the project (see `annotation.sampling`).
+"""Sampling queries from an imported log into the project (see `goldsmith.intake.sampling`).
 
 The pool is the log's distinct queries, with near-duplicates collapsed onto their most frequent
 variant (which carries the group's volume), minus the queries already in the project.
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from .. import sampling
-from ..models import ImportStatus, LogQuery, Project, Query, QueryLog, Sample
+from annotation.models import ImportStatus, LogQuery, Project, Query, QueryLog, Sample
+from goldsmith.intake import sampling
 
 BY_FIELDS = ("category", "band", "cluster", "feedback")
 

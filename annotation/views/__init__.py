@@ -1,3 +1,3 @@
-from .health import healthz
+from annotation.views.health import healthz
 
 __all__ = ["healthz"]

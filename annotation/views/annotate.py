@@ -12,16 +12,16 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
 
-from ..models import Guideline, Project, QueryAnnotation
-from ..permissions import Action, project_access, role_allows
-from ..selectors.judging import (
+from annotation.models import Guideline, Project, QueryAnnotation
+from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.judging import (
     annotation_view,
     annotator_queue,
     assignment_for,
     next_assignment,
     queue_summary,
 )
-from ..services.judging import guideline_publish
+from annotation.services.judging import guideline_publish
 
 FLAG_LABELS = [
     ("ambiguous", "Ambiguous"),

@@ -8,11 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 
-from ..models import CorpusImport
-from ..permissions import Action, project_access, role_allows
-from ..readers import ReadError
-from ..selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from ..services.corpus import changed_text_warning, corpus_upload_accept
+from annotation.models import CorpusImport
+from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.corpus import chunk_search, corpus_figures, corpus_imports
+from annotation.services.corpus import changed_text_warning, corpus_upload_accept
+from goldsmith.intake.readers import ReadError
 
 
 class CorpusUploadForm(forms.Form):

@@ -10,18 +10,18 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import redirect, render
 from django.urls import path
 
-from ..api.goldsets import streamed_export
-from ..models import GoldenItem, GoldenSetVersion, Project, Query
-from ..models.judging import ReviewState
-from ..permissions import Action, project_access, role_allows
-from ..selectors.goldsets import (
+from annotation.api.goldsets import streamed_export
+from annotation.models import GoldenItem, GoldenSetVersion, Project, Query
+from annotation.models.judging import ReviewState
+from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
     golden_queries,
     golden_set_version_get,
     golden_set_versions,
     version_diff,
 )
-from ..services.goldsets import SplitSpec, golden_set_version_freeze
+from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
 
 PAGE_SIZE = 50
 EXPORT_LABELS = {

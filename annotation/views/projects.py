@@ -8,12 +8,12 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from ..models import Membership, Role
-from ..permissions import Action, project_access, role_allows
-from ..selectors.overview import project_overview
-from ..selectors.projects import memberships_of
-from ..services.projects import membership_remove, membership_set
-from ..wording import with_article
+from annotation.models import Membership, Role
+from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.overview import project_overview
+from annotation.selectors.projects import memberships_of
+from annotation.services.projects import membership_remove, membership_set
+from annotation.wording import with_article
 
 
 @login_required

@@ -9,13 +9,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 
-from ..models import QueryLog, ScrubPattern
-from ..permissions import Action, project_access
-from ..pii import parse_patterns
-from ..readers import ReadError
-from ..selectors.querylogs import log_distribution, query_logs, scrubbed_counts, top_queries
-from ..services.querylogs import query_log_upload_accept, scrub_pattern_set
-from .corpus import page_context
+from annotation.models import QueryLog, ScrubPattern
+from annotation.permissions import Action, project_access
+from annotation.selectors.querylogs import (
+    log_distribution,
+    query_logs,
+    scrubbed_counts,
+    top_queries,
+)
+from annotation.services.querylogs import query_log_upload_accept, scrub_pattern_set
+from annotation.views.corpus import page_context
+from goldsmith.intake.pii import parse_patterns
+from goldsmith.intake.readers import ReadError
 
 
 class QueryLogUploadForm(forms.Form):

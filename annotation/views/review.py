@@ -11,22 +11,27 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from ..models import Assignment, Membership, PoolSource, Project, Role
-from ..models.judging import AdjudicationReason
-from ..permissions import Action, project_access
-from ..selectors.judging import (
+from annotation.models import Assignment, Membership, PoolSource, Project, Role
+from annotation.models.judging import AdjudicationReason
+from annotation.permissions import Action, project_access
+from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
     resolved_queue,
     review_counts,
 )
-from ..services.adjudication import StaleReview, queries_approve, query_adjudicate, query_approve
-from ..services.agreement import project_agreement
-from ..services.assignment import assignment_reassign, queries_assign
-from ..services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
-from ..uploads import upload_copy
-from .annotate import _context
-from .plots import kappa_histogram_svg, pairwise_matrix
+from annotation.services.adjudication import (
+    StaleReview,
+    queries_approve,
+    query_adjudicate,
+    query_approve,
+)
+from annotation.services.agreement import project_agreement
+from annotation.services.assignment import assignment_reassign, queries_assign
+from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from annotation.uploads import upload_copy
+from annotation.views.annotate import _context
+from annotation.views.plots import kappa_histogram_svg, pairwise_matrix
 
 
 class PoolBuildForm(forms.Form):

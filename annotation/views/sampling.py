@@ -9,12 +9,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 
-from .. import sampling
-from ..models import ImportStatus, Query, QueryLog, Sample
-from ..permissions import Action, project_access
-from ..selectors.querylogs import log_distribution, preview_distribution, samples
-from ..services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
-from .corpus import page_context
+from annotation.models import ImportStatus, Query, QueryLog, Sample
+from annotation.permissions import Action, project_access
+from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
+from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+from annotation.views.corpus import page_context
+from goldsmith.intake import sampling
 
 
 class SampleForm(forms.Form):

@@ -1,6 +1,6 @@
 """Writes of the evaluation app (services), re-exported for callers."""
 
-from .retrievers import (
+from evaluation.services.retrievers import (
     RetrieverInvalid,
     effective_thresholds,
     evaluation_settings_get,
@@ -9,7 +9,7 @@ from .retrievers import (
     retriever_update,
     run_file_upload,
 )
-from .runs import (
+from evaluation.services.runs import (
     RunInvalid,
     baseline_set,
     evaluation_alert_notify,

@@ -14,13 +14,12 @@ from typing import Any
 from django.conf import settings
 
 from annotation.models import Chunk
-
-from .. import secrets
-from ..builtin_retrievers import Retriever as BuiltinRetriever
-from ..builtin_retrievers import build_retriever
-from ..http_retriever import Hit, HttpRetrieverClient, HttpRetrieverConfig, Outcome
-from ..models import EvaluationRun, Retriever, RetrieverKind, RunFileRow
-from ..ssrf import Policy
+from evaluation import credentials
+from evaluation.models import EvaluationRun, Retriever, RetrieverKind, RunFileRow
+from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
+from goldsmith.retrievers.builtin import build_retriever
+from goldsmith.retrievers.http import Hit, HttpRetrieverClient, HttpRetrieverConfig, Outcome
+from goldsmith.retrievers.ssrf import Policy
 
 Items = Sequence[tuple[str, str]]
 _INDEXES: dict[tuple[int, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}
@@ -42,9 +41,9 @@ def auth_header(retriever: Retriever) -> tuple[str, str] | None:
     if not retriever.auth_header_name:
         return None
     if retriever.auth_header_env:
-        return retriever.auth_header_name, secrets.from_environment(retriever.auth_header_env)
+        return retriever.auth_header_name, credentials.from_environment(retriever.auth_header_env)
     if retriever.auth_header_encrypted:
-        return retriever.auth_header_name, secrets.decrypt(retriever.auth_header_encrypted)
+        return retriever.auth_header_name, credentials.decrypt(retriever.auth_header_encrypted)
     return None
 
 
@@ -71,7 +70,7 @@ def _stream_http(
 ) -> Iterator[list[Outcome]]:
     try:
         header = auth_header(retriever)
-    except secrets.SecretUnavailable as error:
+    except credentials.SecretUnavailable as error:
         yield [Outcome(qid, error=str(error)) for qid, _ in items]
         return
     client = HttpRetrieverClient(

@@ -10,16 +10,16 @@ from typing import Any
 
 from django.db import transaction
 
-from annotation import spreadsheets
 from annotation.models import Chunk, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import pool_add_hits
-
-from .. import formats, reporting
-from ..models import EvaluationRun, QueryResult, RunState
-from ..selectors import golden_items, result_rows
-from .retrievers import evaluation_settings_get, topk_choice
-from .runs import RunInvalid, run_places, run_report, run_scored, run_settings
+from evaluation.models import EvaluationRun, QueryResult, RunState
+from evaluation.selectors import golden_items, result_rows
+from evaluation.services.retrievers import evaluation_settings_get, topk_choice
+from evaluation.services.runs import RunInvalid, run_places, run_report, run_scored, run_settings
+from goldsmith import reporting
+from goldsmith.formats import core as formats
+from goldsmith.formats import spreadsheets
 
 
 def run_report_cached(run: EvaluationRun) -> dict[str, Any]:

@@ -12,12 +12,20 @@ from django.db import transaction
 
 from annotation.models import Project
 from annotation.text_input import single_line
-
-from .. import formats, metrics, presets, secrets
-from ..http_retriever import HttpRetrieverConfig
-from ..models import EvaluationSettings, Retriever, RetrieverKind, RunFile, RunFileRow, Schedule
-from ..ssrf import UnsafeURL, check_url
-from .executors import ssrf_policy
+from evaluation import credentials
+from evaluation.models import (
+    EvaluationSettings,
+    Retriever,
+    RetrieverKind,
+    RunFile,
+    RunFileRow,
+    Schedule,
+)
+from evaluation.services.executors import ssrf_policy
+from goldsmith import bands, metrics
+from goldsmith.formats import core as formats
+from goldsmith.retrievers.http import HttpRetrieverConfig
+from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 
 HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
@@ -66,13 +74,13 @@ def _set_auth(retriever: Retriever, name: str | None, value: str | None, env: st
             retriever.auth_header_encrypted = ""
             retriever.auth_header_env = ""
     if value:
-        retriever.auth_header_encrypted = secrets.encrypt(value)
+        retriever.auth_header_encrypted = credentials.encrypt(value)
         retriever.auth_header_env = ""
     if env:
         env = env.strip()
         if not env.replace("_", "").isalnum():
             raise RetrieverInvalid("the environment variable name may hold letters, digits, _")
-        refusal = secrets.environment_refusal(env)
+        refusal = credentials.environment_refusal(env)
         if refusal is not None:
             raise RetrieverInvalid(refusal)
         retriever.auth_header_env = env
@@ -155,7 +163,7 @@ def retriever_snapshot(retriever: Retriever) -> dict[str, Any]:
     snap: dict[str, Any] = {"kind": retriever.kind, "name": retriever.name}
     if retriever.kind == RetrieverKind.HTTP:
         if retriever.auth_header_env:  # saved before the rule existed: refuse the run now
-            refusal = secrets.environment_refusal(retriever.auth_header_env)
+            refusal = credentials.environment_refusal(retriever.auth_header_env)
             if refusal is not None:
                 raise RetrieverInvalid(refusal)
         snap["config"] = retriever.config
@@ -229,7 +237,7 @@ def evaluation_settings_get(*, project: Project) -> EvaluationSettings:
 def evaluation_settings_update(*, project: Project, **fields: Any) -> EvaluationSettings:
     record = evaluation_settings_get(project=project)
     if "preset" in fields:
-        presets.preset(fields["preset"])  # raises on an unknown key
+        bands.preset(fields["preset"])  # raises on an unknown key
     for name, value in fields.items():
         setattr(record, name, value)
     try:
@@ -266,10 +274,10 @@ def topk_choice(record: EvaluationSettings) -> tuple[str, dict[str, float]]:
     return scenario, dict(record.topk_weights or {})
 
 
-def project_targets(record: EvaluationSettings) -> presets.Targets:
+def project_targets(record: EvaluationSettings) -> bands.Targets:
     """The project's targets and floors: its own values, else its preset's. (`min_recall` and
     `min_pass_rate` are the targets' field names.)"""
-    return presets.targets_for(
+    return bands.targets_for(
         record.preset,
         {
             "recall_target": record.min_recall,

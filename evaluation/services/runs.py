@@ -11,8 +11,8 @@ How a run travels (STYLE.md "Claim work, don't trust delivery"):
    QueryResult per (run, query) while renewing the lease, marks the batch done, dispatches the
    next batch and finishes the run when every batch is done. A batch that is done, or leased
    by a live worker, is not claimed again: running it twice changes nothing.
-4. `evaluation_run_finish` recomputes the report from the stored rows (evaluation.metrics via
-   evaluation.reporting), checks drift against the retriever's baseline, and sets the final
+4. `evaluation_run_finish` recomputes the report from the stored rows (goldsmith.metrics via
+   goldsmith.reporting), checks drift against the retriever's baseline, and sets the final
    state with a conditional UPDATE (so two finishers store one outcome and one alert).
 5. `evaluation_watchdog` (Celery beat) re-dispatches batches whose lease expired (their worker
    died) or whose message was lost, restarts runs whose start message was lost, and finishes
@@ -40,10 +40,7 @@ from django.utils import timezone
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
-
-from .. import presets, reporting, verdicts
-from ..http_retriever import Outcome
-from ..models import (
+from evaluation.models import (
     FINISHED_STATES,
     Baseline,
     BatchState,
@@ -57,15 +54,9 @@ from ..models import (
     RunState,
     Schedule,
 )
-from ..selectors import (
-    chunk_places,
-    chunk_texts,
-    corpus_state,
-    golden_items,
-    result_rows,
-)
-from .executors import stream_outcomes
-from .retrievers import (
+from evaluation.selectors import chunk_places, chunk_texts, corpus_state, golden_items, result_rows
+from evaluation.services.executors import stream_outcomes
+from evaluation.services.retrievers import (
     RetrieverInvalid,
     effective_thresholds,
     evaluation_settings_get,
@@ -74,6 +65,8 @@ from .retrievers import (
     snapshot_fingerprint,
     topk_choice,
 )
+from goldsmith import bands, reporting, verdicts
+from goldsmith.retrievers.http import Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +191,7 @@ def evaluation_run_create(
             ]
         )
         if enqueue:
-            from ..tasks import evaluation_run_start
+            from evaluation.tasks import evaluation_run_start
 
             run_id = run.pk
             transaction.on_commit(lambda: evaluation_run_start.delay(run_id))
@@ -243,7 +236,7 @@ def _live(now: datetime, stale: datetime) -> Q:
 def _dispatch(run_id: int) -> int:
     """Send batches until `lanes` are in flight. Batches whose lease expired or whose message
     was sent long ago and never claimed are sent again. Returns how many were sent."""
-    from ..tasks import evaluation_batch_execute
+    from evaluation.tasks import evaluation_batch_execute
 
     sent: list[int] = []
     with transaction.atomic():
@@ -605,7 +598,7 @@ def _finish_save(
                 },
             )
             if evaluation_settings_get(project=run.project).webhook_url:
-                from ..tasks import evaluation_alert_notify
+                from evaluation.tasks import evaluation_alert_notify
 
                 alert_id = alert.pk
                 transaction.on_commit(lambda: evaluation_alert_notify.delay(alert_id))
@@ -614,8 +607,8 @@ def _finish_save(
 def evaluation_alert_notify(*, alert_id: int) -> str:
     """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
     the task to retry."""
-    from ..http_retriever import PermanentFailure, post_json
-    from .executors import ssrf_policy
+    from evaluation.services.executors import ssrf_policy
+    from goldsmith.retrievers.http import PermanentFailure, post_json
 
     alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
         pk=alert_id
@@ -664,7 +657,7 @@ def baseline_set(*, run: EvaluationRun, by: AbstractBaseUser | None = None) -> B
 
 def evaluation_watchdog() -> dict[str, int]:
     """Re-dispatch expired or lost batches, restart lost starts, finish forgotten runs."""
-    from ..tasks import evaluation_run_start
+    from evaluation.tasks import evaluation_run_start
 
     counts = {"resent": 0, "finished": 0, "restarted": 0}
     now = timezone.now()
@@ -728,6 +721,6 @@ def evaluation_schedule_due(*, now: datetime | None = None) -> list[int]:
     return created
 
 
-def band_table(project: Project) -> dict[str, presets.Band]:
+def band_table(project: Project) -> dict[str, bands.Band]:
     record = evaluation_settings_get(project=project)
-    return presets.bands_for(record.preset, record.band_overrides, project_targets(record))
+    return bands.bands_for(record.preset, record.band_overrides, project_targets(record))

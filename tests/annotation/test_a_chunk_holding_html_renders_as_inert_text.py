@@ -7,9 +7,8 @@ import hashlib
 from django.test import Client
 
 from annotation.models import Chunk, Document
+from tests.annotation.factories import make_query, pool
 from tests.conftest import PASSWORD
-
-from .factories import make_query, pool
 
 EVIL = '<script>alert("pwned")</script><img src=x onerror="alert(1)"> python <b>bold</b>'
 

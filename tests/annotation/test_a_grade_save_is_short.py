@@ -10,8 +10,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, QueryReview
 from annotation.models.judging import ReviewState
-
-from .factories import judging_setup
+from tests.annotation.factories import judging_setup
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
 

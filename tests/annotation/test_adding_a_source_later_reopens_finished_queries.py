@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from annotation.models import Assignment, Candidate, QueryReview
 from annotation.services.adjudication import queries_approve
-
-from .factories import grade_all, judging_setup, pool
+from tests.annotation.factories import grade_all, judging_setup, pool
 
 
 def test_adding_a_source_later_adds_only_new_candidates_and_reopens_the_query(

@@ -7,9 +7,8 @@ import json
 import pytest
 from django.test import Client
 
+from tests.annotation.factories import judging_setup
 from tests.conftest import PASSWORD
-
-from .factories import judging_setup
 
 SECRET_NOTE = "carol-secret-candidate-note"
 SECRET_QUERY_NOTE = "carol-secret-query-note"

@@ -15,8 +15,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.services.adjudication import queries_approve, query_adjudicate
-
-from .factories import grade_all, judging_setup
+from tests.annotation.factories import grade_all, judging_setup
 
 
 def state_of(query) -> dict[str, object]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .factories import judging_setup
+from tests.annotation.factories import judging_setup
 
 
 def test_every_annotator_sees_the_candidates_in_the_same_shuffled_order(personas, api_client_for):

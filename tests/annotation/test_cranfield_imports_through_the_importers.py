@@ -1,8 +1,8 @@
 """The Cranfield collection (../shared/data/cranfield) imports through the importers:
 1,400 documents and 225 queries."""
 
-from annotation.cranfield import cranfield_documents, cranfield_queries, write_jsonl
 from annotation.models import Document, LogQuery
+from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries, write_jsonl
 from tests.conftest import require_shared_data
 
 

@@ -13,9 +13,8 @@ from django.test import Client
 
 from annotation.services.assignment import queries_assign
 from annotation.services.projects import membership_set
+from tests.annotation.factories import grade_all, make_chunks, make_query, pool
 from tests.conftest import PASSWORD
-
-from .factories import grade_all, make_chunks, make_query, pool
 
 GRADES = {
     # query index -> annotator -> grades of its 5 candidates
@@ -46,7 +45,7 @@ def test_the_dashboard_agreement_equals_goldsmith_agreement_on_the_export(
     assert export.read_text().splitlines()[0] == "item,annotator,label,group"
     assert len(export.read_text().splitlines()) == 1 + 4 * 3 * 5
     cli = subprocess.run(
-        [sys.executable, "-m", "evaluation.cli", "agreement", str(export), "--format", "json"],
+        [sys.executable, "-m", "goldsmith.cli", "agreement", str(export), "--format", "json"],
         capture_output=True,
         text=True,
         check=True,

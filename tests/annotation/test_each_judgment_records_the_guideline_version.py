@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.test import Client
 
 from annotation.models import Guideline, Judgment
+from tests.annotation.factories import judging_setup
 from tests.conftest import PASSWORD
-
-from .factories import judging_setup
 
 
 def test_each_judgment_records_the_guideline_version_in_force(personas, api_client_for):

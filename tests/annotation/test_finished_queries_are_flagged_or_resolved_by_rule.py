@@ -6,8 +6,7 @@ import pytest
 
 from annotation.models import QueryAgreement, QueryReview, Resolution
 from annotation.services.adjudication import rule_resolution
-
-from .factories import grade_all, judging_setup
+from tests.annotation.factories import grade_all, judging_setup
 
 
 def finish(personas, api_client_for, bob, carol, per_query=None, carol_flags=None):

@@ -14,7 +14,7 @@ from django.http import StreamingHttpResponse
 from django.test import Client
 
 from annotation.services.goldsets import golden_set_version_freeze
-from evaluation.formats import read_goldset, read_trec_qrels
+from goldsmith.formats.core import read_goldset, read_trec_qrels
 from tests.annotation.goldset_factories import make_corpus, make_query, small_project
 
 

@@ -3,8 +3,8 @@ split in every later version."""
 
 from __future__ import annotations
 
-from annotation.goldset_io import split_for
 from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
+from goldsmith.formats.goldset import split_for
 from tests.annotation.goldset_factories import make_corpus, make_query
 
 

@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from evaluation.formats import GoldenQuery, GoldJudgment, dumps_goldset
 from evaluation.services import retriever_create
+from goldsmith.formats.core import GoldenQuery, GoldJudgment, dumps_goldset
 
 BAD_UTF8 = b"\xff\xfe broken"
 

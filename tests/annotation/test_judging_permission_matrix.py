@@ -13,9 +13,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment
+from tests.annotation.factories import judging_setup
 from tests.conftest import PASSWORD
-
-from .factories import judging_setup
 
 ROLES = ["lead", "annotator", "viewer", "outsider"]
 ALL_OK = {"lead": 200, "annotator": 200, "viewer": 200, "outsider": 404}

@@ -6,8 +6,7 @@ import pytest
 
 from annotation.models import QueryReview, Resolution
 from annotation.services.projects import membership_set
-
-from .factories import grade_all, judging_setup
+from tests.annotation.factories import grade_all, judging_setup
 
 
 @pytest.fixture

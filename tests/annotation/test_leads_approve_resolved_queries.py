@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import QueryReview
-
-from .factories import grade_all, judging_setup
+from tests.annotation.factories import grade_all, judging_setup
 
 
 def test_leads_approve_one_query_or_many(personas, api_client_for):

@@ -9,8 +9,8 @@ import re
 from django.db import connection
 
 from annotation.models import LogQuery
-from annotation.pii import scrub
 from annotation.services.querylogs import query_log_import
+from goldsmith.intake.pii import scrub
 
 FIRST = ["jane", "J.Doe", "bob_smith", "a.b-c", "mary+news", "x", "Zoë", "o'neil", "user123"]
 DOMAINS = ["example.com", "mail.example.co.uk", "EXAMPLE.ORG", "uni-bonn.de", "a.io", "b.museum"]

@@ -8,8 +8,7 @@ import pytest
 
 from annotation.models import Candidate, CandidateSource
 from annotation.services.pooling import pool_build_builtin, pool_import_run
-
-from .factories import make_chunks, make_query
+from tests.annotation.factories import make_chunks, make_query
 
 
 @pytest.fixture

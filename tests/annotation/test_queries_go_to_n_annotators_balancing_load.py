@@ -7,8 +7,7 @@ from collections import Counter
 from annotation.models import Assignment, Judgment
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.projects import membership_set
-
-from .factories import make_chunks, make_query, pool
+from tests.annotation.factories import make_chunks, make_query, pool
 
 
 def _pooled_queries(project, n):

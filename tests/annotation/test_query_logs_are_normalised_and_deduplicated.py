@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.models import LogQuery
-from annotation.normalize import normalize_query
 from annotation.selectors.querylogs import top_queries
 from annotation.services.querylogs import query_log_import
+from goldsmith.intake.normalize import normalize_query
 
 RECORDS = [
     {"query": "How do I parse JSON", "timestamp": "2024-03-02T10:00:00Z", "user": "u1",
@@ -72,7 +72,7 @@ def test_a_strict_threshold_keeps_them_apart(personas, tmp_path):
 def test_sorted_unique_is_numpys_unique():
     import numpy as np
 
-    from annotation.normalize import sorted_unique
+    from goldsmith.intake.normalize import sorted_unique
 
     rng = np.random.default_rng(7)
     for values in (
@@ -100,7 +100,7 @@ def test_the_trigram_vectors_are_scikit_learns(texts):
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from annotation.normalize import char_trigram_tfidf
+    from goldsmith.intake.normalize import char_trigram_tfidf
 
     ours = char_trigram_tfidf(texts)
     try:

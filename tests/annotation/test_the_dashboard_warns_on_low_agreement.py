@@ -7,11 +7,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotation.agreement import guidelines_warning
 from annotation.services.assignment import queries_assign
+from goldsmith.agreement import guidelines_warning
+from tests.annotation.factories import grade_all, make_chunks, make_query, pool
 from tests.conftest import PASSWORD
-
-from .factories import grade_all, make_chunks, make_query, pool
 
 
 def judge(personas, api_client_for, grades: dict[int, dict[str, list[int]]]) -> None:

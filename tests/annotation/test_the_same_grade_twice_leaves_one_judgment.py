@@ -9,8 +9,7 @@ from django.db import close_old_connections, connection
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Judgment
-
-from .factories import judging_setup
+from tests.annotation.factories import judging_setup
 
 
 def test_the_same_grade_sent_twice_leaves_one_judgment(personas, api_client_for):

@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.chunking import chunk_text
 from annotation.models import Chunk, Document
+from goldsmith.intake.chunking import chunk_text
 
 TEXT = "\n\n".join(
     f"Paragraph {i}. " + " ".join(f"word{i}_{j}" for j in range(30)) for i in range(12)

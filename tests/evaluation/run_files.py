@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation import formats
 from evaluation.models import EvaluationRun, Retriever
 from evaluation.services import (
     evaluation_run_create,
@@ -18,6 +17,7 @@ from evaluation.services import (
     retriever_create,
     run_file_upload,
 )
+from goldsmith.formats import core as formats
 
 
 def answers_with(recalls: Sequence[float]) -> dict[str, list[str]]:

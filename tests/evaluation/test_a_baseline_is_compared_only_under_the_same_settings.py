@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import reporting
 from evaluation.models import DriftAlert, EvaluationRun
 from evaluation.services import baseline_set, evaluation_settings_update
 from evaluation.services.runs import run_settings
+from goldsmith import reporting
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation import presets, verdicts
 from evaluation.api import DriftOutput, VerdictOutput
 from evaluation.models import DriftAlert, EvaluationRun
 from evaluation.services import baseline_set, evaluation_alert_notify, evaluation_settings_update
+from goldsmith import bands, verdicts
+from tests.engine.test_drift_rules_fire_beyond_their_tolerance import result
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with
-from tests.evaluation.test_drift_rules_fire_beyond_their_tolerance import result
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login
 
 
@@ -57,7 +57,7 @@ def test_the_alert_message_carries_the_label():
     out = verdicts.assess(
         result([1.0] * 18 + [0.0] * 2),
         k=5,
-        targets=presets.Targets(),
+        targets=bands.Targets(),
         baseline=result([1.0] * 20),
     )
     fired = {f["rule"]: f for f in out["drift"]["fired"]}
@@ -98,7 +98,7 @@ def test_the_label_reaches_the_page_the_api_and_the_webhook(
 
     sent = []
     monkeypatch.setattr(
-        "evaluation.http_retriever.post_json",
+        "goldsmith.retrievers.http.post_json",
         lambda url, payload, policy: sent.append((url, payload)) or 200,
     )
     assert evaluation_alert_notify(alert_id=alert.pk) == "HTTP 200"

@@ -194,7 +194,7 @@ def test_the_worker_refuses_it_too_and_the_value_never_arrives(
 
 
 def test_the_app_refuses_to_start_when_the_allow_list_names_a_server_secret():
-    from tests.test_settings import run_django
+    from tests.config.test_settings import run_django
 
     result = run_django({"GOLDSMITH_RETRIEVER_SECRET_ENV": "SEARCH_TOKEN,DATABASE_URL"}, "check")
     assert result.returncode != 0

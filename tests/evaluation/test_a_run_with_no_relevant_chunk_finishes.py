@@ -13,7 +13,6 @@ import re
 import pytest
 
 from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
-from evaluation.formats import GoldenQuery, GoldJudgment
 from evaluation.models import EvaluationRun, RunState
 from evaluation.services import (
     baseline_set,
@@ -21,6 +20,7 @@ from evaluation.services import (
     evaluation_run_execute_inline,
     retriever_create,
 )
+from goldsmith.formats.core import GoldenQuery, GoldJudgment
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 
@@ -140,7 +140,7 @@ def test_a_nan_anywhere_in_the_built_report_is_stored_as_null(
 ):
     """The report is made strict JSON where it is assembled: a NaN from any corner of the
     engine (as the curve once held) is stored as null, and the run succeeds."""
-    from evaluation import reporting
+    from goldsmith import reporting
 
     golden = make_golden(personas.project, n=4)
     stub = stub_factory(golden.answers)

@@ -21,9 +21,10 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation import formats, reporting
-from evaluation import metrics as M
-from evaluation.cli import main as goldsmith
+from goldsmith import metrics as M
+from goldsmith import reporting
+from goldsmith.cli import main as goldsmith
+from goldsmith.formats import core as formats
 from tests.conftest import require_shared_data
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -244,8 +245,8 @@ def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_pat
 def test_cranfield_bm25_saved_run_scores_the_same_in_the_report_goldsmith_eval_and_trec_eval(
     personas, tmp_path, capsys
 ):
-    from annotation.goldset_io import cranfield_to_beir
     from evaluation.models import EvaluationRun
+    from goldsmith.formats.goldset import cranfield_to_beir
 
     raw = require_shared_data("cranfield")
     cranfield_to_beir(raw, tmp_path / "cranfield")

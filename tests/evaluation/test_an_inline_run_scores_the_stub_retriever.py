@@ -1,4 +1,4 @@
-"""A run executed in-process stores one result per query and a report from evaluation.metrics."""
+"""A run executed in-process stores one result per query and a report from goldsmith.metrics."""
 
 from __future__ import annotations
 

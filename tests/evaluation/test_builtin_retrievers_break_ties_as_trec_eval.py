@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation import metrics as M
-from evaluation.builtin_retrievers import build_retriever
+from goldsmith import metrics as M
+from goldsmith.retrievers.builtin import build_retriever
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation import metrics as M
-from evaluation.cli import main
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
     retriever_create,
 )
+from goldsmith import metrics as M
+from goldsmith.cli import main
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 

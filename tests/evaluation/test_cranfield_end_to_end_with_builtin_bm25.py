@@ -10,8 +10,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.goldset_io import cranfield_to_beir
 from evaluation.models import EvaluationRun, RunState
+from goldsmith.formats.goldset import cranfield_to_beir
 from tests.conftest import require_shared_data
 
 

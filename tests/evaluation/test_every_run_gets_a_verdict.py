@@ -12,9 +12,9 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation import presets, verdicts
-from evaluation.presets import Targets
 from evaluation.services import evaluation_settings_update
+from goldsmith import bands, verdicts
+from goldsmith.bands import Targets
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login
@@ -26,9 +26,9 @@ PASS = [1.0] * 20
 FAIL = [0.5] * 20  # mean recall 0.5, pass rate 0
 
 
-@pytest.mark.parametrize("key", list(presets.PRESETS))
+@pytest.mark.parametrize("key", list(bands.PRESETS))
 def test_each_preset_passes_at_its_targets_warns_at_its_floors_and_fails_below(key):
-    t = presets.preset(key).targets
+    t = bands.preset(key).targets
     assert verdicts.verdict_of(t.recall_target, t.pass_rate_target, t) == "pass"
     assert verdicts.verdict_of(t.recall_target - 0.001, t.pass_rate_target, t) == "warn"
     assert verdicts.verdict_of(t.recall_target, t.pass_rate_target - 0.001, t) == "warn"
@@ -38,13 +38,13 @@ def test_each_preset_passes_at_its_targets_warns_at_its_floors_and_fails_below(k
 
 
 def test_a_mean_that_reaches_a_target_only_up_to_float_rounding_still_reaches_it():
-    t = presets.preset("enterprise").targets
+    t = bands.preset("enterprise").targets
     assert verdicts.verdict_of(0.7999999999999999, 0.8, t) == "pass"
     assert verdicts.verdict_of(0.6999999999999998, 0.8, t) == "warn"
 
 
 def test_a_run_with_nothing_scored_fails():
-    t = presets.preset("enterprise").targets
+    t = bands.preset("enterprise").targets
     assert verdicts.verdict_of(float("nan"), float("nan"), t) == "fail"
 
 
@@ -79,7 +79,7 @@ def test_the_verdict_follows_the_exact_means(twentieths, passing):
     recall = sum(x / 20 for x in twentieths) / n
     pass_rate = passing / n
     exact_r, exact_p = Fraction(sum(twentieths), 20 * n), Fraction(passing, n)
-    t = presets.preset("enterprise").targets
+    t = bands.preset("enterprise").targets
     target, floor = Fraction(8, 10), Fraction(7, 10)
     if exact_r < floor or exact_p < floor:
         expected = "fail"

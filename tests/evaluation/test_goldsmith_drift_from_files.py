@@ -1,6 +1,6 @@
 """`goldsmith drift QRELS BASELINE_RUN CURRENT_RUN`: the verdict, the drift rules and their
 significance from files, for CI systems that keep their own runs; exit 3 when a rule fires.
-Its numbers equal the web report's: both call `evaluation.verdicts.assess`."""
+Its numbers equal the web report's: both call `goldsmith.verdicts.assess`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from evaluation.cli import main
 from evaluation.services import baseline_set
+from goldsmith.cli import main
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import answers_with, run_with, write_run
 
@@ -121,7 +121,7 @@ def test_jsonl_runs_are_read_as_goldsmith_eval_reads_them(files, tmp_path, capsy
 
 def test_help_documents_the_exit_codes():
     proc = subprocess.run(
-        [sys.executable, "-m", "evaluation.cli", "drift", "--help"],
+        [sys.executable, "-m", "goldsmith.cli", "drift", "--help"],
         capture_output=True,
         text=True,
         check=True,
@@ -185,7 +185,7 @@ def test_the_web_report_and_goldsmith_drift_give_equal_numbers(personas, tmp_pat
         [
             sys.executable,
             "-m",
-            "evaluation.cli",
+            "goldsmith.cli",
             "drift",
             str(qrels),
             str(tmp_path / f"files-{base.pk}.txt"),

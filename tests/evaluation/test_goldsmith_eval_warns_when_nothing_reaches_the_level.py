@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from evaluation.cli import main as goldsmith
+from goldsmith.cli import main as goldsmith
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -63,9 +63,9 @@ def test_compare_warns_once_for_its_one_qrels_file(tmp_path):
 
 def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_path, capsys):
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
-    from evaluation.formats import GoldenQuery, GoldJudgment
     from evaluation.models import EvaluationRun
     from evaluation.services import retriever_create, run_file_upload
+    from goldsmith.formats.core import GoldenQuery, GoldJudgment
 
     queries = [
         GoldenQuery(query_id=f"q{i}", query=f"question {i}", judgments=(GoldJudgment(f"c{i}", 1),))
@@ -104,7 +104,7 @@ def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_
 
 
 def test_a_lenient_run_on_the_same_version_has_no_warning(personas):
-    from evaluation import reporting
+    from goldsmith import reporting
 
     items = [reporting.GoldItem("q1", "", judgments=(reporting.GoldJudgment("c1", 1),))]
     assert reporting.threshold_warnings(items, 1) == []

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from evaluation import formats
-from evaluation import metrics as M
+from goldsmith import metrics as M
+from goldsmith.formats import core as formats
 from tests.conftest import require_shared_data
 
 CUTS = (1, 3, 5, 10)
@@ -34,7 +34,7 @@ _KS = ",".join(map(str, CUTS))
 PEER_MEASURES = {"map", "Rprec", "recip_rank", "ndcg", f"P.{_KS}", f"recall.{_KS}"}
 PEER_MEASURES |= {f"ndcg_cut.{_KS}", f"map_cut.{_KS}", "success.1,5,10"}
 OURS = list(PEER)
-GOLDSMITH_EVAL = [sys.executable, "-m", "evaluation.cli", "eval", "--format", "json", "--per-query"]
+GOLDSMITH_EVAL = [sys.executable, "-m", "goldsmith.cli", "eval", "--format", "json", "--per-query"]
 ALL = [*OURS, *(f"judged@{k}" for k in CUTS), *(f"pass@{k}" for k in CUTS)]
 
 # Printable characters that are not white space (TREC files split on white space): letters of
@@ -250,8 +250,8 @@ def test_renaming_every_id_changes_no_value(w, data):
 
 @pytest.mark.slow
 def test_bm25_over_cranfield_and_cisi_scores_as_in_pytrec_eval(tmp_path):
-    from annotation.cranfield import cranfield_documents, cranfield_queries
-    from evaluation.builtin_retrievers import build_retriever
+    from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries
+    from goldsmith.retrievers.builtin import build_retriever
 
     cran = require_shared_data("cranfield")
     cisi = require_shared_data("cisi")
@@ -301,7 +301,7 @@ def test_bm25_over_cranfield_and_cisi_scores_as_in_pytrec_eval(tmp_path):
 def stored_runs(draw: st.DrawFn) -> tuple[list, dict, dict]:
     """Golden items whose judged chunks sit in documents with spans, stored result rows, and
     where each corpus chunk sits; every id is drawn from `ident` (any length, any script)."""
-    from evaluation.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
+    from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
     chunks = draw(st.lists(ident, min_size=2, max_size=12, unique=True))
     docs = draw(st.lists(ident, min_size=1, max_size=3, unique=True))
@@ -327,8 +327,8 @@ def stored_runs(draw: st.DrawFn) -> tuple[list, dict, dict]:
 @given(w=stored_runs(), noise=ident, mode=st.sampled_from(["chunk", "document", "span"]))
 @settings(max_examples=150, deadline=None)
 def test_stored_results_match_by_chunk_document_and_span_whatever_the_other_ids(w, noise, mode):
-    from evaluation import reporting
-    from evaluation.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
+    from goldsmith import reporting
+    from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
     items, rows, places = w
     assume(noise not in places)

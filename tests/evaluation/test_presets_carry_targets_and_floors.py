@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import presets
 from evaluation.models import EvaluationSettings
-from evaluation.presets import Targets
+from goldsmith import bands
+from goldsmith.bands import Targets
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login
 
 TABLE = {
@@ -20,38 +20,38 @@ TABLE = {
 
 
 def test_the_presets_are_the_fields_table():
-    assert {k: p.targets for k, p in presets.PRESETS.items()} == TABLE
-    assert presets.DEFAULT_PRESET == "enterprise"
+    assert {k: p.targets for k, p in bands.PRESETS.items()} == TABLE
+    assert bands.DEFAULT_PRESET == "enterprise"
 
 
 @pytest.mark.parametrize("key", list(TABLE))
 def test_bands_are_good_from_the_target_and_fair_from_the_floor(key):
     t = TABLE[key]
-    bands = presets.bands_for(key)
-    assert bands["recall"] == {"good": t.recall_target, "fair": t.recall_floor}
-    assert bands["pass"] == {"good": t.pass_rate_target, "fair": t.pass_rate_floor}
-    assert presets.band_of("recall@5", t.recall_target, bands) == "good"
-    assert presets.band_of("recall@5", t.recall_target - 0.01, bands) == "fair"
-    assert presets.band_of("recall@5", t.recall_floor, bands) == "fair"
-    assert presets.band_of("recall@5", t.recall_floor - 0.01, bands) == "poor"
+    table = bands.bands_for(key)
+    assert table["recall"] == {"good": t.recall_target, "fair": t.recall_floor}
+    assert table["pass"] == {"good": t.pass_rate_target, "fair": t.pass_rate_floor}
+    assert bands.band_of("recall@5", t.recall_target, bands) == "good"
+    assert bands.band_of("recall@5", t.recall_target - 0.01, bands) == "fair"
+    assert bands.band_of("recall@5", t.recall_floor, bands) == "fair"
+    assert bands.band_of("recall@5", t.recall_floor - 0.01, bands) == "poor"
     for family in ("hit", "mrr", "ndcg"):
-        assert bands[family]["good"] - bands[family]["fair"] == pytest.approx(0.10)
+        assert table[family]["good"] - table[family]["fair"] == pytest.approx(0.10)
 
 
 def test_a_band_limit_reached_up_to_float_rounding_is_reached():
-    bands = presets.bands_for("enterprise")
-    assert presets.band_of("recall@5", 0.7999999999999999, bands) == "good"
+    table = bands.bands_for("enterprise")
+    assert bands.band_of("recall@5", 0.7999999999999999, table) == "good"
 
 
 def test_a_projects_edits_lay_over_its_preset():
-    t = presets.targets_for("enterprise", {"recall_target": 0.85, "pass_rate_floor": None})
+    t = bands.targets_for("enterprise", {"recall_target": 0.85, "pass_rate_floor": None})
     assert t == Targets(0.85, 0.70, 0.7, 0.80, 0.70)
     # A target edited below the preset's floor takes the floor down with it.
-    assert presets.targets_for("strict", {"recall_target": 0.6}).recall_floor == 0.6
+    assert bands.targets_for("strict", {"recall_target": 0.6}).recall_floor == 0.6
     with pytest.raises(ValueError, match=r"recall floor 0\.9 is above its target 0\.8"):
-        presets.targets_for("enterprise", {"recall_floor": 0.9})
-    bands = presets.bands_for("enterprise", {"recall": {"good": 0.95}}, t)
-    assert bands["recall"] == {"good": 0.95, "fair": 0.70}  # an explicit band edit wins
+        bands.targets_for("enterprise", {"recall_floor": 0.9})
+    table = bands.bands_for("enterprise", {"recall": {"good": 0.95}}, t)
+    assert table["recall"] == {"good": 0.95, "fair": 0.70}  # an explicit band edit wins
 
 
 def post(client, project, **fields):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import reporting as R
 from evaluation.services import RetrieverInvalid, evaluation_settings_update
+from goldsmith import reporting as R
 
 
 def workload(n_found: dict[str, int]) -> tuple[list[R.GoldItem], dict[str, R.ResultRow]]:

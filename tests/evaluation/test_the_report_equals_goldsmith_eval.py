@@ -46,7 +46,7 @@ def test_aggregates_and_confidence_intervals_match_the_command_line(
         [
             sys.executable,
             "-m",
-            "evaluation.cli",
+            "goldsmith.cli",
             "eval",
             str(qrels),
             str(saved),

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from evaluation import metrics as M
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
     evaluation_settings_update,
     retriever_create,
 )
+from goldsmith import metrics as M
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.http_retriever import HttpRetrieverClient, HttpRetrieverConfig
-from evaluation.ssrf import Policy, UnsafeURL, check_url, parse_ip
+from goldsmith.retrievers.http import HttpRetrieverClient, HttpRetrieverConfig
+from goldsmith.retrievers.ssrf import Policy, UnsafeURL, check_url, parse_ip
 
 STRICT = Policy(allow_private=False)
 LOOSE = Policy(allow_private=True)

@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._project_arg import project_from
 from annotation.services.assignment import queries_assign
-
-from ._project_arg import project_from
 
 
 class Command(BaseCommand):

@@ -2,9 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._project_arg import project_from
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
-
-from ._project_arg import project_from
 
 
 class Command(BaseCommand):

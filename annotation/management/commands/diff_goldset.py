@@ -2,10 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from annotation.goldset_io import diff_text
+from annotation.management.commands._goldset_args import project_named, version_labelled
 from annotation.selectors.goldsets import version_diff
-
-from ._goldset_args import project_named, version_labelled
+from goldsmith.formats.goldset import diff_text
 
 
 class Command(BaseCommand):

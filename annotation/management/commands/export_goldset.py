@@ -5,10 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.goldset_io import StreamingHash, goldset_lines
+from annotation.management.commands._goldset_args import bad_input, project_named, version_labelled
 from annotation.selectors.goldsets import export_stream, golden_queries, version_meta
-
-from ._goldset_args import bad_input, project_named, version_labelled
+from goldsmith.formats.goldset import StreamingHash, goldset_lines
 
 FORMATS = ("jsonl", "trec", "beir", "csv")
 

@@ -2,9 +2,8 @@ import sys
 
 from django.core.management.base import BaseCommand
 
+from annotation.management.commands._project_arg import project_from
 from annotation.services.agreement import judgments_csv
-
-from ._project_arg import project_from
 
 
 class Command(BaseCommand):

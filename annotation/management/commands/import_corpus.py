@@ -2,11 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._progress import progress_printer
 from annotation.models import ImportStatus, Project
-from annotation.readers import ReadError
 from annotation.services.corpus import changed_text_warning, corpus_import
-
-from ._progress import progress_printer
+from goldsmith.intake.readers import ReadError
 
 
 class Command(BaseCommand):

@@ -2,14 +2,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.goldset_io import parse_grade_map
+from annotation.management.commands._goldset_args import bad_input, project_named, user_named
 from annotation.services.goldsets import (
     IMPORT_FORMATS,
     golden_set_version_import,
     goldset_load,
 )
-
-from ._goldset_args import bad_input, project_named, user_named
+from goldsmith.formats.goldset import parse_grade_map
 
 
 class Command(BaseCommand):

@@ -2,12 +2,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._progress import progress_printer
 from annotation.models import ImportStatus, Project
-from annotation.pii import parse_patterns
-from annotation.readers import ReadError
 from annotation.services.querylogs import query_log_import, scrub_pattern_set
-
-from ._progress import progress_printer
+from goldsmith.intake.pii import parse_patterns
+from goldsmith.intake.readers import ReadError
 
 
 class Command(BaseCommand):

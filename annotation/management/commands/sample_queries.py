@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import ImportStatus, Project, QueryLog
-from annotation.sampling import ALLOCATIONS, STRATEGIES
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
+from goldsmith.intake.sampling import ALLOCATIONS, STRATEGIES
 
 
 class Command(BaseCommand):

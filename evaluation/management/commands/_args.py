@@ -6,8 +6,7 @@ from django.core.management.base import CommandError
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenSetVersion
-
-from ...models import Retriever
+from evaluation.models import Retriever
 
 
 def bad_input(message: str) -> CommandError:

@@ -14,10 +14,15 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from ... import formats
-from ...models import Retriever, RetrieverKind, Schedule
-from ...services import RetrieverInvalid, retriever_create, retriever_update, run_file_upload
-from ._args import bad_input, project_named
+from evaluation.management.commands._args import bad_input, project_named
+from evaluation.models import Retriever, RetrieverKind, Schedule
+from evaluation.services import (
+    RetrieverInvalid,
+    retriever_create,
+    retriever_update,
+    run_file_upload,
+)
+from goldsmith.formats import core as formats
 
 HTTP_OPTIONS = (
     "url",

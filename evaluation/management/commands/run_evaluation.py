@@ -20,11 +20,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ... import verdicts
-from ...models import EvaluationRun, Matching, RunState
-from ...services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
-from ...services.reports import per_query_rows, run_trec_save
-from ._args import bad_input, project_named, retriever_named, version_labelled
+from evaluation.management.commands._args import (
+    bad_input,
+    project_named,
+    retriever_named,
+    version_labelled,
+)
+from evaluation.models import EvaluationRun, Matching, RunState
+from evaluation.services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
+from evaluation.services.reports import per_query_rows, run_trec_save
+from goldsmith import verdicts
 
 EXIT_FAILED = 1
 EXIT_DRIFT = 3  # also a verdict at or below the gate

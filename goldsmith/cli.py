@@ -1,0 +1,753 @@
+"""The ``goldsmith`` command line: metrics and agreement from files, no database.
+
+    goldsmith eval QRELS RUN [-m METRIC ...] [--sweep [--sweep-ks 1,3,5,10,20] [--weights ...]]
+    goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [--by METRIC] [--list N] [options]
+    goldsmith drift QRELS BASELINE_RUN CURRENT_RUN [--preset enterprise] [--k 5] [options]
+    goldsmith agreement LABELS [--format table|json]
+
+Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
+3 from ``drift`` when a drift rule fired or the verdict is at or below ``--gate``.
+Pure module: no Django import (see docs/formats.md for the file formats and JSON shapes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO, Any, NoReturn
+
+from goldsmith import metrics as M
+from goldsmith.formats import core as formats
+
+_PROG = "goldsmith"
+
+
+class _BadInput(Exception):
+    """Bad input that is reported as one line and exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadInput(message)
+
+
+def _metric_list(values: Sequence[str] | None) -> list[str]:
+    names = [m for v in (values or M.DEFAULT_METRICS) for m in v.split(",") if m.strip()]
+    for n in names:
+        M.parse_metric(n)  # raises ValueError with a readable reason
+    return [M.parse_metric(n).name for n in names]
+
+
+def _add_eval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-m",
+        "--metric",
+        action="extend",
+        nargs="+",
+        dest="metrics",
+        metavar="METRIC",
+        help="metrics such as recall@10 ndcg@10 mrr map@100 (repeat or comma-separate)",
+    )
+    p.add_argument(
+        "--relevance-level",
+        type=int,
+        default=2,
+        metavar="N",
+        help="grade counted as relevant by binary metrics (default 2, lenient 1)",
+    )
+    p.add_argument("--gain", choices=("linear", "exp"), default="linear")
+    p.add_argument(
+        "--order",
+        choices=("rank", "score"),
+        default="rank",
+        help="rank: as returned (TREC: rank column); score: by score, trec_eval ties",
+    )
+    p.add_argument("--pass-threshold", type=float, default=0.7, metavar="X")
+    p.add_argument(
+        "--no-relevant",
+        choices=("exclude", "zero"),
+        default="exclude",
+        help="queries without a relevant chunk: left out of means (default) or 0",
+    )
+    p.add_argument("--qrels-format", choices=("trec", "jsonl", "goldset"))
+    p.add_argument("--run-format", choices=("trec", "jsonl"))
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples for the 95%% CI (0: none)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog=_PROG, description="Goldsmith metrics and agreement from files.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ev = sub.add_parser("eval", help="score a run against judgments")
+    ev.add_argument("qrels")
+    ev.add_argument("run")
+    _add_eval_options(ev)
+    ev.add_argument("--per-query", action="store_true", help="also print per-query values")
+    ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _add_sweep_options(ev)
+    cmp_ = sub.add_parser("compare", help="compare run B with run A on the same judgments")
+    cmp_.add_argument("qrels")
+    cmp_.add_argument("run_a")
+    cmp_.add_argument("run_b")
+    _add_eval_options(cmp_)
+    cmp_.add_argument("--permutations", type=int, default=10_000, metavar="N")
+    cmp_.add_argument(
+        "--by",
+        metavar="METRIC",
+        help="the metric of the lists of queries that got worse and better "
+        "(default: the first recall@K of the metrics, else the first metric)",
+    )
+    cmp_.add_argument(
+        "--list",
+        type=int,
+        default=10,
+        metavar="N",
+        help="queries shown in each list in the table (default 10; JSON lists all)",
+    )
+    cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    _add_drift_parser(sub)
+    ag = sub.add_parser("agreement", help="inter-annotator agreement from a labels CSV")
+    ag.add_argument("labels")
+    ag.add_argument("--format", choices=("table", "json"), default="table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit status.
+
+    When the reader of our output goes away (``goldsmith eval ... | head``), stop quietly, as
+    the Python documentation advises for SIGPIPE: stdout is pointed at /dev/null, so that the
+    interpreter's last flush does not fail again and print a traceback, and the status is 1,
+    as Python's own on EPIPE."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # a closed pipe shows here, while we can still handle it
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file (e.g. replaced in a test)
+            pass
+        return 1
+    return status
+
+
+def _run(argv: list[str] | None) -> int:
+    out = sys.stdout
+    try:
+        args = _build_parser().parse_args(argv)
+        if args.command == "eval":
+            _eval(args, out)
+        elif args.command == "compare":
+            _compare(args, out)
+        elif args.command == "drift":
+            return _drift(args, out)
+        else:
+            _agreement(args, out)
+    except formats.FormatError as e:
+        return _fail(str(e))
+    except BrokenPipeError:
+        raise  # not bad input: the reader of our output left (see main)
+    except OSError as e:
+        where = e.filename if e.filename is not None else "input"
+        return _fail(f"{where}: {e.strerror or e}")
+    except (_BadInput, ValueError) as e:
+        return _fail(str(e))
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"{_PROG}: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+# --------------------------------------------------------------------------------------------
+# eval
+
+
+def _settings(args: argparse.Namespace) -> M.EvalSettings:
+    return M.EvalSettings(
+        relevance_threshold=args.relevance_level,
+        gain=args.gain,
+        pass_threshold=args.pass_threshold,
+        order=args.order,
+        no_relevant=args.no_relevant,
+    )
+
+
+def _load(
+    args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
+) -> tuple[M.EvalResult, formats.GoldSet | None]:
+    arrays, gold = _load_arrays(args, run_path, metrics, settings)
+    return M.evaluate(arrays, None, metrics, settings), gold
+
+
+def _load_arrays(
+    args: argparse.Namespace,
+    run_path: str,
+    metrics: list[str],
+    settings: M.EvalSettings,
+    at_least: int = 0,
+) -> tuple[M.EvalArrays, formats.GoldSet | None]:
+    """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``."""
+    fmt = args.qrels_format or formats.detect_format(args.qrels)
+    gold = formats.read_goldset(args.qrels) if fmt == "goldset" else None
+    qrels = formats.goldset_judgments(gold) if gold else formats.read_qrels(args.qrels, fmt)
+    _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
+    specs = [M.parse_metric(m) for m in metrics]
+    depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    if depth is not None:
+        depth = max(depth, at_least)
+    # The run's columns are passed straight in, so prepare() can free them early.
+    arrays = M.prepare(
+        qrels,
+        formats.read_run(run_path, args.run_format, require_scores=settings.order == "score"),
+        order=settings.order,
+        depth=depth,
+    )
+    return arrays, gold
+
+
+def _warn_if_nothing_is_relevant(
+    args: argparse.Namespace, qrels: M.JudgmentColumns, level: int
+) -> None:
+    """Say so on stderr (once per file) when no judgment reaches the relevance level: every
+    query would be left out of the means with nothing else saying why. The usual cause: TREC
+    qrels mark relevant with 1, and Goldsmith's default level is 2."""
+    if len(qrels.grades) == 0 or int(qrels.grades.max()) >= level:
+        return
+    warned = vars(args).setdefault("_warned_qrels", set())
+    if args.qrels in warned:
+        return
+    warned.add(args.qrels)
+    top = int(qrels.grades.max())
+    advice = (
+        f"; if grade {top} means relevant in this file (as 1 does in most TREC qrels), "
+        f"add --relevance-level {top}"
+        if top >= 1
+        else ""
+    )
+    print(
+        f"{_PROG}: warning: no judgment in {args.qrels} reaches relevance level {level} (the "
+        f"highest grade is {top}): no query has a relevant chunk, so every query is left out "
+        f"of the means{advice}",
+        file=sys.stderr,
+    )
+
+
+def _clean(x: Any) -> Any:
+    """JSON-safe: NaN and infinities become null."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def _agg_json(agg: dict[str, M.Aggregate]) -> dict[str, Any]:
+    return {
+        m: {"mean": a.mean, "ci_low": a.ci_low, "ci_high": a.ci_high, "n": a.n}
+        for m, a in agg.items()
+    }
+
+
+def _eval(args: argparse.Namespace, out: IO[str]) -> None:
+    metrics = _metric_list(args.metrics)
+    settings = _settings(args)
+    sweep_ks, weights = _sweep_request(args)
+    arrays, gold = _load_arrays(args, args.run, metrics, settings, max(sweep_ks, default=0))
+    result = M.evaluate(arrays, None, metrics, settings)
+    sweep = _sweep(arrays, settings, sweep_ks, args.scenario, weights) if sweep_ks else None
+    if sweep is not None and args.format == "csv":  # the sweep instead of the means
+        _sweep_csv(sweep, out)
+        return
+    if args.format == "csv" and args.per_query:  # prints no means: skip the bootstrap
+        agg: dict[str, M.Aggregate] = {}
+    else:
+        agg = M.aggregate(result, samples=args.bootstrap, seed=args.seed)
+    if args.format == "json":
+        doc: dict[str, Any] = {
+            "settings": {
+                **settings.as_dict(),
+                "metrics": metrics,
+                "bootstrap": args.bootstrap,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "run": args.run,
+            },
+            "aggregate": _agg_json(agg),
+        }
+        if args.per_query:
+            doc["per_query"] = result.per_query()
+        doc["excluded"] = {
+            "no_relevant_chunk": list(result.no_relevant),
+            "not_in_qrels": list(result.not_in_judgments),
+        }
+        doc["missing_from_run"] = list(result.missing_from_run)
+        if sweep is not None:
+            doc["topk"] = sweep
+        if gold is not None:
+            cats = {q.query_id: q.category for q in gold.queries}
+            doc["categories"] = {
+                c: _agg_json(a)
+                for c, a in M.by_category(
+                    result, cats, samples=args.bootstrap, seed=args.seed
+                ).items()
+            }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+    elif args.format == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        if args.per_query:
+            w.writerow(["query_id", *metrics])
+            qids = [q for q, inc in zip(result.query_ids, result.included, strict=True) if inc]
+            rows = result.values[result.included].tolist()
+            w.writerows([q, *row] for q, row in zip(qids, rows, strict=True))
+        else:
+            w.writerow(["metric", "mean", "ci_low", "ci_high", "n"])
+            w.writerows([m, a.mean, a.ci_low, a.ci_high, a.n] for m, a in agg.items())
+    else:
+        _eval_table(args, result, agg, out)
+        if sweep is not None:
+            _sweep_table(sweep, out)
+
+
+def _f(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:.4f}"
+
+
+def _eval_table(
+    args: argparse.Namespace, result: M.EvalResult, agg: dict[str, M.Aggregate], out: IO[str]
+) -> None:
+    if args.per_query:
+        width = max([len("query_id"), *(len(q) for q in result.query_ids)])
+        out.write("query_id".ljust(width) + "".join(f"  {m:>12}" for m in result.metrics) + "\n")
+        for q, vals in result.per_query().items():
+            out.write(q.ljust(width) + "".join(f"  {_f(vals[m]):>12}" for m in vals) + "\n")
+        out.write("\n")
+    width = max(len(m) for m in result.metrics)
+    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
+    for m, a in agg.items():
+        ci = f"[{_f(a.ci_low)}, {_f(a.ci_high)}]"
+        out.write(f"{m:<{width}}  {_f(a.mean):>6}  {ci:^16}  {a.n:>6}\n")
+    s = result.settings
+    out.write(
+        f"\n{len(result.query_ids)} judged queries: {int(result.included.sum())} in the means, "
+        f"{len(result.no_relevant)} without a relevant chunk "
+        f"({'left out' if s.no_relevant == 'exclude' else 'scored 0'}), "
+        f"{len(result.missing_from_run)} missing from the run (scored 0); "
+        f"{len(result.not_in_judgments)} run queries without judgments (ignored).\n"
+        f"relevant: grade >= {s.relevance_threshold}; gain {s.gain}; order {s.order}; "
+        f"pass threshold {s.pass_threshold:g}.\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# eval --sweep: the top-K choice
+
+_SWEEP_KS = "1,3,5,10,20"
+
+
+def _add_sweep_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="also choose a top-K: a weighted score of metrics at each K, best K marked "
+        "(with --format csv: the sweep instead of the means)",
+    )
+    p.add_argument(
+        "--sweep-ks",
+        metavar="KS",
+        help=f"cut-offs of the sweep, e.g. {_SWEEP_KS} (default) or 1-30 (implies --sweep)",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="W",
+        help="weights laid over the scenario's, e.g. mrr=0.4,ndcg=0.3,precision=0.2,recall=0.1; "
+        f"0 drops a metric; metrics: {', '.join(M.TOPK_FAMILIES)} (implies --sweep)",
+    )
+    p.add_argument(
+        "--scenario",
+        choices=tuple(M.TOPK_SCENARIOS),
+        help="the weights' starting point: "
+        + "; ".join(f"{s.key}: {s.label}" for s in M.TOPK_SCENARIOS.values())
+        + " (default: default; implies --sweep)",
+    )
+
+
+def _parse_ks(text: str) -> list[int]:
+    """``"1,3,5"`` or ``"1-30"`` or both (``"1-10,20,50"``) → sorted distinct cut-offs."""
+    ks: set[int] = set()
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        lo, dash, hi = part.partition("-")
+        try:
+            a, b = int(lo), int(hi if dash else lo)
+        except ValueError:
+            msg = f"--sweep-ks: {part!r} is not a cut-off or a range such as 1-30"
+            raise _BadInput(msg) from None
+        if a < 1 or b < a:
+            raise _BadInput(f"--sweep-ks: {part!r}: cut-offs are whole numbers from 1 up")
+        ks.update(range(a, b + 1))
+    if not ks:
+        raise _BadInput("--sweep-ks: give at least one cut-off")
+    if len(ks) > 10_000:
+        raise _BadInput("--sweep-ks: at most 10,000 cut-offs")
+    return sorted(ks)
+
+
+def _sweep_request(args: argparse.Namespace) -> tuple[list[int], dict[str, float]]:
+    """(the sweep's cut-offs, its weights); no cut-offs when no sweep was asked for."""
+    asked = args.sweep or any(x is not None for x in (args.sweep_ks, args.weights, args.scenario))
+    if not asked:
+        return [], {}
+    weights = M.topk_weights(args.scenario or "", M.parse_topk_weights(args.weights or ""))
+    return _parse_ks(args.sweep_ks or _SWEEP_KS), weights
+
+
+def _sweep(
+    arrays: M.EvalArrays,
+    settings: M.EvalSettings,
+    ks: list[int],
+    scenario: str | None,
+    weights: dict[str, float],
+) -> dict[str, Any]:
+    from goldsmith import reporting
+
+    sweep = M.topk_sweep(arrays, ks, settings, weights)
+    return reporting.topk_json(sweep, scenario or "", max(ks), {})
+
+
+def _sweep_table(sweep: dict[str, Any], out: IO[str]) -> None:
+    fams = list(sweep["weights"])
+    terms = " + ".join(f"{w:g}·{f}@K" for f, w in sweep["weights"].items())
+    total = sum(sweep["weights"].values())
+    out.write(
+        f"\ntop-K choice, scenario {sweep['scenario']}: score = ({terms}) / {total:g}, "
+        f"over {sweep['n']} queries\n"
+    )
+    out.write(f"{'K':>5}" + "".join(f"  {f + '@K':>12}" for f in fams) + f"  {'score':>8}\n")
+    for i, k in enumerate(sweep["ks"]):
+        values = "".join(f"  {_f(_nan(sweep['means'][f][i])):>12}" for f in fams)
+        mark = "  <- best K" if k == sweep["best_k"] else ""
+        out.write(f"{k:>5}{values}  {_f(_nan(sweep['score'][i])):>8}{mark}\n")
+    best = sweep["best_k"]
+    out.write(
+        f"best K: {'-' if best is None else best} (the highest score; the smallest K on a tie)\n"
+        f"latency: {sweep['latency']['why']}\n"
+    )
+
+
+def _sweep_csv(sweep: dict[str, Any], out: IO[str]) -> None:
+    fams = list(sweep["means"])
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["k", *fams, "score", "best"])
+    for i, k in enumerate(sweep["ks"]):
+        w.writerow(
+            [k, *(sweep["means"][f][i] for f in fams), sweep["score"][i], k == sweep["best_k"]]
+        )
+
+
+def _nan(x: float | None) -> float:
+    return math.nan if x is None else x
+
+
+# --------------------------------------------------------------------------------------------
+# compare
+
+
+def _compare(args: argparse.Namespace, out: IO[str]) -> None:
+    metrics = _metric_list(args.metrics)
+    by = _metric_list([args.by])[0] if args.by else _list_metric(metrics)
+    scored = metrics if by in metrics else [*metrics, by]
+    settings = _settings(args)
+    a, _ = _load(args, args.run_a, scored, settings)
+    b, _ = _load(args, args.run_b, scored, settings)
+    changes = M.query_changes(a, b, by)
+    rows = M.compare(
+        a,
+        b,
+        metrics=metrics,
+        samples=args.bootstrap,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
+    if args.format == "json":
+        doc = {
+            "settings": {
+                **settings.as_dict(),
+                "metrics": metrics,
+                "bootstrap": args.bootstrap,
+                "permutations": args.permutations,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "run_a": args.run_a,
+                "run_b": args.run_b,
+            },
+            "n": rows[0].n if rows else 0,
+            "metrics": {
+                r.metric: {k: v for k, v in vars(r).items() if k != "metric"} for r in rows
+            },
+            "changes": {
+                "metric": changes.metric,
+                "n": changes.n,
+                "worse_count": len(changes.worse),
+                "better_count": len(changes.better),
+                "ties": changes.ties,
+                "worse": [vars(c) for c in changes.worse],
+                "better": [vars(c) for c in changes.better],
+            },
+        }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return
+    width = max(len(m) for m in metrics)
+    out.write(
+        f"{'metric':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>7}  {'95% CI':^18}  "
+        f"{'p rand':>6}  {'p t':>6}  {'p Holm':>6}  {'W/T/L':>11}\n"
+    )
+    for r in rows:
+        ci = f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+        out.write(
+            f"{r.metric:<{width}}  {_f(r.mean_a):>6}  {_f(r.mean_b):>6}  {r.diff:+.4f}  "
+            f"{ci:^18}  {_f(r.p_randomization):>6}  {_f(r.p_ttest):>6}  "
+            f"{_f(r.p_holm):>6}  {f'{r.wins}/{r.ties}/{r.losses}':>11}\n"
+        )
+    out.write(
+        f"\n{rows[0].n if rows else 0} queries in both; B - A; Holm over {len(rows)} "
+        f"metrics; {args.permutations} sign-flip permutations.\n"
+    )
+    _changes_table(changes, args.list, out)
+
+
+def _list_metric(metrics: Sequence[str]) -> str:
+    """The default metric of the worse / better lists: the first recall@K, else the first."""
+    return next((m for m in metrics if m.startswith("recall@")), metrics[0])
+
+
+def _changes_table(changes: M.QueryChanges, limit: int, out: IO[str]) -> None:
+    """The queries that got worse (worst first) and better (largest gain first), ``limit``
+    of each."""
+    if limit <= 0:
+        return
+    for title, rows in (("worse", changes.worse), ("better", changes.better)):
+        out.write(
+            f"\n{len(rows)} of {changes.n} queries {title} in B on {changes.metric}"
+            f"{' (worst first)' if title == 'worse' else ' (largest gain first)'}"
+            f"{f'; the first {limit}' if len(rows) > limit else ''}"
+            f"{':' if rows else '.'}\n"
+        )
+        if not rows:
+            continue
+        shown = rows[:limit]
+        width = max(len("query_id"), *(len(c.query_id) for c in shown))
+        out.write(f"  {'query_id':<{width}}  {'A':>6}  {'B':>6}  {'B-A':>7}\n")
+        for c in shown:
+            out.write(f"  {c.query_id:<{width}}  {_f(c.a):>6}  {_f(c.b):>6}  {c.diff:+.4f}\n")
+
+
+# --------------------------------------------------------------------------------------------
+# drift
+
+EXIT_DRIFT = 3
+_DRIFT_EPILOG = """\
+The verdict (of CURRENT_RUN, at K): pass when mean Recall@K and the pass rate reach their
+targets, fail when either is below its floor, warn in between. Drift (against BASELINE_RUN):
+mean Recall@K dropped by more than --max-recall-drop, the pass rate by more than
+--max-pass-rate-drop, or a mean below its floor; limits are compared with a 1e-9 tolerance, so a
+drop of exactly the limit does not fire. Each drop says whether it is beyond the noise (paired
+randomization test on the queries scored in both runs, p < 0.05). The web app computes the same
+numbers with the same functions.
+
+exit status:
+  0  no drift rule fired and the verdict is better than --gate
+  2  bad input (one line on stderr)
+  3  a drift rule fired, or the verdict is at or below --gate (default: fail)
+"""
+
+
+def _add_drift_parser(sub: Any) -> None:
+    from goldsmith import bands
+
+    dr = sub.add_parser(
+        "drift",
+        help="verdict of a run and its drift from a baseline run (exit 3 when a rule fires)",
+        description="Verdict and drift of CURRENT_RUN against BASELINE_RUN on the same "
+        "judgments, as the web app reports them.",
+        epilog=_DRIFT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    dr.add_argument("qrels")
+    dr.add_argument("baseline_run")
+    dr.add_argument("current_run")
+    dr.add_argument(
+        "--preset",
+        choices=tuple(bands.PRESETS),
+        default=bands.DEFAULT_PRESET,
+        help="targets, floors and pass threshold (default %(default)s)",
+    )
+    dr.add_argument("--k", type=int, default=5, help="the headline K (default 5)")
+    dr.add_argument("--relevance-level", type=int, default=2, metavar="N")
+    dr.add_argument("--order", choices=("rank", "score"), default="rank")
+    dr.add_argument("--pass-threshold", type=float, metavar="X", help="default: the preset's")
+    for name in ("recall-target", "recall-floor", "pass-rate-target", "pass-rate-floor"):
+        dr.add_argument(f"--{name}", type=float, metavar="X", help="default: the preset's")
+    dr.add_argument("--max-recall-drop", type=float, default=0.05, metavar="X")
+    dr.add_argument("--max-pass-rate-drop", type=float, default=0.10, metavar="X")
+    dr.add_argument("--gate", choices=("warn", "fail"), default="fail")
+    dr.add_argument("--qrels-format", choices=("trec", "jsonl", "goldset"))
+    dr.add_argument("--run-format", choices=("trec", "jsonl"))
+    dr.add_argument("--permutations", type=int, default=10_000, metavar="N")
+    dr.add_argument("--bootstrap", type=int, default=1000, metavar="N")
+    dr.add_argument("--seed", type=int, default=0)
+    dr.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _drift(args: argparse.Namespace, out: IO[str]) -> int:
+    from goldsmith import bands, verdicts
+
+    if args.k < 1:
+        raise _BadInput("--k must be at least 1")
+    targets = bands.targets_for(
+        args.preset,
+        {
+            "recall_target": args.recall_target,
+            "recall_floor": args.recall_floor,
+            "pass_threshold": args.pass_threshold,
+            "pass_rate_target": args.pass_rate_target,
+            "pass_rate_floor": args.pass_rate_floor,
+        },
+    )
+    settings = M.EvalSettings(
+        relevance_threshold=args.relevance_level,
+        pass_threshold=targets.pass_threshold,
+        order=args.order,
+    )
+    metrics = [f"recall@{args.k}", f"pass@{args.k}"]
+    baseline, _ = _load(args, args.baseline_run, metrics, settings)
+    current, _ = _load(args, args.current_run, metrics, settings)
+    out_doc = verdicts.assess(
+        current,
+        k=args.k,
+        targets=targets,
+        drops=verdicts.DropLimits(args.max_recall_drop, args.max_pass_rate_drop),
+        baseline=baseline,
+        permutations=args.permutations,
+        samples=args.bootstrap,
+        seed=args.seed,
+    )
+    verdict, drift = out_doc["verdict"], out_doc["drift"]
+    code = 0
+    if drift["fired"] or verdicts.worse_or_equal(verdict["verdict"], args.gate):
+        code = EXIT_DRIFT
+    if args.format == "json":
+        doc = {
+            "settings": {
+                "preset": args.preset,
+                "k": args.k,
+                "relevance_threshold": args.relevance_level,
+                "order": args.order,
+                **vars(targets),
+                "max_recall_drop": args.max_recall_drop,
+                "max_pass_rate_drop": args.max_pass_rate_drop,
+                "gate": args.gate,
+                "permutations": args.permutations,
+                "bootstrap": args.bootstrap,
+                "seed": args.seed,
+                "qrels": args.qrels,
+                "baseline_run": args.baseline_run,
+                "current_run": args.current_run,
+            },
+            "verdict": verdict,
+            "drift": drift,
+            "exit_status": code,
+        }
+        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return code
+    out.write(f"{verdict['summary']}\n")
+    before, now = drift["baseline"], drift["current"]
+
+    def num(x: float | None) -> str:
+        return "-" if x is None else f"{x:.4f}"
+
+    out.write(
+        f"baseline → current at K={args.k}: mean recall {num(before['recall'])} → "
+        f"{num(now['recall'])}; pass rate {num(before['pass_rate'])} → "
+        f"{num(now['pass_rate'])}\n"
+    )
+    for sig in drift["significance"].values():
+        out.write(f"  {sig['words']}\n")
+    for f in drift["fired"]:
+        out.write(f"drift: {f['message']}\n")
+    if not drift["fired"]:
+        out.write("no drift rule fired\n")
+    if drift["newly_failing"]:
+        shown = ", ".join(drift["newly_failing"][:20])
+        more = " …" if len(drift["newly_failing"]) > 20 else ""
+        out.write(f"passing in the baseline, failing now: {shown}{more}\n")
+    return code
+
+
+# --------------------------------------------------------------------------------------------
+# agreement
+
+
+def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
+    from goldsmith import agreement as A
+
+    rows = formats.read_labels_csv(args.labels)
+    report = A.agreement_by_group(rows)
+    if args.format == "json":
+        json.dump(_clean(report.to_json()), out, indent=1, allow_nan=False)
+        out.write("\n")
+        return
+    pooled = report.pooled
+    out.write(
+        f"{pooled.n_items} items, {pooled.n_annotators} annotators, {pooled.n_labels} labels\n"
+    )
+    names = (
+        "percent_agreement",
+        "cohen_kappa",
+        "cohen_kappa_linear",
+        "cohen_kappa_quadratic",
+        "gwet_ac1",
+        "fleiss_kappa",
+        "krippendorff_alpha_nominal",
+        "krippendorff_alpha_ordinal",
+    )
+    for n in names:
+        v = getattr(pooled, n)
+        out.write(f"{n:<28} {'undefined' if v is None else f'{v:.4f}'}\n")
+    if pooled.unanimous:
+        out.write("every label is identical: kappa is undefined (unanimous, not ambiguous)\n")
+    if pooled.pairwise:
+        out.write("\npairwise Cohen's kappa (items both judged):\n")
+        for p in pooled.pairwise:
+            k = "undefined" if p.kappa is None else f"{p.kappa:.4f}"
+            out.write(f"  {p.annotator_a} / {p.annotator_b}: {k} over {p.n_items} items\n")
+    if report.groups:
+        out.write("\ngroup  items  agreement  kappa  note\n")
+        for g, r in report.groups.items():
+            k = "-" if r.cohen_kappa is None else f"{r.cohen_kappa:.4f}"
+            pa = "-" if r.percent_agreement is None else f"{r.percent_agreement:.4f}"
+            note = "unanimous" if r.unanimous else ""
+            out.write(f"{g}  {r.n_items}  {pa}  {k}  {note}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

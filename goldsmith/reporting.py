@@ -1,0 +1,975 @@
+"""Run reports from a golden set and stored results: matching, metrics, diagnosis, latency.
+
+Pure module (numpy and the standard library; no Django). Every number comes from
+:mod:`goldsmith.metrics`; this module only prepares its inputs (the matching mode) and arranges
+its outputs (aggregates at every K, strict and lenient, per category and per stratum, the
+Recall@K curve, the histogram, the low-recall queries with a diagnosis, latency percentiles).
+
+Matching modes (DESIGN.md "Metric conventions"):
+
+- ``chunk``: a retrieved chunk id matches the judged chunk with the same id;
+- ``document``: ids are replaced by document ids on both sides; a document's grade is the
+  highest grade of its judged chunks, and a document retrieved twice counts once;
+- ``span``: for re-chunked corpora. A retrieved chunk that is not itself judged takes the id of
+  the judged chunk of the same document whose character span overlaps it (the highest grade on
+  a tie), so it finds that chunk; a retrieved chunk overlapping two judged chunks finds only the
+  best of them, and a second retrieved piece of the same judged chunk counts once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import chain
+from typing import Any, Literal
+
+import numpy as np
+
+from goldsmith import metrics
+from goldsmith.formats import core as formats
+
+FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
+# Metrics of the whole returned list (trec_eval's set_P and set_F), beside the ones at each K.
+WHOLE_LIST = ("precision", "f1")
+LOW_QUERY_LIMIT = 50
+SNIPPET_CHARS = 240
+
+
+@dataclass(frozen=True)
+class GoldJudgment:
+    chunk_id: str
+    grade: int
+    doc_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    query_id: str
+    text: str
+    category: str | None = None
+    stratum: str | None = None
+    weight: float = 1.0
+    judgments: tuple[GoldJudgment, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """A stored result: ranked ids (best first), their scores and, when known, documents."""
+
+    query_id: str
+    ids: tuple[str, ...]
+    scores: tuple[float | None, ...] = ()
+    doc_ids: tuple[str | None, ...] = ()
+    snippets: tuple[str | None, ...] = ()
+    latency_ms: float | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ChunkPlace:
+    """Where a corpus chunk sits: its document and character span."""
+
+    doc_id: str | None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    ks: tuple[int, ...] = (5, 10)
+    relevance_threshold: int = 2
+    gain: metrics.Gain = "linear"
+    pass_threshold: float = 0.7
+    matching: str = "chunk"
+    bootstrap_samples: int = 1000
+    seed: int = 0
+    # The K of the headline figures, the verdict and drift (the project's, 5 by default, taken
+    # by the run at creation). None on runs made before it existed: 10 when measured, else the
+    # largest K, as they were reported then.
+    headline: int | None = None
+    # The low-recall list holds the queries whose Recall@K (headline K) is below this cut-off:
+    # a diagnosis setting of its own (the field's 0.2), apart from the pass threshold.
+    low_recall_cutoff: float = 0.2
+    # The top-K choice: a scenario of metrics.TOPK_SCENARIOS ("" = the default) and the
+    # project's per-metric edits laid over its weights.
+    topk_scenario: str = ""
+    topk_weights: Mapping[str, float] | None = None
+
+    @property
+    def headline_k(self) -> int:
+        if self.headline:
+            return self.headline
+        return 10 if 10 in self.ks else max(self.ks)
+
+    def metric_names(self) -> list[str]:
+        ks = sorted(set(self.ks) | {self.headline_k})
+        return [*(f"{f}@{k}" for k in ks for f in FAMILIES), *WHOLE_LIST]
+
+    def eval_settings(self, threshold: int | None = None) -> metrics.EvalSettings:
+        return metrics.EvalSettings(
+            relevance_threshold=self.relevance_threshold if threshold is None else threshold,
+            gain=self.gain,
+            pass_threshold=self.pass_threshold,
+        )
+
+
+@dataclass
+class Scored:
+    """A run scored: the metric result plus what the report needs to explain it."""
+
+    result: metrics.EvalResult
+    arrays: metrics.EvalArrays
+    judgments: dict[str, dict[str, int]]
+    ranking: dict[str, list[str]]  # matched keys in rank order (duplicates kept)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run joined with its golden set once; scoring it at several thresholds reuses it."""
+
+    arrays: metrics.EvalArrays
+    judgments: dict[str, dict[str, int]]
+    ranking: dict[str, list[str]]
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+
+
+def match(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    mode: str,
+    places: Mapping[str, ChunkPlace] | None = None,
+) -> tuple[dict[str, dict[str, int]], dict[str, list[str]]]:
+    """Judgments and ranking keyed for ``mode`` (see the module docstring). ``places`` gives
+    the document and span of corpus chunks (needed for ``document`` and ``span``)."""
+    places = places or {}
+    judgments: dict[str, dict[str, int]] = {}
+    ranking: dict[str, list[str]] = {}
+
+    def doc_of(chunk_id: str, given: str | None) -> str:
+        if given:
+            return f"doc:{given}"
+        place = places.get(chunk_id)
+        return f"doc:{place.doc_id}" if place and place.doc_id else f"chunk:{chunk_id}"
+
+    for item in items:
+        if mode == "document":
+            graded: dict[str, int] = {}
+            for j in item.judgments:
+                key = doc_of(j.chunk_id, j.doc_id)
+                graded[key] = max(graded.get(key, j.grade), j.grade)
+            judgments[item.query_id] = graded
+        else:
+            judgments[item.query_id] = {j.chunk_id: j.grade for j in item.judgments}
+    for item in items:
+        row = rows.get(item.query_id)
+        if row is None or row.error:
+            continue  # missing from the run: scores 0
+        if mode == "chunk":
+            ranking[item.query_id] = list(row.ids)
+            continue
+        given = list(row.doc_ids) + [None] * (len(row.ids) - len(row.doc_ids))
+        if mode == "document":
+            keys = [doc_of(c, d) for c, d in zip(row.ids, given, strict=True)]
+        else:
+            keys = [_span_key(c, d, item, places) for c, d in zip(row.ids, given, strict=True)]
+        ranking[item.query_id] = keys
+    return judgments, ranking
+
+
+def _encode(strings: list[str]) -> metrics.BytesArray:
+    raw = [x.encode("utf-8") for x in strings]
+    if b"\x00" in b"".join(raw):
+        raise ValueError("chunk ids may not contain NUL characters")
+    return np.array(raw, dtype=np.bytes_) if raw else np.zeros(0, dtype="S1")
+
+
+def _columns(
+    judgments: dict[str, dict[str, int]], ranking: dict[str, list[str]]
+) -> tuple[metrics.JudgmentColumns, metrics.RankingColumns]:
+    """Column forms of the matched judgments and ranking (ranks are list positions; the
+    retriever's order is kept: results are scored with ``order="rank"``)."""
+    jq = tuple(judgments)
+    jcounts = [len(v) for v in judgments.values()]
+    jcols = metrics.JudgmentColumns(
+        query_ids=jq,
+        qidx=np.repeat(np.arange(len(jq), dtype=np.int64), jcounts),
+        ids=_encode([c for v in judgments.values() for c in v]),
+        grades=np.array([g for v in judgments.values() for g in v.values()], dtype=np.int64),
+    )
+    rq = tuple(ranking)
+    counts = np.array([len(v) for v in ranking.values()], dtype=np.int64)
+    total = int(counts.sum())
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    rcols = metrics.RankingColumns(
+        query_ids=rq,
+        qidx=np.repeat(np.arange(len(rq), dtype=np.int64), counts),
+        ids=_encode([c for v in ranking.values() for c in v]),
+        scores=np.full(total, math.nan),
+        ranks=np.arange(total, dtype=np.int64) - starts + 1,
+    )
+    return jcols, rcols
+
+
+def prepare_run(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    mode: str,
+    places: Mapping[str, ChunkPlace] | None = None,
+) -> Prepared:
+    judgments, ranking = match(items, rows, mode, places)
+    jcols, rcols = _columns(judgments, ranking)
+    return Prepared(metrics.prepare(jcols, rcols, order="rank"), judgments, ranking)
+
+
+def _span_key(
+    chunk_id: str, given_doc: str | None, item: GoldItem, places: Mapping[str, ChunkPlace]
+) -> str:
+    if any(j.chunk_id == chunk_id for j in item.judgments):
+        return chunk_id
+    place = places.get(chunk_id)
+    if place is None or place.start is None or place.end is None:
+        return chunk_id
+    doc = given_doc or place.doc_id
+    best: GoldJudgment | None = None
+    for j in item.judgments:
+        if j.start is None or j.end is None or j.doc_id != doc:
+            continue
+        overlaps = place.start < j.end and j.start < place.end
+        if overlaps and (best is None or j.grade > best.grade):
+            best = j
+    return best.chunk_id if best is not None else chunk_id
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` as strict JSON data: every NaN or infinite float (a mean over no query, a
+    ratio of nothing) becomes ``None``, numpy scalars become Python numbers, tuples lists.
+    Reports are passed through it where they are assembled, so none holds a NaN."""
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+
+
+def score(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    s: RunSettings,
+    places: Mapping[str, ChunkPlace] | None = None,
+    threshold: int | None = None,
+    metric_names: Sequence[str] | None = None,
+    prepared: Prepared | None = None,
+) -> Scored:
+    p = prepared or prepare_run(items, rows, s.matching, places)
+    result = metrics.evaluate(
+        p.arrays, None, metric_names or s.metric_names(), s.eval_settings(threshold)
+    )
+    return Scored(result, p.arrays, p.judgments, p.ranking)
+
+
+def _agg_json(aggs: Mapping[str, metrics.Aggregate]) -> dict[str, dict[str, float | int | None]]:
+    def num(x: float) -> float | None:
+        return None if x != x else x
+
+    return {
+        m: {"mean": num(a.mean), "ci_low": num(a.ci_low), "ci_high": num(a.ci_high), "n": a.n}
+        for m, a in aggs.items()
+    }
+
+
+def group_samples(samples: int, n_queries: int) -> int:
+    """Bootstrap resamples for per-category and per-stratum CIs: all of them up to 2,000
+    queries, then fewer (never under 200)."""
+    return min(samples, max(200, 2_000_000 // max(n_queries, 1)))
+
+
+def _subset(result: metrics.EvalResult, names: Sequence[str]) -> metrics.EvalResult:
+    cols = [result.metrics.index(m) for m in names]
+    return replace(result, metrics=tuple(names), values=result.values[:, cols])
+
+
+def _groups(
+    result: metrics.EvalResult,
+    labels: Mapping[str, str | None],
+    weights: Mapping[str, float] | None,
+    agg_kw: Mapping[str, Any],
+) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """Aggregates per group; nothing when every query is in the same group (no split)."""
+    if len({labels.get(q) for q in result.query_ids}) < 2:
+        return {}
+    groups = metrics.by_category(result, labels, weights=weights, **agg_kw)
+    return {c: _agg_json(a) for c, a in groups.items()}
+
+
+def _weights(items: Sequence[GoldItem]) -> dict[str, float] | None:
+    ws = {i.query_id: float(i.weight) for i in items}
+    return ws if len(set(ws.values())) > 1 else None
+
+
+def latency_summary(values: Sequence[float | None]) -> dict[str, float | int | None]:
+    """Percentiles of the retriever's latency (milliseconds), over the queries that have one."""
+    v = np.asarray([x for x in values if x is not None and x == x], dtype=np.float64)
+    if len(v) == 0:
+        return {
+            "n": 0,
+            "p50": None,
+            "p90": None,
+            "p95": None,
+            "p99": None,
+            "max": None,
+            "mean": None,
+        }
+    p50, p90, p95, p99 = np.percentile(v, [50, 90, 95, 99]).tolist()
+    return {
+        "n": len(v),
+        "p50": p50,
+        "p90": p90,
+        "p95": p95,
+        "p99": p99,
+        "max": float(v.max()),
+        "mean": float(v.mean()),
+    }
+
+
+def _snip(text: str | None) -> str | None:
+    if text is None:
+        return None
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+
+
+def build_report(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    s: RunSettings,
+    *,
+    places: Mapping[str, ChunkPlace] | None = None,
+    snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    ranked_by: RankedBy = "retriever",
+) -> dict[str, Any]:
+    """The whole report as JSON-ready data (see the module docstring). ``ranked_by`` says how
+    the stored lists were ordered (see :func:`ranking_note`); they are scored in that order."""
+    k = s.headline_k
+    prepared = prepare_run(items, rows, s.matching, places)
+    strict = score(items, rows, s, prepared=prepared)
+    agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
+    aggregate = _agg_json(metrics.aggregate(strict.result, **agg_kw))
+    other = 1 if s.relevance_threshold >= 2 else 2
+    lenient = score(items, rows, s, threshold=other, prepared=prepared)
+    weights = _weights(items)
+    # Groups get CIs on the headline metrics only, and with fewer resamples on large sets
+    # (the bootstrap's cost is in its draws): numbers then stay under a second at 10,000
+    # queries. The overall means always use `bootstrap_samples`.
+    heads = [f"{f}@{k}" for f in ("recall", "ndcg", "mrr", "hit", "pass")]
+    head_result = _subset(strict.result, [m for m in heads if m in strict.result.metrics])
+    group_kw = {**agg_kw, "samples": group_samples(s.bootstrap_samples, len(items))}
+    by_category = _groups(head_result, {i.query_id: i.category for i in items}, None, group_kw)
+    by_stratum = _groups(head_result, {i.query_id: i.stratum for i in items}, weights, group_kw)
+    weighted = (
+        _agg_json(metrics.aggregate(strict.result, weights=weights, **agg_kw)) if weights else None
+    )
+    latency = latency_summary([r.latency_ms for r in rows.values() if not r.error])
+    topk = topk_report(strict.arrays, s, latency)
+    hist = metrics.histogram(strict.result, f"recall@{k}")
+    failed = sorted(q for q, r in rows.items() if r.error)
+    golden_ids = {i.query_id for i in items}
+    report: dict[str, Any] = {
+        "settings": {
+            **s.eval_settings().as_dict(),
+            "ks": sorted(set(s.ks)),
+            "matching": s.matching,
+            "headline_k": k,
+            "lenient_threshold": other,
+            "bootstrap_samples": s.bootstrap_samples,
+            "group_bootstrap_samples": group_kw["samples"],
+        },
+        "counts": {
+            "queries": len(items),
+            "included": int(strict.result.included.sum()),
+            "no_relevant": len(strict.result.no_relevant),
+            "failed": len(failed),
+            "missing": len(strict.result.missing_from_run),
+            "answered": sum(1 for q, r in rows.items() if q in golden_ids and not r.error),
+        },
+        "aggregate": aggregate,
+        "lenient": _agg_json(metrics.aggregate(lenient.result, samples=0)),
+        "weighted": weighted,
+        "by_category": by_category,
+        "by_stratum": by_stratum,
+        "curve": {
+            "ks": topk["ks"],
+            "recall": topk["means"]["recall"],
+            "ndcg": topk["means"]["ndcg"],
+        },
+        "histogram": {"edges": list(hist.edges), "counts": list(hist.counts)},
+        "excluded": {"no_relevant": list(strict.result.no_relevant)},
+        "failed_queries": [{"query_id": q, "error": rows[q].error} for q in failed[:100]],
+        "latency": latency,
+        "topk": topk,
+    }
+    report["low_queries"] = diagnose(items, rows, strict, s, snippets=snippets)
+    report["unjudged_top_k"] = unjudged_count(strict.arrays, k)
+    report["low_recall"] = {
+        "metric": f"recall@{k}",
+        "cutoff": s.low_recall_cutoff,
+        "count": len(metrics.low_queries(strict.result, f"recall@{k}", s.low_recall_cutoff)),
+        "listed": len(report["low_queries"]),
+    }
+    report["hints"] = hints(report)
+    report["ranking"] = ranking_note(rows, ranked_by)
+    report["warnings"] = threshold_warnings(items, s.relevance_threshold)
+    return report
+
+
+RankedBy = Literal["retriever", "score"]
+RANKED_BY_TEXT = {
+    "score": "by score, ties by id descending (trec_eval's rule), as the built-in retriever "
+    "returns its lists",
+    "retriever": "as the retriever returned it (its ranks), not re-sorted by score",
+}
+
+
+def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
+    """The queries whose stored list trec_eval would order differently from its own scores
+    (:func:`goldsmith.formats.core.in_trec_eval_order`, after dropping repeated ids): ties not by id
+    descending, scores that rise along the list, or missing scores. Sorted by query id."""
+    out: list[str] = []
+    flat: list[tuple[str, ResultRow]] = []
+    for q, r in rows.items():
+        if r.error or not r.ids:
+            continue
+        if len(r.scores) < len(r.ids) or None in r.scores:
+            if not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept:
+                out.append(q)
+        else:
+            flat.append((q, r))
+    if flat:
+        # Vectorised over every list at once: a list whose every neighbour pair is in order is
+        # in order (also once repeated ids are dropped); only equal neighbours compare ids.
+        counts = np.array([len(r.ids) for _, r in flat])
+        scores = np.fromiter(
+            chain.from_iterable(r.scores[: len(r.ids)] for _, r in flat),
+            dtype=np.float64,
+            count=int(counts.sum()),
+        )
+        owner = np.repeat(np.arange(len(flat)), counts)
+        same = owner[1:] == owner[:-1]
+        bad = np.zeros(len(flat), dtype=bool)
+        bad[owner[~np.isfinite(scores)]] = True
+        bad[owner[1:][same & (scores[1:] > scores[:-1])]] = True
+        tied = np.flatnonzero(same & (scores[1:] == scores[:-1])).tolist()
+        if tied:
+            # Python orders str by code point, the order of their UTF-8 bytes (strcmp's).
+            ids = list(chain.from_iterable(r.ids for _, r in flat))
+            wrong = [i for i in tied if ids[i] <= ids[i + 1]]
+            bad[owner[np.array(wrong, dtype=np.int64)]] = True
+        for j in np.flatnonzero(bad).tolist():
+            q, r = flat[j]
+            if (
+                len(set(r.ids)) == len(r.ids)
+                or not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept
+            ):
+                out.append(q)
+    return sorted(out)
+
+
+def ranking_note(rows: Mapping[str, ResultRow], ranked_by: RankedBy) -> dict[str, Any]:
+    """How the lists were ordered for scoring, and how many of them trec_eval would order
+    differently from their scores (a saved run then writes 1/rank for those: docs/formats.md,
+    "Saved runs")."""
+    differ = lists_not_in_score_order(rows)
+    return {
+        "ranked_by": ranked_by,
+        "text": RANKED_BY_TEXT[ranked_by],
+        "not_in_score_order": len(differ),
+        "examples": differ[:5],
+    }
+
+
+def threshold_warnings(items: Sequence[GoldItem], threshold: int) -> list[str]:
+    """A warning when no judgment of the golden set reaches the relevance threshold: every
+    query would then be left out of the means ("no relevant chunk") without anything else
+    saying why (e.g. TREC qrels that mark relevant with 1, under the default threshold 2)."""
+    grades = [j.grade for i in items for j in i.judgments]
+    if not grades or max(grades) >= threshold:
+        return []
+    top = max(grades)
+    hint = (
+        f"; evaluate with relevance threshold {top} if grade {top} means relevant here"
+        if top >= 1
+        else ""
+    )
+    return [
+        f"no judgment reaches the relevance threshold {threshold} (the highest grade is {top}): "
+        f"no query has a relevant chunk, so every query is left out of the means{hint}"
+    ]
+
+
+def unjudged_count(arrays: metrics.EvalArrays, k: int) -> int:
+    """How many unjudged chunks the top ``k`` lists hold (after duplicates are dropped)."""
+    top = arrays.grades[:, :k]
+    shown = np.arange(top.shape[1])[None, :] < arrays.lengths[:, None]
+    return int((np.isnan(top) & shown).sum())
+
+
+def unjudged_pairs(scored: Scored, k: int) -> list[tuple[str, str]]:
+    """(query id, matched key) of every unjudged chunk in a top ``k`` (first occurrence)."""
+    out: list[tuple[str, str]] = []
+    for q, ranked in scored.ranking.items():
+        judged = scored.judgments.get(q, {})
+        seen: set[str] = set()
+        for key in ranked:
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > k:
+                break
+            if key not in judged:
+                out.append((q, key))
+    return out
+
+
+def diagnose(
+    items: Sequence[GoldItem],
+    rows: Mapping[str, ResultRow],
+    scored: Scored,
+    s: RunSettings,
+    *,
+    snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    limit: int = LOW_QUERY_LIMIT,
+) -> list[dict[str, Any]]:
+    """The queries whose Recall@K (headline K) is below ``s.low_recall_cutoff`` (a cut-off of
+    its own, 0.2 by default, not the pass threshold), worst first, at most ``limit``, each with
+    the relevant chunks it missed (and the rank they came at, beyond K, if they came at all),
+    the top non-relevant chunks and the unjudged chunks of its top K."""
+    k = s.headline_k
+    thr = s.relevance_threshold
+    low = metrics.low_queries(scored.result, f"recall@{k}", s.low_recall_cutoff)[:limit]
+    by_id = {i.query_id: i for i in items}
+    out: list[dict[str, Any]] = []
+    wanted: set[str] = set()
+    for qid, value in low:
+        item = by_id[qid]
+        judged = scored.judgments.get(qid, {})
+        ranked: list[str] = []
+        for key in dict.fromkeys(scored.ranking.get(qid, [])):
+            ranked.append(key)
+        raw = rows.get(qid)
+        raw_ids = list(raw.ids) if raw else []
+        texts = {j.chunk_id: j.text for j in item.judgments}
+        missed = [
+            {
+                "id": key,
+                "grade": grade,
+                "rank": (ranked.index(key) + 1) if key in ranked else None,
+                "snippet": _snip(texts.get(key)),
+            }
+            for key, grade in sorted(judged.items(), key=lambda kv: (-kv[1], kv[0]))
+            if grade >= thr and key not in ranked[:k]
+        ]
+        top = ranked[:k]
+        nonrel = [
+            {"id": key, "rank": r, "grade": judged[key]}
+            for r, key in enumerate(top, 1)
+            if key in judged and judged[key] < thr
+        ][:5]
+        unjudged = [{"id": key, "rank": r} for r, key in enumerate(top, 1) if key not in judged]
+        given = dict(zip(raw_ids, raw.snippets, strict=False)) if raw else {}
+        for entry in nonrel + unjudged:
+            entry["snippet"] = _snip(given.get(entry["id"]) or texts.get(entry["id"]))
+            if entry["snippet"] is None:
+                wanted.add(entry["id"])
+        out.append(
+            {
+                "query_id": qid,
+                "text": item.text,
+                "category": item.category,
+                "recall": value,
+                "error": raw.error if raw else "missing from the run",
+                "missed": missed,
+                "non_relevant": nonrel,
+                "unjudged": unjudged,
+            }
+        )
+    if snippets is not None and wanted:
+        found = snippets(sorted(wanted))
+        for q in out:
+            for entry in q["non_relevant"] + q["unjudged"]:
+                if entry["snippet"] is None and entry["id"] in found:
+                    entry["snippet"] = _snip(found[entry["id"]])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Top-K choice and hints
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+def topk_report(
+    arrays: metrics.EvalArrays, s: RunSettings, latency: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The top-K choice of a report: the mean of every family of ``metrics.TOPK_FAMILIES`` at
+    each K of ``metrics.sweep_ks`` up to the depth the retriever was asked for (the run's
+    largest K), the weighted score at each K with the project's scenario and weights, the best
+    K, and the latency beside it (:func:`topk_latency`). NaN means are ``None``."""
+    depth = max(s.ks)
+    weights = metrics.topk_weights(s.topk_scenario, s.topk_weights)
+    sweep = metrics.topk_sweep(arrays, metrics.sweep_ks(depth, s.ks), s.eval_settings(), weights)
+    return topk_json(sweep, s.topk_scenario, depth, latency)
+
+
+def topk_json(
+    sweep: metrics.TopKSweep, scenario: str, depth: int, latency: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A top-K sweep as JSON, the same in a report and in ``goldsmith eval --sweep``."""
+    return {
+        "scenario": scenario or metrics.DEFAULT_TOPK_SCENARIO,
+        "weights": dict(sweep.weights),
+        "ks": list(sweep.ks),
+        "n": sweep.n,
+        "means": {f: [_num(x) for x in v] for f, v in sweep.means.items()},
+        "score": [_num(x) for x in sweep.score],
+        "best_k": sweep.best_k,
+        "depth": depth,
+        "latency": topk_latency(latency, depth),
+    }
+
+
+def topk_reweigh(
+    topk: Mapping[str, Any], scenario: str, overrides: Mapping[str, float] | None
+) -> dict[str, Any]:
+    """A report's top-K choice scored again with other weights, from its stored means (the
+    weights are a view of the means: changing them needs no new run). Raises ValueError on bad
+    weights; a stored choice that lacks a weighted family is returned as it was."""
+    weights = metrics.topk_weights(scenario, overrides)
+    if not set(weights) <= set(topk.get("means", {})):
+        return dict(topk)
+    means = {f: [math.nan if x is None else x for x in v] for f, v in topk["means"].items()}
+    score, best = metrics.topk_score(topk["ks"], means, weights)
+    return {
+        **topk,
+        "scenario": scenario or metrics.DEFAULT_TOPK_SCENARIO,
+        "weights": weights,
+        "score": [_num(x) for x in score],
+        "best_k": best,
+    }
+
+
+def topk_latency(latency: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    """Latency beside the top-K table. A retriever is called once per query for its top
+    ``depth``, and every K of the table is a cut of that one list: no retriever reports a
+    latency per K, so ``per_k`` is None and the measured latency (of the call for K = depth)
+    is given once, with the reason in words."""
+    if latency.get("n"):
+        why = (
+            f"each query was one call for its top {depth}, and every K is a cut of that list: "
+            f"the latency of a smaller K was not measured (it would need one call per K)"
+        )
+    else:
+        why = "no latency was recorded (a run file carries none)"
+    return {
+        "per_k": None,
+        "at_k": depth,
+        "n": latency.get("n", 0),
+        "p50": latency.get("p50"),
+        "p95": latency.get("p95"),
+        "why": why,
+    }
+
+
+@dataclass(frozen=True)
+class HintLimits:
+    """Where the rule-based hints of a report fire. Every figure is a mean at the headline K.
+
+    - ``low_recall`` 0.6: mean Recall@K below it is low. 0.6 is the target of the most lenient
+      preset (messy documents): no preset accepts less.
+    - ``well_judged`` 0.8: judged@K at or above it means the golden set has graded most of
+      what the retriever shows, so its misses are its own and not unjudged chunks scored as
+      not relevant. Below it, judging comes before tuning.
+    - ``recall_ok`` 0.7: mean Recall@K at or above it is fine (the enterprise preset's floor
+      and pass threshold).
+    - ``low_mrr`` 0.5: MRR@K below it means the first relevant chunk comes, on the harmonic
+      mean, below rank 2: the right chunks are found but ranked low.
+    - ``category_gap`` 0.15: a category whose mean Recall@K is at least this far below the
+      mean of all the other queries is far below them (0.15 is the width of a preset's fair
+      band); its 95% CI must also lie below the others' mean, when a CI was computed.
+    - ``category_min_queries`` 5: a category with fewer scored queries is too small to tell.
+    """
+
+    low_recall: float = 0.6
+    well_judged: float = 0.8
+    recall_ok: float = 0.7
+    low_mrr: float = 0.5
+    category_gap: float = 0.15
+    category_min_queries: int = 5
+
+
+HINT_LIMITS = HintLimits()
+
+
+def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[dict[str, Any]]:
+    """Rule-based advice from a report's own figures (pure: the report dict in, JSON out), each
+    with the figures that fired it and the limits they were held against:
+
+    - ``judge_first``: low recall and low judged@K: the unjudged chunks may be relevant.
+    - ``chunking_or_query_rewriting``: low recall although the top K is well judged.
+    - ``reranking``: recall fine but MRR low.
+    - ``category``: one per category far below the other queries, worst first.
+    """
+    k = report["settings"]["headline_k"]
+    agg = report.get("aggregate") or {}
+
+    def mean(metric: str) -> float | None:
+        a = agg.get(metric)
+        return None if a is None else a.get("mean")
+
+    recall, judged, mrr = mean(f"recall@{k}"), mean(f"judged@{k}"), mean(f"mrr@{k}")
+    out: list[dict[str, Any]] = []
+    if recall is not None and judged is not None and recall < limits.low_recall:
+        figures = {f"recall@{k}": recall, f"judged@{k}": judged}
+        if judged >= limits.well_judged:
+            out.append(
+                {
+                    "rule": "chunking_or_query_rewriting",
+                    "title": "Look at chunking or query rewriting",
+                    "detail": (
+                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) while "
+                        f"{judged:.0%} of the top {k} is judged (at least "
+                        f"{limits.well_judged:.0%}): the relevant chunks are known and the "
+                        "retriever does not bring them. Chunks that hold one answer each (or "
+                        "overlap), or queries rewritten towards the documents' words "
+                        "(expansion, synonyms, splitting multi-part questions), usually help."
+                    ),
+                    "figures": figures,
+                    "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
+                }
+            )
+        else:
+            out.append(
+                {
+                    "rule": "judge_first",
+                    "title": "Judge the unjudged chunks before tuning",
+                    "detail": (
+                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) but only "
+                        f"{judged:.0%} of the top {k} is judged (under "
+                        f"{limits.well_judged:.0%}): the {report.get('unjudged_top_k', 0)} "
+                        "unjudged chunks count as not relevant, so the golden set cannot tell "
+                        "yet whether the retriever or the judgments are short. Send them to "
+                        "the annotation pools."
+                    ),
+                    "figures": {**figures, "unjudged_top_k": report.get("unjudged_top_k", 0)},
+                    "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
+                }
+            )
+    recall_ok = recall is not None and recall >= limits.recall_ok
+    if recall_ok and mrr is not None and mrr < limits.low_mrr:
+        out.append(
+            {
+                "rule": "reranking",
+                "title": "Add or tune a reranker",
+                "detail": (
+                    f"Recall@{k} is {recall:.2f} (at least {limits.recall_ok:.2f}) but "
+                    f"MRR@{k} is {mrr:.2f} (below {limits.low_mrr:.2f}): the relevant "
+                    "chunks are found but not ranked first. A reranker over the top "
+                    "candidates (e.g. a cross-encoder) or a hybrid score moves them up."
+                ),
+                "figures": {f"recall@{k}": recall, f"mrr@{k}": mrr},
+                "limits": {"recall_ok": limits.recall_ok, "low_mrr": limits.low_mrr},
+            }
+        )
+    out.extend(_category_hints(report, k, recall, limits))
+    return out
+
+
+def _category_hints(
+    report: Mapping[str, Any], k: int, overall: float | None, limits: HintLimits
+) -> list[dict[str, Any]]:
+    """Categories far below the others. The others' mean is derived exactly from the overall
+    mean and the category's (the categories split the scored queries)."""
+    metric = f"recall@{k}"
+    total = ((report.get("aggregate") or {}).get(metric) or {}).get("n") or 0
+    found: list[dict[str, Any]] = []
+    if overall is None or not total:
+        return found
+    for name, aggs in (report.get("by_category") or {}).items():
+        a = aggs.get(metric) or {}
+        n, m = a.get("n") or 0, a.get("mean")
+        if m is None or n < limits.category_min_queries or n >= total:
+            continue
+        others = (overall * total - m * n) / (total - n)
+        gap = others - m
+        ci_high = a.get("ci_high")
+        if gap < limits.category_gap or (ci_high is not None and ci_high >= others):
+            continue
+        found.append(
+            {
+                "rule": "category",
+                "title": f"Fix category “{name}” on its own",
+                "detail": (
+                    f"Category “{name}” has Recall@{k} {m:.2f} over {n} queries, {gap:.2f} "
+                    f"below the other {total - n} queries ({others:.2f}; the limit is a gap of "
+                    f"{limits.category_gap:.2f}). A change for every query will not close it: "
+                    "read its low-recall queries: missing documents, its own vocabulary, or "
+                    "documents that chunk badly (tables, long pages) are the usual causes."
+                ),
+                "figures": {
+                    "category": name,
+                    metric: m,
+                    "n": n,
+                    "ci_low": a.get("ci_low"),
+                    "ci_high": ci_high,
+                    f"others_{metric}": others,
+                    "others_n": total - n,
+                    "gap": gap,
+                },
+                "limits": {
+                    "category_gap": limits.category_gap,
+                    "category_min_queries": limits.category_min_queries,
+                },
+            }
+        )
+    return sorted(found, key=lambda h: -h["figures"]["gap"])
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison and drift
+
+
+def compare_runs(
+    items: Sequence[GoldItem],
+    rows_a: Mapping[str, ResultRow],
+    rows_b: Mapping[str, ResultRow],
+    s: RunSettings,
+    *,
+    places: Mapping[str, ChunkPlace] | None = None,
+    permutations: int = 10_000,
+) -> dict[str, Any]:
+    """B against A on the same golden set: per-metric differences with CI and p-values
+    (randomization and paired t, Holm-corrected), wins/ties/losses, the queries whose Recall@K
+    (headline K) got worse (worst first) and better (largest gain first) with their figures
+    (:func:`query_change_lists`), the per-query Recall@K pairs for a scatter plot, and
+    per-category differences of the means."""
+    k = s.headline_k
+    a = score(items, rows_a, s, places)
+    b = score(items, rows_b, s, places)
+    comps = metrics.compare(
+        a.result, b.result, samples=s.bootstrap_samples, permutations=permutations, seed=s.seed
+    )
+    recall = f"recall@{k}"
+    ja, jb = a.result.metrics.index(recall), b.result.metrics.index(recall)
+    both = a.result.included & b.result.included
+    scatter = [
+        {"query_id": q, "a": float(va), "b": float(vb)}
+        for q, va, vb, inc in zip(
+            a.result.query_ids, a.result.values[:, ja], b.result.values[:, jb], both, strict=True
+        )
+        if inc
+    ]
+    cats = {i.query_id: i.category for i in items}
+    ca = metrics.by_category(a.result, cats, samples=0)
+    cb = metrics.by_category(b.result, cats, samples=0)
+    per_category = {
+        c: {
+            m: {"a": ca[c][m].mean, "b": cb[c][m].mean, "diff": cb[c][m].mean - ca[c][m].mean}
+            for m in (recall, f"ndcg@{k}", f"pass@{k}")
+        }
+        | {"n": ca[c][recall].n}
+        for c in sorted(set(ca) & set(cb))
+    }
+
+    def num(x: float) -> float | None:
+        return None if x != x else x
+
+    return {
+        "headline_k": k,
+        "metrics": [
+            {
+                "metric": c.metric,
+                "n": c.n,
+                "mean_a": num(c.mean_a),
+                "mean_b": num(c.mean_b),
+                "diff": num(c.diff),
+                "ci_low": num(c.ci_low),
+                "ci_high": num(c.ci_high),
+                "p_randomization": num(c.p_randomization),
+                "p_ttest": num(c.p_ttest),
+                "p_holm": num(c.p_holm),
+                "wins": c.wins,
+                "ties": c.ties,
+                "losses": c.losses,
+            }
+            for c in comps
+        ],
+        "changes": query_change_lists(items, a.result, b.result, recall, f"ndcg@{k}"),
+        "scatter": scatter,
+        "per_category": per_category,
+    }
+
+
+def query_change_lists(
+    items: Sequence[GoldItem],
+    a: metrics.EvalResult,
+    b: metrics.EvalResult,
+    metric: str,
+    also: str | None = None,
+) -> dict[str, Any]:
+    """The queries whose ``metric`` got worse from A to B (worst first) and better (largest
+    gain first), as :func:`goldsmith.metrics.query_changes` orders them, each with its text,
+    category, the metric in A and B, B − A and, when ``also`` is given, that metric in A and B
+    (e.g. nDCG@K beside Recall@K, to show a change of rank within an unchanged recall)."""
+    changes = metrics.query_changes(a, b, metric)
+    by_id = {i.query_id: i for i in items}
+    row_of = {q: r for r, q in enumerate(a.query_ids)}
+    ja = a.metrics.index(also) if also else None
+    jb = b.metrics.index(also) if also else None
+
+    def entry(c: metrics.QueryChange) -> dict[str, Any]:
+        item = by_id.get(c.query_id)
+        out: dict[str, Any] = {
+            "query_id": c.query_id,
+            "text": item.text if item else "",
+            "category": item.category if item else None,
+            "a": c.a,
+            "b": c.b,
+            "diff": c.diff,
+        }
+        if ja is not None and jb is not None:
+            r = row_of[c.query_id]
+            out["also_a"] = float(a.values[r, ja])
+            out["also_b"] = float(b.values[r, jb])
+        return out
+
+    return {
+        "metric": metric,
+        "also": also,
+        "n": changes.n,
+        "worse_count": len(changes.worse),
+        "better_count": len(changes.better),
+        "ties": changes.ties,
+        "worse": [entry(c) for c in changes.worse],
+        "better": [entry(c) for c in changes.better],
+    }
+
+
+def drift(
+    current: Scored, baseline: Scored | None, rules: metrics.DriftRules
+) -> metrics.DriftReport:
+    return metrics.check_drift(current.result, baseline.result if baseline else None, rules)

@@ -1,0 +1,501 @@
+"""Calling a team's retriever over HTTP: request templates, response extraction, retries.
+
+Pure module (urllib3 and the standard library; no Django). One :class:`HttpRetrieverClient`
+serves one batch: it checks the URL against the SSRF policy once per host and then connects to
+the checked address only (DNS pinning), follows at most five redirects re-checking each, sends
+the auth header to the configured origin only, runs at most ``concurrency`` requests at a time
+and retries temporary failures (HTTP 429 and 5xx, timeouts, connection errors) with exponential
+backoff and jitter. A query that still fails is reported with its error, never raised.
+
+The request body is a JSON template whose string values may hold ``{query}``, ``{query_id}``
+and ``{top_k}``; a value that is exactly ``"{top_k}"`` becomes a number. The URL may hold the
+same placeholders (URL-encoded). The ranked list is found in the JSON response by a dotted
+path (``data.hits``; empty for the top level; integers index lists), and each item's chunk id,
+score, document id and text by dotted paths inside the item.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import quote, urljoin
+
+import orjson
+import urllib3
+from urllib3.exceptions import HTTPError, NewConnectionError, TimeoutError
+
+from goldsmith.retrievers.ssrf import (
+    Policy,
+    Resolver,
+    Target,
+    UnsafeURL,
+    check_url,
+    system_resolver,
+)
+
+PLACEHOLDERS = ("{query}", "{query_id}", "{top_k}")
+MAX_REDIRECTS = 5
+MAX_BACKOFF = 5.0
+METHODS = ("GET", "POST", "PUT")
+
+
+@dataclass(frozen=True)
+class HttpRetrieverConfig:
+    """How to call one retriever. Holds no secret: the auth header travels separately."""
+
+    url: str
+    method: str = "POST"
+    body_template: str = '{"query": "{query}", "top_k": "{top_k}"}'
+    results_path: str = "results"
+    id_field: str = "id"
+    score_field: str = "score"
+    doc_id_field: str = ""
+    text_field: str = ""
+    timeout: float = 10.0
+    max_concurrency: int = 4
+    retries: int = 3
+    backoff: float = 0.2
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def problems(self) -> list[str]:
+        """What is wrong with this configuration (empty when it is usable)."""
+        out: list[str] = []
+        if self.method.upper() not in METHODS:
+            out.append(f"method must be one of {', '.join(METHODS)}")
+        if not self.url.lower().startswith(("http://", "https://")):
+            out.append("the URL must start with http:// or https://")
+        if self.method.upper() != "GET":
+            try:
+                json.loads(self.body_template)
+            except ValueError as error:
+                out.append(f"the body template is not JSON: {error}")
+            if "{query}" not in self.body_template and "{query}" not in self.url:
+                out.append("the body template or URL must contain {query}")
+        elif "{query}" not in self.url:
+            out.append("a GET URL must contain {query}")
+        if not self.id_field.strip():
+            out.append("the chunk id field is required")
+        if not 0.1 <= self.timeout <= 300:
+            out.append("timeout must be between 0.1 and 300 seconds")
+        if not 1 <= self.max_concurrency <= 256:
+            out.append("maximum concurrency must be between 1 and 256")
+        if not 0 <= self.retries <= 10:
+            out.append("retries must be between 0 and 10")
+        if not 0 <= self.backoff <= 60:
+            out.append("backoff must be between 0 and 60 seconds")
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float | None = None
+    doc_id: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer for one query: its ranked hits, or an error after ``attempts`` tries.
+    ``latency_ms`` is the duration of the last attempt."""
+
+    query_id: str
+    hits: tuple[Hit, ...] = ()
+    latency_ms: float | None = None
+    attempts: int = 0
+    error: str = ""
+
+
+class TemporaryFailure(Exception):
+    """Worth retrying: 429/5xx, timeout, connection error."""
+
+
+class PermanentFailure(Exception):
+    """Not worth retrying: a refused URL, 4xx, a response without the expected shape."""
+
+
+# --------------------------------------------------------------------------------------------
+# Templates and extraction
+
+
+def render(value: Any, query: str, query_id: str, top_k: int) -> Any:
+    """Fill the placeholders of a parsed JSON template."""
+    if isinstance(value, str):
+        if value == "{top_k}":
+            return top_k
+        return (
+            value.replace("{query_id}", query_id)
+            .replace("{top_k}", str(top_k))
+            .replace("{query}", query)
+        )
+    if isinstance(value, list):
+        return [render(v, query, query_id, top_k) for v in value]
+    if isinstance(value, dict):
+        return {k: render(v, query, query_id, top_k) for k, v in value.items()}
+    return value
+
+
+def render_url(url: str, query: str, query_id: str, top_k: int) -> str:
+    return (
+        url.replace("{query_id}", quote(query_id, safe=""))
+        .replace("{top_k}", str(top_k))
+        .replace("{query}", quote(query, safe=""))
+    )
+
+
+_MISSING = object()
+
+
+def dig(value: Any, path: str) -> Any:
+    """Follow a dotted path (``a.b.0.c``); an empty path is the value itself."""
+    if not path:
+        return value
+    for part in path.split("."):
+        if isinstance(value, dict):
+            if part not in value:
+                return _MISSING
+            value = value[part]
+        elif isinstance(value, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            if not -len(value) <= index < len(value):
+                return _MISSING
+            value = value[index]
+        else:
+            return _MISSING
+    return value
+
+
+def _opt_str(value: Any) -> str | None:
+    if value is _MISSING or value is None:
+        return None
+    return str(value)
+
+
+def extract_hits(payload: Any, config: HttpRetrieverConfig) -> tuple[Hit, ...]:
+    """The ranked hits of a decoded response; raises PermanentFailure on an unexpected shape."""
+    items = dig(payload, config.results_path)
+    if items is _MISSING:
+        raise PermanentFailure(f"the response has no {config.results_path!r}")
+    if not isinstance(items, list):
+        raise PermanentFailure(f"{config.results_path or 'the response'!r} is not a list")
+    hits: list[Hit] = []
+    for i, item in enumerate(items):
+        raw_id = item if isinstance(item, str | int) and not isinstance(item, bool) else None
+        if isinstance(item, dict):
+            raw_id = dig(item, config.id_field)
+        if raw_id is _MISSING or raw_id is None or isinstance(raw_id, bool | dict | list):
+            raise PermanentFailure(f"result {i} has no usable {config.id_field!r}")
+        score: float | None = None
+        if isinstance(item, dict) and config.score_field:
+            raw_score = dig(item, config.score_field)
+            if raw_score is not _MISSING and raw_score is not None:
+                try:
+                    score = float(raw_score)
+                except (TypeError, ValueError):
+                    raise PermanentFailure(f"result {i} has a non-numeric score") from None
+        doc_id = text = None
+        if isinstance(item, dict):
+            doc_id = _opt_str(dig(item, config.doc_id_field)) if config.doc_id_field else None
+            text = _opt_str(dig(item, config.text_field)) if config.text_field else None
+        hits.append(Hit(id=str(raw_id), score=score, doc_id=doc_id, text=text))
+    return tuple(hits)
+
+
+# --------------------------------------------------------------------------------------------
+# Transport: pinned connection pools
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _ca_bundle() -> str | None:
+    try:
+        import certifi
+    except ImportError:  # the system's store
+        return None
+    return certifi.where()
+
+
+def connection_pool(
+    target: Target, timeout: urllib3.Timeout, *, maxsize: int = 1
+) -> urllib3.HTTPConnectionPool:
+    """A pool of connections to the checked address of `target` only; for HTTPS the TLS server
+    name and the certificate check use the host name. No retries, no redirects: the caller
+    does both (redirects re-checked)."""
+    common: dict[str, Any] = {
+        "port": target.port,
+        "timeout": timeout,
+        "maxsize": maxsize,
+        "block": True,
+        "retries": False,
+    }
+    if target.scheme == "https":
+        return urllib3.HTTPSConnectionPool(
+            str(target.address),
+            server_hostname=target.host,
+            assert_hostname=target.host,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=_ca_bundle(),
+            **common,
+        )
+    return urllib3.HTTPConnectionPool(str(target.address), **common)
+
+
+def send(
+    pool: urllib3.HTTPConnectionPool,
+    method: str,
+    path: str,
+    data: bytes | None,
+    headers: dict[str, str],
+) -> urllib3.BaseHTTPResponse:
+    """One request on a pinned pool; transport problems become TemporaryFailure."""
+    try:
+        return pool.urlopen(
+            method,
+            path,
+            body=data,
+            headers=headers,
+            redirect=False,
+            retries=False,
+            assert_same_host=False,
+        )
+    except NewConnectionError:  # a subclass of ConnectTimeoutError, but not a timeout
+        raise TemporaryFailure("connection error: NewConnectionError") from None
+    except TimeoutError:
+        raise TemporaryFailure(f"timeout after {pool.timeout.read_timeout:g}s") from None
+    except HTTPError as error:
+        raise TemporaryFailure(f"connection error: {type(error).__name__}") from None
+
+
+def decode_json(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:  # what orjson refuses and Python's json takes (NaN, huge integers)
+            return json.loads(data)
+        except ValueError:
+            raise PermanentFailure("the response is not JSON") from None
+
+
+# --------------------------------------------------------------------------------------------
+# The client
+
+
+class HttpRetrieverClient:
+    """Calls one retriever; thread-safe. Use as a context manager or call :meth:`close`."""
+
+    def __init__(
+        self,
+        config: HttpRetrieverConfig,
+        *,
+        policy: Policy,
+        auth_header: tuple[str, str] | None = None,
+        resolver: Resolver = system_resolver,
+        sleep: Callable[[float], None] = time.sleep,
+        concurrency: int | None = None,
+    ) -> None:
+        self.config = config
+        self.policy = policy
+        self._auth = auth_header
+        self._resolver = resolver
+        self._sleep = sleep
+        self.concurrency = max(1, concurrency or config.max_concurrency)
+        self._template = json.loads(config.body_template) if config.method != "GET" else None
+        self._targets: dict[tuple[str, str, int], Target] = {}
+        self._lock = threading.Lock()
+        self._origin: tuple[str, str, int] | None = None
+        # One connection pool per checked address (and TLS server name), at most `concurrency`
+        # connections each. urllib3 reads no proxy from the environment, which would bypass
+        # the address pinning, and costs half the CPU of httpx per call.
+        self._pools: dict[tuple[str, str, int, str], urllib3.HTTPConnectionPool] = {}
+        self._timeout = urllib3.Timeout(connect=config.timeout, read=config.timeout)
+
+    def __enter__(self) -> HttpRetrieverClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
+
+    def _pool(self, target: Target) -> urllib3.HTTPConnectionPool:
+        key = (target.scheme, str(target.address), target.port, target.host)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = connection_pool(
+                    target, self._timeout, maxsize=self.concurrency
+                )
+        return pool
+
+    def __repr__(self) -> str:  # never show the auth header
+        return f"HttpRetrieverClient({self.config.url!r})"
+
+    def _target(self, url: str) -> Target:
+        """Check `url`; each host is resolved and checked once per client (then pinned)."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        key = (parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or 0)
+        with self._lock:
+            cached = self._targets.get(key)
+        if cached is None:
+            cached = check_url(url, self.policy, self._resolver)
+            with self._lock:
+                self._targets[key] = cached
+        path = parts.path or "/"
+        if parts.query:
+            path = f"{path}?{parts.query}"
+        return Target(cached.scheme, cached.host, cached.port, cached.address, path)
+
+    def _send_once(self, url: str, body: Any) -> Any:
+        """One attempt, following redirects (each re-checked); the decoded JSON payload."""
+        method = self.config.method.upper()
+        first: tuple[str, str, int] | None = None
+        for _hop in range(MAX_REDIRECTS + 1):
+            try:
+                target = self._target(url)
+            except UnsafeURL as error:
+                raise PermanentFailure(str(error)) from None
+            first = first or target.origin
+            headers = {"Host": target.host_header, "Accept": "application/json"}
+            headers.update(self.config.headers)
+            if self._auth is not None and target.origin == first:
+                headers[self._auth[0]] = self._auth[1]  # never to another origin
+            data = None
+            if method != "GET" and body is not None:
+                data = orjson.dumps(body)
+                headers["Content-Type"] = "application/json"
+            response = send(self._pool(target), method, target.path, data, headers)
+            if response.status in REDIRECTS:
+                location = response.headers.get("location", "")
+                if not location:
+                    raise PermanentFailure(f"HTTP {response.status} without Location")
+                url = urljoin(url, location)
+                if response.status == 303 or (response.status in (301, 302) and method != "GET"):
+                    method, body = "GET", None
+                continue
+            if response.status == 429 or response.status >= 500:
+                raise TemporaryFailure(f"HTTP {response.status}")
+            if response.status >= 400:
+                raise PermanentFailure(f"HTTP {response.status}")
+            return decode_json(response.data)
+        raise PermanentFailure(f"more than {MAX_REDIRECTS} redirects")
+
+    def search(self, query_id: str, query: str, top_k: int) -> Outcome:
+        """Ask for the top ``top_k`` of one query, retrying temporary failures."""
+        url = render_url(self.config.url, query, query_id, top_k)
+        body = (
+            render(self._template, query, query_id, top_k) if self._template is not None else None
+        )
+        attempts = 0
+        latency: float | None = None
+        while True:
+            attempts += 1
+            started = time.perf_counter()
+            try:
+                payload = self._send_once(url, body)
+                latency = (time.perf_counter() - started) * 1000.0
+                hits = extract_hits(payload, self.config)
+                return Outcome(query_id, hits, latency, attempts)
+            except PermanentFailure as error:
+                latency = (time.perf_counter() - started) * 1000.0
+                return Outcome(query_id, (), latency, attempts, str(error))
+            except TemporaryFailure as error:
+                latency = (time.perf_counter() - started) * 1000.0
+                if attempts > self.config.retries:
+                    return Outcome(query_id, (), latency, attempts, f"{error} ({attempts} tries)")
+                delay = min(MAX_BACKOFF, self.config.backoff * 2 ** (attempts - 1))
+                self._sleep(delay * random.uniform(0.5, 1.5))
+
+    def stream(
+        self, items: Iterable[tuple[str, str]], top_k: int, *, tick: float = 1.0
+    ) -> Iterator[list[Outcome]]:
+        """Search every (query_id, query) with at most ``concurrency`` in flight; yields the
+        outcomes finished so far at least every ``tick`` seconds (possibly an empty list), so
+        that the caller can save them, renew its lease or stop. Stopping (closing the
+        generator) cancels the queries not yet started."""
+        # `concurrency` threads take the next item from one shared iterator and put outcomes
+        # on one queue (futures and `wait` over them cost as much CPU as the HTTP call).
+        source = iter(items)
+        source_lock = threading.Lock()
+        results: queue.SimpleQueue[Outcome | BaseException | None] = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                while not stop.is_set():
+                    with source_lock:
+                        nxt = next(source, None)
+                    if nxt is None:
+                        break
+                    results.put(self.search(nxt[0], nxt[1], top_k))
+            except BaseException as error:  # a bug, not a failed query: raised to the caller
+                results.put(error)
+            finally:
+                results.put(None)  # this thread is done
+
+        threads = [
+            threading.Thread(target=work, name=f"retriever-{i}", daemon=True)
+            for i in range(self.concurrency)
+        ]
+        for thread in threads:
+            thread.start()
+        running = len(threads)
+        try:
+            while running:
+                batch: list[Outcome] = []
+                try:
+                    got = results.get(timeout=tick)
+                    while True:
+                        if got is None:
+                            running -= 1
+                        elif isinstance(got, BaseException):
+                            raise got
+                        else:
+                            batch.append(got)
+                        got = results.get_nowait()
+                except queue.Empty:
+                    pass
+                yield batch
+        finally:
+            stop.set()
+
+
+def post_json(url: str, payload: Any, *, policy: Policy, timeout: float = 10.0) -> int:
+    """POST ``payload`` to a webhook URL (checked and pinned like a retriever; redirects are not
+    followed). Returns the HTTP status; raises TemporaryFailure or PermanentFailure."""
+    try:
+        target = check_url(url, policy)
+    except UnsafeURL as error:
+        raise PermanentFailure(str(error)) from None
+    pool = connection_pool(target, urllib3.Timeout(connect=timeout, read=timeout))
+    try:
+        response = send(
+            pool,
+            "POST",
+            target.path,
+            orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS),
+            {
+                "Host": target.host_header,
+                "User-Agent": "Goldsmith",
+                "Content-Type": "application/json",
+            },
+        )
+    finally:
+        pool.close()
+    if response.status == 429 or response.status >= 500:
+        raise TemporaryFailure(f"HTTP {response.status}")
+    return response.status

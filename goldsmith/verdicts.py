@@ -1,0 +1,382 @@
+"""Verdicts and drift: is a run good enough, and is it worse than its baseline?
+
+Pure module (numpy; no Django). The web app (``evaluation_run_finish``), ``run_evaluation`` and
+``goldsmith drift`` all call :func:`assess`, so the verdict, the rules that fired and the
+significance a CI job computes from files equal the ones on the run page.
+
+Conventions (DESIGN.md "Targets, floors, verdicts and drift"), at the headline K:
+
+- **Verdict**, for every run, baseline or not, from mean Recall@K and the pass rate (mean
+  pass@K, the share of queries whose Recall@K ≥ the pass threshold):
+  ``pass`` when both reach their targets, ``fail`` when either is under its floor, ``warn``
+  otherwise. A run with no scored query (every mean NaN) fails.
+- **Drift** against a baseline, only when the two are comparable: same headline K, relevance
+  threshold, matching mode and pass threshold. Otherwise the report lists each change in plain
+  words ("top-K 5 → 20") and the drop rules are not applied across it (the floors still are).
+  Drop rules: mean Recall@K dropped by more than 0.05, pass rate by more than 0.10.
+- Every limit is compared with a tolerance of ``presets.TOLERANCE`` (1e-9): a value within it of
+  a limit counts as reaching it, so a drop of exactly 0.05 (0.90 → 0.85, 0.05000000000000004 in
+  floating point) does not fire, and a mean of 0.7999999999999999 meets a target of 0.8.
+- **Significance** of a change: a two-sided paired randomization (sign-flip) test of the mean
+  difference over the queries scored in both runs (sorted by query id, so the result does not
+  depend on the order the files list them), with a percentile bootstrap 95 % CI of that mean
+  difference. The change is "beyond the noise" when p < 0.05, else "within noise". It is stated
+  beside each drop; it does not decide whether a rule fires.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from goldsmith import metrics, stats
+from goldsmith.bands import TOLERANCE, Targets
+
+Verdict = Literal["pass", "warn", "fail"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "fail")  # best to worst
+ALPHA = 0.05
+PERMUTATIONS = 10_000
+BOOTSTRAP_SAMPLES = 1000
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+def worse_or_equal(verdict: str, gate: str) -> bool:
+    """True when ``verdict`` is at least as bad as ``gate`` (``warn`` or ``fail``)."""
+    if verdict not in VERDICTS or gate not in VERDICTS:
+        raise ValueError(f"verdicts are {', '.join(VERDICTS)}; not {verdict!r} / {gate!r}")
+    return VERDICTS.index(verdict) >= VERDICTS.index(gate)
+
+
+# --------------------------------------------------------------------------------------------
+# Verdict
+
+
+def verdict_of(recall: float, pass_rate: float, t: Targets) -> Verdict:
+    """pass / warn / fail from mean Recall@K and the pass rate (see the module docstring)."""
+    if not (recall >= t.recall_floor - TOLERANCE and pass_rate >= t.pass_rate_floor - TOLERANCE):
+        return "fail"  # also when a mean is NaN
+    if recall >= t.recall_target - TOLERANCE and pass_rate >= t.pass_rate_target - TOLERANCE:
+        return "pass"
+    return "warn"
+
+
+def _band(value: float, target: float, floor: float) -> str:
+    if not value >= floor - TOLERANCE:
+        return "poor"
+    return "good" if value >= target - TOLERANCE else "fair"
+
+
+def _mean(result: metrics.EvalResult, metric: str) -> float:
+    col = result.column(metric)
+    return float(col.mean()) if len(col) else math.nan
+
+
+def _recall_words(value: float, k: int, t: Targets) -> str:
+    shown = "undefined (no relevant chunk)" if value != value else f"{value:.3f}"
+    if not value >= t.recall_floor - TOLERANCE:
+        return f"mean Recall@{k} {shown} is below its floor {t.recall_floor:.2f}"
+    if not value >= t.recall_target - TOLERANCE:
+        return (
+            f"mean Recall@{k} {shown} is below its target {t.recall_target:.2f} "
+            f"(above its floor {t.recall_floor:.2f})"
+        )
+    return f"mean Recall@{k} {shown} meets its target {t.recall_target:.2f}"
+
+
+def _pass_words(value: float, k: int, t: Targets) -> str:
+    shown = "undefined (no relevant chunk)" if value != value else f"{value:.0%}"
+    what = f"pass rate {shown} (Recall@{k} ≥ {t.pass_threshold:g})"
+    if not value >= t.pass_rate_floor - TOLERANCE:
+        return f"{what} is below its floor {t.pass_rate_floor:.0%}"
+    if not value >= t.pass_rate_target - TOLERANCE:
+        return (
+            f"{what} is below its target {t.pass_rate_target:.0%} "
+            f"(above its floor {t.pass_rate_floor:.0%})"
+        )
+    return f"{what} meets its target {t.pass_rate_target:.0%}"
+
+
+def verdict_report(result: metrics.EvalResult, k: int, t: Targets) -> dict[str, Any]:
+    """The verdict of a scored run, JSON-ready: the verdict, both means with their targets,
+    floors and bands, and one plain sentence."""
+    recall = _mean(result, f"recall@{k}")
+    pass_rate = _mean(result, f"pass@{k}")
+    verdict = verdict_of(recall, pass_rate, t)
+    words = {
+        "pass": "Pass: the run meets its targets",
+        "warn": "Warn: the run is above its floors but below a target",
+        "fail": "Fail: the run is below a floor",
+    }[verdict]
+    detail = f"{_recall_words(recall, k, t)}; {_pass_words(pass_rate, k, t)}."
+    return {
+        "verdict": verdict,
+        "k": k,
+        "queries": int(result.included.sum()),
+        "recall": {
+            "metric": f"recall@{k}",
+            "mean": _num(recall),
+            "target": t.recall_target,
+            "floor": t.recall_floor,
+            "band": _band(recall, t.recall_target, t.recall_floor),
+        },
+        "pass_rate": {
+            "metric": f"pass@{k}",
+            "mean": _num(pass_rate),
+            "target": t.pass_rate_target,
+            "floor": t.pass_rate_floor,
+            "band": _band(pass_rate, t.pass_rate_target, t.pass_rate_floor),
+        },
+        "pass_threshold": t.pass_threshold,
+        "summary": f"{words}: {detail}",
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Comparability with the baseline
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What must be equal for two runs' figures to be compared."""
+
+    headline_k: int
+    relevance_threshold: int
+    matching: str
+    pass_threshold: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "headline_k": self.headline_k,
+            "relevance_threshold": self.relevance_threshold,
+            "matching": self.matching,
+            "pass_threshold": self.pass_threshold,
+        }
+
+
+_CONDITION_WORDS = {
+    "headline_k": ("top-K", lambda v: f"{v}"),
+    "relevance_threshold": ("relevance threshold", lambda v: f"grade ≥ {v}"),
+    "matching": ("matching", lambda v: f"by {v}"),
+    "pass_threshold": ("pass threshold", lambda v: f"Recall@K ≥ {v:g}"),
+}
+
+
+def condition_changes(before: Conditions, now: Conditions) -> list[dict[str, Any]]:
+    """Each setting that differs, with its words: ``top-K 5 → 20``."""
+    out = []
+    for name, (label, show) in _CONDITION_WORDS.items():
+        a, b = getattr(before, name), getattr(now, name)
+        same = abs(a - b) <= TOLERANCE if isinstance(a, float) else a == b
+        if not same:
+            out.append(
+                {
+                    "setting": name,
+                    "before": a,
+                    "after": b,
+                    "words": f"{label} {show(a)} → {show(b)}",
+                }
+            )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Significance
+
+
+def _scored(result: metrics.EvalResult, metric: str) -> dict[str, float]:
+    """``metric`` of every query in the means (query id → value)."""
+    j = result.metrics.index(metric)
+    values = result.values[:, j].tolist()
+    return {
+        q: v for q, v, inc in zip(result.query_ids, values, result.included, strict=True) if inc
+    }
+
+
+def significance(
+    current: metrics.EvalResult,
+    baseline: metrics.EvalResult,
+    metric: str,
+    *,
+    permutations: int = PERMUTATIONS,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Is the change of ``metric`` from ``baseline`` to ``current`` beyond the noise?
+
+    Over the queries scored in both runs (sorted by query id): the mean of each, the mean
+    difference (current − baseline) with a bootstrap CI, the paired randomization p-value and
+    a label, "beyond the noise" (p < 0.05) or "within noise"."""
+    before, now = _scored(baseline, metric), _scored(current, metric)
+    common = sorted(before.keys() & now.keys())
+    a = np.array([before[q] for q in common], dtype=np.float64)
+    b = np.array([now[q] for q in common], dtype=np.float64)
+    n = len(common)
+    if n == 0:
+        return {
+            "metric": metric,
+            "n": 0,
+            "before": None,
+            "after": None,
+            "diff": None,
+            "ci_low": None,
+            "ci_high": None,
+            "p_value": None,
+            "beyond_noise": False,
+            "words": "no query scored in both runs: the change cannot be tested",
+        }
+    diff = b - a
+    p = float(stats.randomization_test(diff, permutations=permutations, seed=seed)[0])
+    low, high = stats.bootstrap_ci(diff, samples=samples, seed=seed)
+    mean_diff = float(diff.mean())
+    beyond = p < ALPHA
+    label = "beyond the noise" if beyond else "within noise"
+    ci = (
+        ""
+        if samples <= 0
+        else f", 95% CI of the change {float(low[0]):+.3f} to {float(high[0]):+.3f}"
+    )
+    return {
+        "metric": metric,
+        "n": n,
+        "before": float(a.mean()),
+        "after": float(b.mean()),
+        "diff": mean_diff,
+        "ci_low": _num(float(low[0])),
+        "ci_high": _num(float(high[0])),
+        "p_value": p,
+        "beyond_noise": beyond,
+        "words": (
+            f"{label}: {metric} {mean_diff:+.3f} on the {n} queries scored in both runs "
+            f"(paired randomization p = {p:.3g}{ci})"
+        ),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Everything at once
+
+
+@dataclass(frozen=True)
+class DropLimits:
+    """The drop rules (None: off)."""
+
+    max_recall_drop: float | None = 0.05
+    max_pass_rate_drop: float | None = 0.10
+
+
+def assess(
+    current: metrics.EvalResult,
+    *,
+    k: int,
+    targets: Targets,
+    drops: DropLimits | None = None,
+    baseline: metrics.EvalResult | None = None,
+    conditions: Conditions | None = None,
+    baseline_conditions: Conditions | None = None,
+    permutations: int = PERMUTATIONS,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    newly_failing_limit: int = 200,
+) -> dict[str, Any]:
+    """The verdict of ``current`` and, when a ``baseline`` result is given, its drift.
+
+    Returns ``{"verdict": verdict_report(...), "drift": None | {...}}``. The drift part holds
+    ``comparable`` and ``settings_changed`` (when ``conditions`` differ, the baseline's figures
+    are not compared: pass ``baseline=None`` there or they are ignored), the rules that
+    ``fired`` (each drop with its ``significance``), ``significance`` of both headline metrics,
+    the baseline's and current means, and ``newly_failing`` queries. The caller adds what
+    changed in the data (golden set, retriever configuration, corpus)."""
+    drops = drops or DropLimits()
+    recall_metric, pass_metric = f"recall@{k}", f"pass@{k}"
+    verdict = verdict_report(current, k, targets)
+    has_baseline = baseline is not None or baseline_conditions is not None
+    if not has_baseline:
+        return {"verdict": verdict, "drift": None}
+    changes = (
+        condition_changes(baseline_conditions, conditions)
+        if baseline_conditions is not None and conditions is not None
+        else []
+    )
+    comparable = not changes and baseline is not None
+    rules = metrics.DriftRules(
+        recall_metric=recall_metric,
+        pass_metric=pass_metric,
+        max_recall_drop=drops.max_recall_drop,
+        max_pass_rate_drop=drops.max_pass_rate_drop,
+        min_recall=targets.recall_floor,
+        min_pass_rate=targets.pass_rate_floor,
+    )
+    before = baseline if comparable else None
+    report = metrics.check_drift(current, before, rules)
+    sig: dict[str, Any] = {}
+    if before is not None:
+        for m in (recall_metric, pass_metric):
+            sig[m] = significance(
+                current, before, m, permutations=permutations, samples=samples, seed=seed
+            )
+    fired = []
+    for f in report.fired:
+        entry: dict[str, Any] = {
+            "rule": f.rule,
+            "value": _num(f.value),
+            "limit": f.limit,
+            "baseline": None if f.baseline is None else _num(f.baseline),
+            "message": f.message,
+            "significance": None,
+        }
+        if f.rule == "max_recall_drop":
+            entry["significance"] = sig[recall_metric]
+        elif f.rule == "max_pass_rate_drop":
+            entry["significance"] = sig[pass_metric]
+        if entry["significance"] is not None:
+            entry["message"] = f"{f.message} — {entry['significance']['words']}"
+        fired.append(entry)
+    note = ""
+    if changes:
+        note = (
+            "changed since the baseline: "
+            + ", ".join(c["words"] for c in changes)
+            + " — the drop rules are not applied across it"
+        )
+    return {
+        "verdict": verdict,
+        "drift": {
+            "comparable": comparable,
+            "settings_changed": changes,
+            "note": note,
+            "k": k,
+            "limits": {
+                "max_recall_drop": drops.max_recall_drop,
+                "max_pass_rate_drop": drops.max_pass_rate_drop,
+                "recall_floor": targets.recall_floor,
+                "pass_rate_floor": targets.pass_rate_floor,
+            },
+            "current": {
+                "recall": _num(_mean(current, recall_metric)),
+                "pass_rate": _num(_mean(current, pass_metric)),
+            },
+            "baseline": (
+                {
+                    "recall": _num(_mean(before, recall_metric)),
+                    "pass_rate": _num(_mean(before, pass_metric)),
+                }
+                if before is not None
+                else None
+            ),
+            "fired": fired,
+            "significance": sig,
+            "newly_failing": list(report.newly_failing[:newly_failing_limit]),
+        },
+    }
+
+
+def fired_messages(drift: Mapping[str, Any] | None) -> Sequence[str]:
+    """The plain sentences of the rules that fired (for alerts and exit messages)."""
+    return [f["message"] for f in (drift or {}).get("fired") or []]

@@ -1,0 +1,335 @@
+"""File formats: strict streaming parsers, FILE:LINE errors, writers that read back."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from goldsmith import metrics as M
+from goldsmith.formats import core as F
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+def error_of(fn, *args) -> str:
+    with pytest.raises(F.FormatError) as e:
+        fn(*args)
+    return str(e.value)
+
+
+def columns(c: M.JudgmentColumns | M.RankingColumns) -> dict:
+    out = {"query_ids": c.query_ids, "qidx": c.qidx.tolist(), "ids": c.ids.tolist()}
+    if isinstance(c, M.JudgmentColumns):
+        out["grades"] = c.grades.tolist()
+    else:
+        out["scores"] = c.scores.tolist()
+        out["ranks"] = c.ranks.tolist()
+    return out
+
+
+# --- TREC qrels -----------------------------------------------------------------------------
+
+
+def test_trec_qrels_are_read_into_columns(tmp_path):
+    p = write(tmp_path, "q.txt", "q1 0 c1 2\nq1 0 c2 0\nq2 0 c1 -1\n")
+    q = F.read_trec_qrels(p)
+    assert q.query_ids == ("q1", "q2")
+    assert q.qidx.tolist() == [0, 0, 1]
+    assert q.ids.tolist() == [b"c1", b"c2", b"c1"]
+    assert q.grades.tolist() == [2, 0, -1]
+
+
+def test_comments_blank_lines_tabs_and_crlf_are_accepted(tmp_path):
+    p = write(tmp_path, "q.txt", "# header\r\nq1\t0\tc1\t2\r\n\r\n  q1 0 c#2 1  \r\n")
+    q = F.read_trec_qrels(p)
+    assert q.ids.tolist() == [b"c1", b"c#2"] and q.grades.tolist() == [2, 1]
+
+
+def test_a_non_integer_grade_is_reported_with_file_and_line(tmp_path):
+    p = write(tmp_path, "qrels.txt", "q1 0 c1 2\n" * 11 + "q1 0 c2 x\n")
+    assert error_of(F.read_trec_qrels, p) == f"{p}:12: grade 'x' is not an integer"
+
+
+def test_a_wrong_column_count_is_reported(tmp_path):
+    p = write(tmp_path, "q.txt", "q1 0 c1 2\nq1 0 c2\n")
+    assert error_of(F.read_trec_qrels, p).endswith(
+        ":2: expected 4 columns (qid iter docno grade), found 3"
+    )
+
+
+def test_a_duplicate_judgment_is_reported_on_its_second_line(tmp_path):
+    p = write(tmp_path, "q.txt", "q1 0 c1 2\nq2 0 c1 1\nq1 0 c1 0\n")
+    assert error_of(F.read_trec_qrels, p).endswith(
+        ":3: duplicate judgment for query 'q1', docno 'c1' (first on line 1)"
+    )
+
+
+def test_bad_utf8_and_control_characters_are_reported(tmp_path):
+    p = write(tmp_path, "q.txt", b"q1 0 c1 2\nq1 0 c\xff 2\n")
+    assert ":2: invalid UTF-8" in error_of(F.read_trec_qrels, p)
+    p = write(tmp_path, "q2.txt", b"q1 0 c1 2\nq1 0 c\x01 2\n")
+    assert ":2: control character" in error_of(F.read_trec_qrels, p)
+
+
+def test_an_empty_qrels_file_is_an_error(tmp_path):
+    assert "no judgments" in error_of(F.read_trec_qrels, write(tmp_path, "q.txt", "# nothing\n"))
+
+
+def test_errors_deep_in_a_large_file_carry_the_right_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(F, "_BLOCK", 64)  # many small blocks
+    lines = [f"q{i % 7} Q0 d{i} {i} {1.5 * i} run\n" for i in range(500)]
+    lines[321] = "q1 Q0 dx 3 nan run\n"
+    p = write(tmp_path, "r.txt", "".join(lines))
+    assert error_of(F.read_trec_run, p) == f"{p}:322: score 'nan' is not a finite number"
+
+
+# --- TREC run -------------------------------------------------------------------------------
+
+
+def test_trec_runs_keep_rank_score_and_run_id(tmp_path):
+    p = write(tmp_path, "r.txt", "q1 Q0 c1 1 2.5 bm25\nq1 Q0 c2 2 -1e-3 bm25\nq2 Q0 c1 7 3 bm25\n")
+    r = F.read_trec_run(p)
+    assert r.run_id == "bm25"
+    assert r.ranks.tolist() == [1, 2, 7]
+    assert r.scores.tolist() == [2.5, -0.001, 3.0]
+    assert r.id_hash is not None and r.id_hash.tolist() == M.id_hash(r.ids).tolist()
+
+
+def test_a_non_integer_rank_is_reported(tmp_path):
+    p = write(tmp_path, "r.txt", "q1 Q0 c1 1 2.5 x\nq1 Q0 c2 two 2.0 x\n")
+    assert error_of(F.read_trec_run, p).endswith(":2: rank 'two' is not an integer")
+
+
+def test_scores_parse_exactly_like_float(tmp_path):
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=300) * 10.0 ** rng.integers(-5, 8, size=300)
+    texts = [f"{v:.{d}f}" for v, d in zip(values, rng.integers(0, 12, size=300), strict=True)]
+    texts += ["5.", ".5", "-0", "+1.25", "1e5", "123456789012345678", "0.1234567890123456789"]
+    p = write(tmp_path, "r.txt", "".join(f"q Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)))
+    assert F.read_trec_run(p).scores.tolist() == [float(t) for t in texts]
+
+
+def test_the_block_parser_and_the_line_parser_agree(tmp_path, monkeypatch):
+    body = "".join(
+        f"q{i // 13} Q0 doc-{i * 7919 % 1000} {i % 50} {i / 7:.5f} r\n" for i in range(2000)
+    )
+    p = write(tmp_path, "r.txt", body)
+    fast = columns(F.read_trec_run(p))
+    monkeypatch.setattr(F, "_BLOCK", 100)
+    small_blocks = columns(F.read_trec_run(p))
+    monkeypatch.setattr(F, "_scan", lambda block, ncols: None)
+    slow = columns(F.read_trec_run(p))
+    assert fast == small_blocks == slow
+
+
+# --- JSONL ----------------------------------------------------------------------------------
+
+
+def test_jsonl_runs_are_read_in_list_order(tmp_path):
+    lines = [
+        {"query_id": "q1", "results": [{"id": "c2", "score": 0.5}, {"id": "c1", "score": 0.9}]},
+        {"query_id": 7, "results": [{"id": 3, "text": "extra keys are fine"}]},
+    ]
+    p = write(tmp_path, "r.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+    r = F.read_jsonl_run(p)
+    assert r.query_ids == ("q1", "7")
+    assert r.ids.tolist() == [b"c2", b"c1", b"3"]
+    assert r.ranks.tolist() == [1, 2, 1]
+    assert np.isnan(r.scores[2])
+    assert ":2: results[0] has no score" in error_of(F.read_jsonl_run, p, True)
+
+
+def test_jsonl_errors_name_the_line(tmp_path):
+    p = write(tmp_path, "r.jsonl", '{"query_id": "q", "results": []}\n{"query_id": "q", \n')
+    assert ":2: invalid JSON" in error_of(F.read_jsonl_run, p)
+    p = write(tmp_path, "r2.jsonl", '{"query_id": "q", "results": []}\n' * 2)
+    assert error_of(F.read_jsonl_run, p).endswith(":2: query 'q' appears twice")
+    p = write(tmp_path, "r3.jsonl", '{"query_id": "q", "results": [{"id": "a", "score": NaN}]}\n')
+    assert ":1: invalid JSON" in error_of(F.read_jsonl_run, p)
+
+
+def test_jsonl_qrels_keep_queries_without_judgments(tmp_path):
+    p = write(
+        tmp_path,
+        "q.jsonl",
+        '{"query_id": "q1", "judgments": [{"id": "a", "grade": 2}]}\n'
+        '{"query_id": "q2", "judgments": []}\n',
+    )
+    q = F.read_jsonl_qrels(p)
+    assert q.query_ids == ("q1", "q2") and q.grades.tolist() == [2]
+    bad = write(tmp_path, "b.jsonl", '{"query_id": "q1", "judgments": [{"id": "a", "grade": 1.5}]}')
+    assert error_of(F.read_jsonl_qrels, bad).endswith(":1: grade 1.5 is not an integer")
+
+
+# --- golden set -----------------------------------------------------------------------------
+
+
+def golden() -> list[F.GoldenQuery]:
+    return [
+        F.GoldenQuery(
+            "q2",
+            "how do I reset my password?",
+            (F.GoldJudgment("c9", 2, "doc-1", 0, 120, "unanimous", "Open settings…"),),
+            category="account",
+            stratum="head",
+            split="test",
+            reference_answer="Use the settings page.",
+        ),
+        F.GoldenQuery("q1", "refund policy", (), category="billing", weight=2.5),
+    ]
+
+
+def test_a_goldset_reads_back_what_was_written(tmp_path):
+    p = tmp_path / "g.jsonl"
+    with open(p, "w") as f:
+        head = F.write_goldset(f, "acme", "v1", golden(), created_at="2024-01-01T00:00:00Z")
+    gs = F.read_goldset(p)
+    assert gs.header == head
+    assert gs.header.query_count == 2 and gs.header.judgment_count == 1
+    assert [q.query_id for q in gs.queries] == ["q1", "q2"]
+    assert gs.queries[1] == golden()[0]
+    assert F.detect_format(p) == "goldset"
+    cols = F.read_qrels(p)
+    assert cols.query_ids == ("q1", "q2") and cols.ids.tolist() == [b"c9"]
+
+
+def test_the_content_hash_ignores_order_and_header(tmp_path):
+    a = F.goldset_content_hash(golden())
+    assert a == F.goldset_content_hash(list(reversed(golden())))
+    assert a.startswith("sha256:") and len(a) == 7 + 64
+
+
+def test_a_tampered_goldset_fails_its_hash(tmp_path):
+    text = F.dumps_goldset("acme", "v1", golden()).replace('"grade": 2', '"grade": 1')
+    p = write(tmp_path, "g.jsonl", text)
+    assert ":1: content_hash" in error_of(F.read_goldset, p)
+
+
+def test_goldset_lines_are_checked_strictly(tmp_path):
+    head, *rest = F.dumps_goldset("acme", "v1", golden()).splitlines()
+    q = json.loads(rest[0]) | {"colour": "red"}
+    p = write(tmp_path, "g.jsonl", "\n".join([head, json.dumps(q), rest[1]]) + "\n")
+    assert error_of(F.read_goldset, p).endswith(":2: query line has unknown key 'colour'")
+    h = json.loads(head) | {"format_version": 2}
+    p = write(tmp_path, "g2.jsonl", "\n".join([json.dumps(h), *rest]) + "\n")
+    assert ":1: unsupported format_version 2" in error_of(F.read_goldset, p)
+
+
+def test_format_detection_tells_trec_from_jsonl(tmp_path):
+    assert F.detect_format(write(tmp_path, "a", "\n\nq 0 d 1\n")) == "trec"
+    assert F.detect_format(write(tmp_path, "b", '{"query_id": "q", "results": []}\n')) == "jsonl"
+
+
+# --- writers --------------------------------------------------------------------------------
+
+
+def test_written_trec_files_read_back_bit_identical(tmp_path):
+    rows = [("q1", "c1", 1, 0.1 + 0.2), ("q1", "c2", 2, -1e-300), ("q2", "c1", 1, 12345.678)]
+    buf = io.StringIO()
+    F.write_trec_run(buf, rows, "mine")
+    r = F.read_trec_run(write(tmp_path, "r.txt", buf.getvalue()))
+    assert r.scores.tolist() == [s for *_, s in rows] and r.run_id == "mine"
+    buf = io.StringIO()
+    F.write_trec_qrels(buf, [("q1", "c1", 2), ("q1", "c2", 0)])
+    assert F.read_trec_qrels(write(tmp_path, "q.txt", buf.getvalue())).grades.tolist() == [2, 0]
+    with pytest.raises(ValueError):
+        F.write_trec_qrels(io.StringIO(), [("q 1", "c1", 2)])
+
+
+def test_written_jsonl_reads_back(tmp_path):
+    buf = io.StringIO()
+    F.write_jsonl_run(buf, [("q1", [("a", 1.0), ("b", None)])])
+    r = F.read_jsonl_run(write(tmp_path, "r.jsonl", buf.getvalue()))
+    assert r.ids.tolist() == [b"a", b"b"] and r.scores[0] == 1.0
+    buf = io.StringIO()
+    F.write_jsonl_qrels(buf, [("q1", [("a", 2)])])
+    assert F.read_jsonl_qrels(write(tmp_path, "q.jsonl", buf.getvalue())).grades.tolist() == [2]
+
+
+# --- labels CSV -----------------------------------------------------------------------------
+
+
+def test_labels_csv_is_read_with_optional_group(tmp_path):
+    p = write(tmp_path, "l.csv", "group,item,annotator,label\nq1,c1,ann,2\nq1,c1,bob,1\n")
+    rows = F.read_labels_csv(p)
+    assert rows == [F.LabelRow("c1", "ann", 2, "q1"), F.LabelRow("c1", "bob", 1, "q1")]
+
+
+def test_labels_csv_errors_name_the_line(tmp_path):
+    p = write(tmp_path, "l.csv", "item,annotator,label\nc1,ann,2\nc1,bob,x\n")
+    assert error_of(F.read_labels_csv, p) == f"{p}:3: label 'x' is not an integer"
+    p = write(tmp_path, "l2.csv", "item,annotator\nc1,ann\n")
+    assert error_of(F.read_labels_csv, p).endswith(":1: missing column 'label' in the header")
+    p = write(tmp_path, "l3.csv", "item,annotator,label\nc1,ann,2\nc1,ann,1\n")
+    assert ":3: annotator 'ann' labels item 'c1' twice" in error_of(F.read_labels_csv, p)
+
+
+# --- fuzzing --------------------------------------------------------------------------------
+
+READERS = [
+    F.read_trec_qrels,
+    F.read_trec_run,
+    F.read_jsonl_run,
+    F.read_jsonl_qrels,
+    F.read_goldset,
+    F.read_labels_csv,
+    F.read_qrels,
+    F.read_run,
+]
+
+
+def parse_bytes(reader, data: bytes):
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "f"
+        p.write_bytes(data)
+        try:
+            return ("ok", reader(p))
+        except F.FormatError as e:
+            return ("error", str(e).split(":", 1)[1])
+
+
+@given(st.binary(max_size=400))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_arbitrary_bytes_raise_only_format_errors(data):
+    for reader in READERS:
+        parse_bytes(reader, data)
+
+
+token = st.text(alphabet="0123456789-.eE+#xq\u00e9", min_size=1, max_size=6)
+
+
+@st.composite
+def trec_line(draw: st.DrawFn) -> str:
+    toks = draw(st.lists(token, min_size=3, max_size=7))
+    gap = draw(st.sampled_from([" ", "\t", "  ", " \t"]))
+    return gap.join(toks) + draw(st.sampled_from(["\n", "\r\n", " \n", "\n\n"]))
+
+
+@given(st.lists(trec_line(), max_size=30))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_block_parser_never_disagrees_with_the_line_parser(lines):
+    data = "".join(lines).encode()
+    for reader in (F.read_trec_qrels, F.read_trec_run):
+        fast = parse_bytes(reader, data)
+        original = F._scan
+        F._scan = lambda block, ncols: None  # type: ignore[assignment]
+        try:
+            slow = parse_bytes(reader, data)
+        finally:
+            F._scan = original  # type: ignore[assignment]
+        assert fast[0] == slow[0]
+        if fast[0] == "ok":
+            assert columns(fast[1]) == columns(slow[1])
+        else:
+            assert fast[1] == slow[1]

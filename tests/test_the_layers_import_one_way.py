@@ -1,0 +1,174 @@
+"""The house has three floors and imports run one way: evaluation → annotation → goldsmith.
+
+- ``goldsmith`` is the engine: numbers, parsers, formats, retrievers and the ``goldsmith``
+  command. It imports no Django, no Celery and neither app, so it installs and runs on its own
+  (a CI job scores a run file with no settings and no database).
+- ``annotation`` is the human process (projects, queues, grades, review, golden sets). It uses
+  the engine and never the evaluation app, except through the short list below, each entry with
+  its reason.
+- ``evaluation`` (runs, reports, drift) may use both.
+- ``config`` is the site that wires them together and may use all three.
+
+Every import statement counts, including those inside functions. See docs/design.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_MAY_NOT_IMPORT = (
+    "django",
+    "rest_framework",
+    "celery",
+    "kombu",
+    "annotation",
+    "evaluation",
+    "config",
+)
+
+# (importing module, imported module) -> why annotation needs the evaluation app there.
+ANNOTATION_USES_EVALUATION: dict[tuple[str, str], str] = {
+    ("annotation.demo_tour", "evaluation.demo"): "the demo's tour ends with evaluation runs",
+    ("annotation.views.projects", "evaluation.selectors"): "the project page lists recent runs",
+    ("annotation.views.review", "evaluation.selectors"): "the dashboard lists drift alerts",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(package: str) -> list[tuple[str, int, str]]:
+    """(module, line, imported module) for every import in `package`, tests excluded."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found += [(module, node.lineno, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = module.split(".")
+                    if path.name != "__init__.py":
+                        base = base[:-1]
+                    base = base[: len(base) - node.level + 1]
+                    target = ".".join([*base, node.module] if node.module else base)
+                else:
+                    target = node.module or ""
+                names = [f"{target}.{a.name}" for a in node.names]
+                found += [(module, node.lineno, target)]
+                found += [(module, node.lineno, n) for n in names if _is_module(n)]
+    return found
+
+
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _top(dotted: str) -> str:
+    return dotted.split(".")[0]
+
+
+def test_the_engine_imports_no_django_and_neither_app():
+    wrong = [
+        f"{module}:{line} imports {target}"
+        for module, line, target in imports_of("goldsmith")
+        if _top(target) in ENGINE_MAY_NOT_IMPORT
+    ]
+    assert wrong == []
+
+
+def test_annotation_does_not_import_evaluation():
+    seen = {
+        (module, target): line
+        for module, line, target in imports_of("annotation")
+        if _top(target) == "evaluation"
+    }
+    unlisted = [
+        f"{m}:{line} imports {t}"
+        for (m, t), line in seen.items()
+        if (m, t) not in ANNOTATION_USES_EVALUATION
+    ]
+    assert unlisted == []
+    stale = [pair for pair in ANNOTATION_USES_EVALUATION if pair not in seen]
+    assert stale == [], "listed but no longer imported: take them off the list"
+
+
+def test_the_rule_sees_an_import_inside_a_function(tmp_path, monkeypatch):
+    """The check reads nested, relative and `from x import module` imports alike."""
+    package = tmp_path / "goldsmith"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "leaf.py").write_text(
+        "def f():\n    from .. import other\n    import django.conf\n"
+    )
+    (package / "other.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    targets = {t for _, _, t in imports_of("goldsmith")}
+    assert {"goldsmith", "goldsmith.other", "django.conf"} <= targets
+
+
+def test_the_whole_engine_imports_without_django_in_a_fresh_interpreter():
+    modules = sorted(_module_name(p) for p in (ROOT / "goldsmith").rglob("*.py"))
+    code = (
+        "import sys\n"
+        f"for m in {modules!r}:\n"
+        "    __import__(m)\n"
+        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {ENGINE_MAY_NOT_IMPORT!r})\n"
+        "print(','.join(bad))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
+
+
+def test_the_eval_command_does_not_import_scipy_or_django():
+    code = (
+        "import sys\n"
+        "import goldsmith.cli\n"
+        "print(any(n.split('.')[0] in ('django', 'scipy') for n in sys.modules))\n"
+    )
+    proc = run_python(code)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter, from the repository's root."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def test_the_annotation_page_does_not_load_scikit_learn():
+    """scikit-learn takes over a second to import: a server process must not pay it on its
+    first annotation page (query-term highlighting once did, for a stop-word list)."""
+    code = (
+        "import os, sys, django\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')\n"
+        "django.setup()\n"
+        "from annotation.selectors.judging import highlight_segments, query_terms\n"
+        "from annotation.views import annotate\n"
+        "highlight_segments('Install the pip package', query_terms('how do I install pip'))\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    proc = run_python(code)
+    assert proc.stdout.strip() == "False", proc.stderr
