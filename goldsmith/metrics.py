@@ -203,7 +203,7 @@ def ranking_from_mapping(
     ranks: list[int] = []
     counts: list[int] = []
     for q in qids:
-        items = results[q]
+        items: Sequence[str | tuple[str, float]] = results[q]
         counts.append(len(items))
         for pos, item in enumerate(items, 1):
             if isinstance(item, str):
@@ -536,7 +536,8 @@ class EvalResult:
 
     def column(self, metric: str) -> FloatArray:
         """Values of one metric over the included queries, in ``query_ids`` order."""
-        return self.values[self.included, self.metrics.index(metric)]
+        col: FloatArray = self.values[self.included, self.metrics.index(metric)]
+        return col
 
     def per_query(self) -> dict[str, dict[str, float]]:
         """``{query_id: {metric: value}}`` for the included queries."""
@@ -606,12 +607,12 @@ def _score_block(
     """All metrics for a block of queries; every column is a slice of a cumulative sum."""
     n_q, depth = grades.shape
     out = np.zeros((n_q, len(specs)))
-    cache: dict[str, Any] = {}
+    cache: dict[str, FloatArray] = {}
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = grades >= s.relevance_threshold  # NaN (unjudged / past the end) → False
         cum = np.cumsum(rel, axis=1, dtype=np.int64)
         n_rel = (ideal >= s.relevance_threshold).sum(axis=1)
-        safe_r = np.maximum(n_rel, 1)
+        safe_r: IntArray = np.maximum(n_rel, 1)
         first = np.where(rel.any(axis=1), rel.argmax(axis=1) + 1, 0)
 
         def at(k: int | None) -> IntArray:
@@ -629,7 +630,7 @@ def _score_block(
             if "ap" not in cache:
                 prec = cum / np.arange(1, depth + 1)
                 cache["ap"] = np.cumsum(np.where(rel, prec, 0.0), axis=1)
-            return cache["ap"]  # type: ignore[no-any-return]
+            return cache["ap"]
 
         def gains(g: FloatArray) -> FloatArray:
             g = np.nan_to_num(np.maximum(g, 0.0), nan=0.0)
@@ -639,7 +640,7 @@ def _score_block(
             if key not in cache:
                 disc = np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
                 cache[key] = np.cumsum(gains(g) / disc, axis=1)
-            return cache[key]  # type: ignore[no-any-return]
+            return cache[key]
 
         for j, m in enumerate(specs):
             k = m.k

@@ -583,12 +583,14 @@ def diagnose(
             if grade >= thr and key not in ranked[:k]
         ]
         top = ranked[:k]
-        nonrel = [
+        nonrel: list[dict[str, Any]] = [
             {"id": key, "rank": r, "grade": judged[key]}
             for r, key in enumerate(top, 1)
             if key in judged and judged[key] < thr
         ][:5]
-        unjudged = [{"id": key, "rank": r} for r, key in enumerate(top, 1) if key not in judged]
+        unjudged: list[dict[str, Any]] = [
+            {"id": key, "rank": r} for r, key in enumerate(top, 1) if key not in judged
+        ]
         given = dict(zip(raw_ids, raw.snippets, strict=False)) if raw else {}
         for entry in nonrel + unjudged:
             entry["snippet"] = _snip(given.get(entry["id"]) or texts.get(entry["id"]))

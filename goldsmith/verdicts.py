@@ -27,7 +27,7 @@ Conventions (DESIGN.md "Targets, floors, verdicts and drift"), at the headline K
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -160,7 +160,7 @@ class Conditions:
         }
 
 
-_CONDITION_WORDS = {
+_CONDITION_WORDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "headline_k": ("top-K", lambda v: f"{v}"),
     "relevance_threshold": ("relevance threshold", lambda v: f"grade ≥ {v}"),
     "matching": ("matching", lambda v: f"by {v}"),

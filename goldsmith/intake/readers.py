@@ -361,11 +361,10 @@ def parse_timestamp(value: object) -> float | None:
     ValueError otherwise. Seconds, not datetimes: comparing floats keeps imports fast."""
     if value is None or value == "":
         return None
-    kind = type(value)
-    if kind is int or kind is float:
-        seconds = float(value)  # type: ignore[arg-type]
-    elif kind is str:
-        text = value.strip()  # type: ignore[union-attr]
+    if type(value) is int or type(value) is float:
+        seconds = float(value)
+    elif type(value) is str:
+        text = value.strip()
         if _EPOCH_RE.fullmatch(text):
             seconds = float(text)
         else:

@@ -100,7 +100,7 @@ def test_comparing_two_runs_does_not_import_scipy():
     code = (
         "import sys\n"
         "import numpy as np\n"
-        "from evaluation import metrics as M\n"
+        "from goldsmith import metrics as M\n"
         "j = {f'q{i}': {'a': 2, 'b': 1, 'c': 0} for i in range(30)}\n"
         "ra = {q: ['a', 'c'] if i % 2 else ['c', 'b'] for i, q in enumerate(j)}\n"
         "rb = {q: ['b', 'a'] if i % 3 else ['c'] for i, q in enumerate(j)}\n"
