@@ -145,7 +145,7 @@ def test_the_environment_is_read_in_config_settings_only():
         if name not in BOOTSTRAP
         # A retriever's auth header from a variable an operator exposed (evaluation/credentials.py
         # checks the name against GOLDSMITH_SECRET_… and GOLDSMITH_RETRIEVER_SECRET_ENV).
-        and not (name is None and path.name == "secrets.py")
+        and not (name is None and path.name == "credentials.py")
     ]
     assert stray == [], "read the environment in config/settings.py, not here: " + str(stray)
 

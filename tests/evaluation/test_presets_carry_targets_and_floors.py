@@ -30,10 +30,10 @@ def test_bands_are_good_from_the_target_and_fair_from_the_floor(key):
     table = bands.bands_for(key)
     assert table["recall"] == {"good": t.recall_target, "fair": t.recall_floor}
     assert table["pass"] == {"good": t.pass_rate_target, "fair": t.pass_rate_floor}
-    assert bands.band_of("recall@5", t.recall_target, bands) == "good"
-    assert bands.band_of("recall@5", t.recall_target - 0.01, bands) == "fair"
-    assert bands.band_of("recall@5", t.recall_floor, bands) == "fair"
-    assert bands.band_of("recall@5", t.recall_floor - 0.01, bands) == "poor"
+    assert bands.band_of("recall@5", t.recall_target, table) == "good"
+    assert bands.band_of("recall@5", t.recall_target - 0.01, table) == "fair"
+    assert bands.band_of("recall@5", t.recall_floor, table) == "fair"
+    assert bands.band_of("recall@5", t.recall_floor - 0.01, table) == "poor"
     for family in ("hit", "mrr", "ndcg"):
         assert table[family]["good"] - table[family]["fair"] == pytest.approx(0.10)
 
