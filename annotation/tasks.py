@@ -52,7 +52,7 @@ def corpus_search_backlog() -> list[int]:
     return projects
 
 
-# --- judging: agreement (issue 4) ------------------------------------------------------------
+# --- judging: agreement --------------------------------------------------------------------
 
 
 @shared_task(acks_late=True)

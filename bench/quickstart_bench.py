@@ -1,6 +1,6 @@
 """Quick-start benchmark: 16 annotators at once against the server exactly as `make run` runs it.
 
-The probe of issue 16: 16 clients at once, 30,000 candidates (1,000 queries x 30, every query
+The probe: 16 clients at once, 30,000 candidates (1,000 queries x 30, every query
 assigned to 2 of 16 annotators); each client is one annotator working through its queue, and
 each operation opens a query's annotation page (the HTML page a person opens) and saves one
 grade on it (the API call the page's JavaScript makes), with no pause between operations.

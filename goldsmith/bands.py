@@ -2,7 +2,7 @@
 
 Pure module. A project picks a scenario preset; it sets the pass threshold (per-query Recall@K a
 query needs to pass) and a **target** and a **floor** for mean Recall@K and for the pass rate
-(DESIGN.md "Targets, floors, verdicts and drift"):
+(docs/design.md, "Targets, floors, verdicts and drift"):
 
 =================  ======================  ==============  ======================
 preset             mean recall tgt/floor   pass threshold  pass rate tgt/floor

@@ -11,7 +11,7 @@ Inputs are judgments ``{query_id: {chunk_id: grade}}`` and ranked results
 grades sorted descending. All metrics are then computed for all queries at once, by cumulative
 sums along the rank axis (in row blocks, to bound memory).
 
-Conventions (DESIGN.md "Metric conventions"); ``rel_i`` = 1 when the chunk at rank ``i`` has
+Conventions (docs/design.md, "Metric conventions"); ``rel_i`` = 1 when the chunk at rank ``i`` has
 grade ≥ ``relevance_threshold`` (unjudged counts as not relevant), ``R`` = number of judged chunks
 of the query with grade ≥ threshold, ``n`` = number of (deduplicated) results returned:
 
@@ -92,7 +92,7 @@ _BLOCK_CELLS = 2_000_000
 
 @dataclass(frozen=True)
 class EvalSettings:
-    """How a run is scored. Defaults are the DESIGN.md conventions."""
+    """How a run is scored. Defaults are the conventions of docs/design.md."""
 
     relevance_threshold: int = 2
     gain: Gain = "linear"

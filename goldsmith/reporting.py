@@ -5,7 +5,7 @@ Pure module (numpy and the standard library; no Django). Every number comes from
 its outputs (aggregates at every K, strict and lenient, per category and per stratum, the
 Recall@K curve, the histogram, the low-recall queries with a diagnosis, latency percentiles).
 
-Matching modes (DESIGN.md "Metric conventions"):
+Matching modes (docs/design.md, "Metric conventions"):
 
 - ``chunk``: a retrieved chunk id matches the judged chunk with the same id;
 - ``document``: ids are replaced by document ids on both sides; a document's grade is the

@@ -4,7 +4,7 @@ Pure module (numpy; no Django). The web app (``evaluation_run_finish``), ``run_e
 ``goldsmith drift`` all call :func:`assess`, so the verdict, the rules that fired and the
 significance a CI job computes from files equal the ones on the run page.
 
-Conventions (DESIGN.md "Targets, floors, verdicts and drift"), at the headline K:
+Conventions (docs/design.md, "Targets, floors, verdicts and drift"), at the headline K:
 
 - **Verdict**, for every run, baseline or not, from mean Recall@K and the pass rate (mean
   pass@K, the share of queries whose Recall@K ≥ the pass threshold):

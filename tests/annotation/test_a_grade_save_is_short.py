@@ -1,6 +1,6 @@
 """A grade save is the most frequent write of all, and on SQLite every write waits for the one
 before: its statements are counted, so that one more is a decision, not an accident
-(issue 16; the quick-start figures are in docs/benchmarks.md)."""
+(the quick-start figures are in docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The lead dashboard warns, in plain words and with the figure, when project-level agreement
 (Krippendorff's α, or the mean pairwise κ when α is undefined) is below 0.6: revisit the
-guidelines. DESIGN.md, "Agreement conventions"."""
+guidelines (docs/design.md, "Agreement conventions")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The metric conventions of DESIGN.md, on small hand-checked cases."""
+"""The metric conventions of docs/design.md, on small hand-checked cases."""
 
 from __future__ import annotations
 
