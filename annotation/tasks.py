@@ -60,7 +60,7 @@ def project_agreement_recompute(project_id: int) -> None:
     """Recompute every finished query's agreement and flags from stored judgments. Safe to run
     twice: it only reads judgments and upserts one QueryAgreement row per query."""
     from annotation.models import Project
-    from annotation.services.agreement import project_agreement_recompute as recompute
+    from annotation.services.adjudication import project_agreement_recompute as recompute
 
     project = Project.objects.filter(pk=project_id).first()
     if project is not None:

@@ -188,7 +188,8 @@ def recompute(args: argparse.Namespace) -> dict[str, object]:
     from django.core.management import call_command
 
     from annotation.models import Project, QueryAgreement
-    from annotation.services.agreement import project_agreement, project_agreement_recompute
+    from annotation.services.adjudication import project_agreement_recompute
+    from annotation.services.agreement import project_agreement
 
     call_command("migrate", verbosity=0)
     project = Project.objects.get(name=PROJECT)

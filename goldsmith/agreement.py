@@ -1,10 +1,17 @@
-"""Inter-annotator agreement: the one implementation behind every agreement figure.
+"""Inter-annotator agreement: the one implementation behind every agreement figure, and the
+rules that turn a query's grades into flags and final grades.
 
 Pure module: numpy only, no Django. Labels are ordinal integers (Goldsmith grades 0/1/2, but any
 ints work). Ratings are an ``items × annotators`` float matrix with NaN where an annotator did
 not label an item. Every coefficient returns ``None`` when it is undefined.
 
-Conventions (DESIGN.md "Agreement conventions"):
+Sections: the coefficients (two annotators, any number, reports for a labels file); a query's
+grades (its statistics, why it is flagged, its final grades by rule); a project (the pooled
+figures of the judgments export, agreement with the final grades, the kappa histogram, the
+"revisit the guidelines" warning). The annotation app reads and stores; every figure it shows
+is computed here, as ``goldsmith agreement`` computes it from an export.
+
+Conventions (docs/design.md "Agreement conventions"):
 
 - Cohen's kappa is computed for a pair over the items both annotators labelled:
   κ = 1 − Σ w_ij O_ij / Σ w_ij E_ij, with O the observed and E the chance (product of marginals)
@@ -25,14 +32,17 @@ Conventions (DESIGN.md "Agreement conventions"):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
 Weights = Literal["linear", "quadratic"] | None
 
 _EPS = 1e-12  # tolerance for "chance agreement is 1"
@@ -71,8 +81,15 @@ def _counts(m: FloatArray, cats: FloatArray) -> FloatArray:
     return counts
 
 
-def _none(x: float) -> float | None:
+def _defined(x: float) -> float | None:
+    """None for NaN (an undefined coefficient), else the value as a Python float."""
     return None if np.isnan(x) else float(x)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the defined values (None when none is defined)."""
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,7 +135,8 @@ def _item_agreement(counts: FloatArray) -> FloatArray:
     n = counts.sum(axis=1)
     rated = n >= 2
     c, n = counts[rated], n[rated]
-    return ((c * (c - 1)).sum(axis=1)) / (n * (n - 1))
+    share: FloatArray = (c * (c - 1)).sum(axis=1) / (n * (n - 1))
+    return share
 
 
 @dataclass(frozen=True)
@@ -252,21 +270,6 @@ def krippendorff_alpha(
     return float(1.0 - (n - 1) * float((o * delta).sum()) / expected)
 
 
-def pairwise_kappa_matrix(
-    ratings: Sequence[Sequence[float | None]] | FloatArray, weights: Weights = None
-) -> FloatArray:
-    """``κ[a, b]`` for every annotator pair (over items both labelled); NaN where undefined,
-    1 on the diagonal for an annotator with at least two distinct labels."""
-    m = _matrix(ratings)
-    n = m.shape[1]
-    out = np.full((n, n), np.nan)
-    for i, j in itertools.product(range(n), repeat=2):
-        if i <= j:
-            k = cohen_kappa(m[:, i], m[:, j], weights)
-            out[i, j] = out[j, i] = np.nan if k is None else k
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # Reports
 
@@ -309,11 +312,6 @@ class AgreementReport:
         out = {k: v for k, v in vars(self).items() if k != "pairwise"}
         out["pairwise"] = [vars(p) for p in self.pairwise]
         return out
-
-
-def _mean(values: Iterable[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
 
 
 def agreement_report(
@@ -426,8 +424,274 @@ def agreement_by_group(
     return GroupedAgreement(pooled, reports)
 
 
+# --------------------------------------------------------------------------------------------
+# A query's grades: its statistics, why it needs a lead, its final grades by rule
+
+# How a final grade was decided by rule (the values the app stores as a resolution's provenance).
+UNANIMOUS = "unanimous"
+MAJORITY = "majority"
+
+# Why a finished query needs a lead (the values the app stores as its flag reasons).
+LOW_KAPPA = "low_kappa"
+TWO_APART = "two_apart"
+AMBIGUOUS = "ambiguous"
+TIE = "tie"
+
+# One query's grades: annotator → candidate → grade.
+QueryGrades = Mapping[int, Mapping[int, int]]
+
+
+class QueryStats(TypedDict):
+    """The figures stored for a query (``None`` where undefined)."""
+
+    n_annotators: int
+    n_items: int
+    kappa: float | None
+    kappa_linear: float | None
+    raw_agreement: float | None
+    ac1: float | None
+
+
+def query_stats(grades: QueryGrades) -> QueryStats:
+    """Statistics of one query from its grades (annotator → candidate → grade).
+
+    The same coefficients :func:`agreement_report` gives for the query's group (mean pairwise
+    Cohen's kappa unweighted and linear, percent agreement, Gwet's AC1), computed with the same
+    functions; the Fleiss, quadratic and alpha figures a query page does not show are skipped.
+    Rows are the candidates anyone graded, columns the annotators (NaN: not graded)."""
+    annotators = sorted(grades)
+    items = sorted({item for by_item in grades.values() for item in by_item})
+    n = len(annotators)
+    if not items:
+        return QueryStats(
+            n_annotators=n, n_items=0, kappa=None, kappa_linear=None, raw_agreement=None, ac1=None
+        )
+    m = _matrix([[grades[a].get(item) for a in annotators] for item in items])
+    pairs = list(itertools.combinations(range(n), 2))
+    return QueryStats(
+        n_annotators=n,
+        n_items=len(items),
+        kappa=_mean(cohen_kappa(m[:, i], m[:, j]) for i, j in pairs),
+        kappa_linear=_mean(cohen_kappa(m[:, i], m[:, j], "linear") for i, j in pairs),
+        raw_agreement=percent_agreement(m),
+        ac1=gwet_ac1(m),
+    )
+
+
+def two_rater_query_stats(
+    grades: Mapping[int, QueryGrades], query_ids: Iterable[int]
+) -> dict[int, QueryStats]:
+    """:func:`query_stats` of those of ``query_ids`` that exactly two annotators graded
+    completely (the usual case), computed for all of them at once with
+    :func:`two_rater_group_stats`; the other queries are left out (the caller uses
+    :func:`query_stats` for them). ``grades``: query → annotator → candidate → grade."""
+    group: list[int] = []
+    first: list[int] = []
+    second: list[int] = []
+    for qid in query_ids:
+        by_annotator = grades.get(qid, {})
+        if len(by_annotator) != 2:
+            continue
+        a, b = (by_annotator[uid] for uid in sorted(by_annotator))
+        if not a or a.keys() != b.keys():
+            continue
+        for cid in a:
+            group.append(qid)
+            first.append(a[cid])
+            second.append(b[cid])
+    if not group:
+        return {}
+    result = two_rater_group_stats(
+        np.asarray(group, dtype=np.int64),
+        np.asarray(first, dtype=np.float64),
+        np.asarray(second, dtype=np.float64),
+    )
+    return {
+        int(qid): QueryStats(
+            n_annotators=2,
+            n_items=int(result.n_items[i]),
+            kappa=_defined(result.kappa[i]),
+            kappa_linear=_defined(result.kappa_linear[i]),
+            raw_agreement=_defined(result.percent_agreement[i]),
+            ac1=_defined(result.ac1[i]),
+        )
+        for i, qid in enumerate(result.groups)
+    }
+
+
+def rule_resolution(grades: Sequence[int]) -> tuple[int, str] | None:
+    """(final grade, how it was decided) of one candidate by rule, or None (a tie, or no grade).
+
+    :data:`UNANIMOUS` when every grade is equal; :data:`MAJORITY` when one grade has more than
+    half the votes; otherwise None, which flags the query for a lead (:data:`TIE`)."""
+    if not grades:
+        return None
+    grade, votes = Counter(grades).most_common(1)[0]
+    if votes == len(grades):
+        return grade, UNANIMOUS
+    if votes * 2 > len(grades):
+        return grade, MAJORITY
+    return None
+
+
+def flag_reasons(
+    *, kappa: float | None, threshold: float, grades: QueryGrades, ambiguous: bool
+) -> list[str]:
+    """Why a finished query needs a lead (empty: it resolves by rule), in this order:
+    :data:`LOW_KAPPA` when its kappa is below ``threshold`` (an undefined kappa, every grade
+    identical, is unanimous and never low); :data:`TWO_APART` when two annotators are two grades
+    apart on a candidate; :data:`AMBIGUOUS` when an annotator marked it ambiguous; and only when
+    none of these holds, :data:`TIE` when a candidate's grades have no majority
+    (:func:`rule_resolution`). ``grades``: annotator → candidate → grade."""
+    reasons = []
+    if kappa is not None and kappa < threshold:
+        reasons.append(LOW_KAPPA)
+    by_item: dict[int, list[int]] = defaultdict(list)
+    for by_candidate in grades.values():
+        for item, grade in by_candidate.items():
+            by_item[item].append(grade)
+    if any(max(g) - min(g) >= 2 for g in by_item.values()):
+        reasons.append(TWO_APART)
+    if ambiguous:
+        reasons.append(AMBIGUOUS)
+    if not reasons and any(rule_resolution(g) is None for g in by_item.values()):
+        reasons.append(TIE)
+    return reasons
+
+
+# --------------------------------------------------------------------------------------------
+# A project: the figures of its judgments export
+
+
+class PairKappa(TypedDict):
+    a: str
+    b: str
+    kappa: float | None
+    n: int
+
+
+class PooledAgreement(TypedDict):
+    items: int
+    alpha_ordinal: float | None
+    raw_agreement: float | None
+    ac1: float | None
+    kappa: float | None
+    pairwise: list[PairKappa]
+
+
+def pooled_agreement(rows: IntArray, names: Mapping[int, str]) -> PooledAgreement:
+    """Project-level coefficients from the judgments export: ``rows`` is int64[n, 4] (query,
+    candidate, annotator, grade), sorted by query, candidate and annotator (the export's order);
+    ``names`` gives each annotator id its name.
+
+    Equal to the ``pooled`` part of ``goldsmith agreement`` on the exported CSV: the multi-rater
+    coefficients depend only on each item's labels, so they are computed on a compact
+    items × (labels per item) matrix in the CSV's item order; each pair of annotators (in the
+    CSV's first-seen order) gets Cohen's kappa over the items both judged; pairs that share no
+    item are left out. ``kappa`` is the mean of the pairwise kappas.
+    """
+    if len(rows) == 0:
+        return PooledAgreement(
+            items=0, alpha_ordinal=None, raw_agreement=None, ac1=None, kappa=None, pairwise=[]
+        )
+    qid, cid, uid, grade = rows.T
+    new_item = np.r_[True, (qid[1:] != qid[:-1]) | (cid[1:] != cid[:-1])]
+    starts = np.flatnonzero(new_item)
+    item = np.cumsum(new_item) - 1
+    position = np.arange(len(rows)) - starts[item]
+    width = int(position.max()) + 1
+    m = np.full((len(starts), width), np.nan)
+    m[item, position] = grade
+    # First-seen order of annotators in the export, as the CLI numbers its columns.
+    seen, first, which = np.unique(uid, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
+    order = seen[by_first]
+    rank = np.empty(len(seen), dtype=np.int64)
+    rank[by_first] = np.arange(len(seen))
+    ann = np.full((len(starts), width), -1, dtype=np.int64)
+    ann[item, position] = rank[which]
+    keys, lefts, rights, items = [], [], [], []
+    for p, q in itertools.combinations(range(width), 2):
+        both = (ann[:, p] >= 0) & (ann[:, q] >= 0)
+        a, b = ann[both, p], ann[both, q]
+        ga, gb = m[both, p], m[both, q]
+        swap = a > b
+        keys.append(np.where(swap, b, a) * len(order) + np.where(swap, a, b))
+        lefts.append(np.where(swap, gb, ga))
+        rights.append(np.where(swap, ga, gb))
+        items.append(np.flatnonzero(both))
+    pairwise: list[PairKappa] = []
+    if keys:
+        key, left, right, idx = (np.concatenate(x) for x in (keys, lefts, rights, items))
+        sort = np.lexsort((idx, key))
+        key, left, right = key[sort], left[sort], right[sort]
+        bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True])
+        for lo, hi in itertools.pairwise(bounds.tolist()):
+            i, j = divmod(int(key[lo]), len(order))
+            pairwise.append(
+                PairKappa(
+                    a=names[int(order[i])],
+                    b=names[int(order[j])],
+                    kappa=cohen_kappa(left[lo:hi], right[lo:hi]),
+                    n=hi - lo,
+                )
+            )
+    return PooledAgreement(
+        items=len(starts),
+        alpha_ordinal=krippendorff_alpha(m, "ordinal"),
+        raw_agreement=percent_agreement(m),
+        ac1=gwet_ac1(m),
+        kappa=_mean(p["kappa"] for p in pairwise),
+        pairwise=pairwise,
+    )
+
+
+def agreement_with_final(
+    rows: IntArray, finals: IntArray
+) -> tuple[dict[int, int], dict[int, float | None]]:
+    """Per annotator: (how many grades they gave, the share of their grades of candidates that
+    have a final grade that equal it; None when none of theirs has one). ``rows`` as for
+    :func:`pooled_agreement`; ``finals`` int64[n, 2] (candidate, final grade)."""
+    final_of = dict(zip(finals[:, 0].tolist(), finals[:, 1].tolist(), strict=True))
+    has_final = np.isin(rows[:, 1], finals[:, 0])
+    finals_here = np.array([final_of[c] for c in rows[has_final, 1].tolist()], dtype=np.int64)
+    matches = rows[has_final, 3] == finals_here
+    volume: dict[int, int] = {}
+    agreement: dict[int, float | None] = {}
+    for u in np.unique(rows[:, 2]).tolist():
+        mine = rows[:, 2] == u
+        volume[u] = int(mine.sum())
+        judged = mine[has_final]
+        agreement[u] = float(matches[judged].mean()) if judged.any() else None
+    return volume, agreement
+
+
+# Histogram bins of per-query kappa, with the undefined (unanimous) queries on their own.
+KAPPA_BINS: list[tuple[str, float, float]] = [
+    ("< 0", -math.inf, 0.0),
+    ("0–.2", 0.0, 0.2),
+    (".2–.4", 0.2, 0.4),
+    (".4–.6", 0.4, 0.6),
+    (".6–.8", 0.6, 0.8),
+    (".8–1", 0.8, math.inf),
+]
+
+
+def kappa_histogram(kappas: Sequence[float | None], threshold: float) -> list[dict[str, Any]]:
+    """Counts of per-query kappas in :data:`KAPPA_BINS`, after a first bin of the unanimous
+    queries (kappa undefined, ``"undefined": True``); a bin wholly below ``threshold`` (where
+    queries are flagged) is marked ``"low": True``."""
+    bins: list[dict[str, Any]] = [
+        {"label": "unanimous", "count": sum(1 for k in kappas if k is None), "undefined": True}
+    ]
+    for label, lo, hi in KAPPA_BINS:
+        count = sum(1 for k in kappas if k is not None and lo <= k < hi)
+        bins.append({"label": label, "count": count, "low": hi <= threshold})
+    return bins
+
+
 # Project-level agreement below this means the guidelines are read in different ways
-# (DESIGN.md "Agreement conventions").
+# (docs/design.md "Agreement conventions").
 GUIDELINES_MIN_AGREEMENT = 0.6
 
 

@@ -8,6 +8,8 @@
   its reason.
 - ``evaluation`` (runs, reports, drift) may use both.
 - ``config`` is the site that wires them together and may use all three.
+- Inside annotation, services (writes) may read through selectors, never the other way: a
+  selector that needs a rule takes it from the engine.
 
 Every import statement counts, including those inside functions. See docs/design.md.
 """
@@ -15,6 +17,7 @@ Every import statement counts, including those inside functions. See docs/design
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -101,6 +104,29 @@ def test_annotation_does_not_import_evaluation():
     assert unlisted == []
     stale = [pair for pair in ANNOTATION_USES_EVALUATION if pair not in seen]
     assert stale == [], "listed but no longer imported: take them off the list"
+
+
+def test_annotation_selectors_import_no_services():
+    wrong = [
+        f"{module}:{line} imports {target}"
+        for module, line, target in imports_of("annotation")
+        if module.startswith("annotation.selectors") and target.startswith("annotation.services")
+    ]
+    assert wrong == []
+
+
+def test_annotation_services_and_selectors_import_one_another_without_a_cycle():
+    """A cycle is what lazy imports inside functions once hid (a selector, the agreement
+    service and the adjudication service each importing the next)."""
+    layer = ("annotation.services.", "annotation.selectors.")
+    graph: dict[str, set[str]] = {}
+    for module, _, target in imports_of("annotation"):
+        if module.startswith(layer) and target.startswith(layer) and _is_module(target):
+            graph.setdefault(module, set()).add(target)
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as cycle:
+        raise AssertionError(f"import cycle: {' -> '.join(cycle.args[1])}") from None
 
 
 def test_the_rule_sees_an_import_inside_a_function(tmp_path, monkeypatch):

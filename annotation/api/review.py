@@ -18,11 +18,12 @@ from annotation.permissions import Action, project_access
 from annotation.selectors.judging import adjudication_view, disagreement_queue, resolved_queue
 from annotation.services.adjudication import (
     StaleReview,
+    project_agreement_recompute,
     queries_approve,
     query_adjudicate,
     query_approve,
 )
-from annotation.services.agreement import project_agreement, project_agreement_recompute
+from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.uploads import upload_copy

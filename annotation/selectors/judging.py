@@ -25,6 +25,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import AssignmentStatus, ReviewState
+from goldsmith.agreement import rule_resolution
 
 TERM = re.compile(r"(?u)\b\w\w+\b")
 
@@ -179,6 +180,24 @@ class AnnotationView:
     closed_reason: str = ""  # why no chunk may be added ("" when one may)
 
 
+def closed_to_new_chunks(review: QueryReview | None) -> str:
+    """Why no chunk may be added to the query of `review` ("" when one may): an approved or
+    adjudicated query's grades are final, and a new candidate would send it back into the
+    queues behind the lead's back. Leads reopen such a query by pooling more chunks."""
+    if review is None:
+        return ""
+    if review.state == ReviewState.APPROVED:
+        what = "This query is approved"
+    elif review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
+        what = "This query was adjudicated by a lead"
+    else:
+        return ""
+    return (
+        f"{what}: its grades are final, so no chunk can be added to it. If a good chunk is "
+        "missing, tell a lead: a lead can reopen it by pooling more chunks (the pools page)."
+    )
+
+
 def annotation_view(*, assignment: Assignment) -> AnnotationView:
     """Everything the annotation page shows: the query, its candidates in the shared shuffled
     order, and the caller's own grades, flags and note (never anyone else's)."""
@@ -210,8 +229,6 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
     annotation = QueryAnnotation.objects.filter(
         query_id=query.pk, annotator_id=assignment.annotator_id
     ).first()
-    from annotation.services.judging import closed_to_new_chunks
-
     review = QueryReview.objects.filter(query_id=query.pk).first()
     locked = bool(
         review
@@ -301,8 +318,6 @@ class AdjudicationView:
 
 def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> AdjudicationView:
     """Every annotator's grade and note per candidate, side by side (for leads only)."""
-    from annotation.services.adjudication import rule_resolution
-
     query = Query.objects.filter(project=project, pk=query_id).first()
     if query is None:
         raise Http404("No such query")

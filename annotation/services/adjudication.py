@@ -1,15 +1,16 @@
-"""From judgments to final grades: rule resolution, adjudication by leads, approval.
+"""From judgments to final grades: settling by rule, adjudication by leads, approval.
 
-A query whose assigned annotators have all finished is *settled*: its agreement is computed;
-if it is flagged it waits for a lead, otherwise every candidate resolves by rule (unanimous,
-else majority; a tie flags the query). Leads adjudicate flagged queries and approve resolved
-ones. Every write of a lead names the review `version` it was based on; a stale version is
-refused with `StaleReview` (HTTP 409) so that two leads never overwrite each other.
+A query whose assigned annotators have all finished is *settled*: its agreement is computed
+and stored (`annotation.services.agreement`); if it is flagged it waits for a lead, otherwise
+every candidate resolves by rule (`goldsmith.agreement.rule_resolution`: unanimous, else
+majority; a tie flags the query). Leads adjudicate flagged queries and approve resolved ones.
+Every write of a lead names the review `version` it was based on; a stale version is refused
+with `StaleReview` (HTTP 409) so that two leads never overwrite each other.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -29,6 +30,8 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
+from annotation.services.agreement import query_agreement_compute, query_agreements_compute
+from goldsmith.agreement import rule_resolution
 
 
 class StaleReview(Exception):
@@ -39,27 +42,9 @@ class StaleReview(Exception):
         self.current = current
 
 
-def rule_resolution(grades: list[int]) -> tuple[int, str] | None:
-    """(final grade, provenance) by rule, or None for a tie.
-
-    Unanimous when every grade is equal; majority when one grade has more than half the votes.
-    """
-    if not grades:
-        return None
-    counts = Counter(grades).most_common()
-    grade, votes = counts[0]
-    if votes == len(grades):
-        return grade, Provenance.UNANIMOUS
-    if votes * 2 > len(grades):
-        return grade, Provenance.MAJORITY
-    return None
-
-
 @transaction.atomic
 def query_settle(*, query_id: int) -> QueryReview:
     """Flag or resolve a query whose annotators have all finished (safe to run twice)."""
-    from annotation.services.agreement import query_agreement_compute
-
     review, _ = QueryReview.objects.get_or_create(query_id=query_id)
     review = QueryReview.objects.select_for_update().get(pk=review.pk)
     statuses = list(Assignment.objects.filter(query_id=query_id).values_list("status", flat=True))
@@ -186,6 +171,28 @@ def queries_settle(
                 state=state, version=F("version") + 1, updated_at=now
             )
     return changed
+
+
+def project_agreement_recompute(*, project: Project) -> int:
+    """Recompute every finished query's agreement and flags from stored judgments, in bulk
+    (`query_agreements_compute`), then settle the queries whose flag changed (e.g. after the
+    kappa threshold changed) and those not settled yet. Returns the number of queries.
+
+    Two transactions, the figures first: a grade save locks a query's review before its
+    agreement row, so holding agreement rows while waiting for reviews could deadlock."""
+    computed = query_agreements_compute(project=project)
+    states = dict(
+        QueryReview.objects.filter(query__project=project).values_list("query_id", "state")
+    )
+    queries_settle(
+        flagged={
+            qid: flagged
+            for qid, flagged in computed.flagged.items()
+            if qid in computed.flag_changed or states.get(qid, ReviewState.OPEN) == ReviewState.OPEN
+        },
+        grades=computed.grades,
+    )
+    return len(computed.flagged)
 
 
 def _locked_review(project: Project, query_id: int, version: int | None) -> QueryReview:

@@ -49,24 +49,6 @@ def _check_open(query_id: int) -> None:
         raise JudgingClosed("this query was already adjudicated or approved")
 
 
-def closed_to_new_chunks(review: QueryReview | None) -> str:
-    """Why no chunk may be added to the query of `review` ("" when one may): an approved or
-    adjudicated query's grades are final, and a new candidate would send it back into the
-    queues behind the lead's back. Leads reopen such a query by pooling more chunks."""
-    if review is None:
-        return ""
-    if review.state == ReviewState.APPROVED:
-        what = "This query is approved"
-    elif review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
-        what = "This query was adjudicated by a lead"
-    else:
-        return ""
-    return (
-        f"{what}: its grades are final, so no chunk can be added to it. If a good chunk is "
-        "missing, tell a lead: a lead can reopen it by pooling more chunks (the pools page)."
-    )
-
-
 @dataclass(frozen=True)
 class SavedGrade:
     judgment: Judgment

@@ -25,8 +25,9 @@ from annotation.models import (
     QueryReview,
 )
 from annotation.models.judging import SourceKind
+from annotation.selectors.judging import closed_to_new_chunks
 from annotation.services.assignment import assignments_refresh
-from annotation.services.judging import JudgingClosed, closed_to_new_chunks
+from annotation.services.judging import JudgingClosed
 from annotation.text_input import single_line
 
 DEFAULT_K = 10

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import QueryAgreement, QueryReview, Resolution
-from annotation.services.adjudication import rule_resolution
+from annotation.models.judging import Provenance
+from goldsmith.agreement import rule_resolution
 from tests.annotation.factories import grade_all, judging_setup
 
 
@@ -83,3 +84,7 @@ def test_the_rule_is_unanimous_else_majority_else_tie():
     assert rule_resolution([2, 2, 1]) == (2, "majority")
     assert rule_resolution([2, 1]) is None
     assert rule_resolution([2, 1, 0]) is None
+
+
+def test_the_rules_names_are_stored_as_the_models_provenances():
+    assert {rule_resolution([1])[1], rule_resolution([2, 2, 0])[1]} <= set(Provenance.values)

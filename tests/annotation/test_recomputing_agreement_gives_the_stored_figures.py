@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import QueryAgreement
-from annotation.services.agreement import project_agreement_recompute
+from annotation.services.adjudication import project_agreement_recompute
 from tests.annotation.factories import grade_all, make_chunks, make_query, pool
 
 FIELDS = ["n_annotators", "n_items", "kappa", "kappa_linear", "raw_agreement", "ac1", "flagged"]

@@ -114,14 +114,6 @@ def test_more_than_two_annotators_get_mean_pairwise_kappa_and_fleiss():
     assert report.max_label_gap == 1
 
 
-def test_the_pairwise_matrix_is_symmetric_with_nan_where_undefined():
-    m = np.array([[0, 0, 1], [1, 1, 1], [2, 0, 1]], dtype=float)
-    k = A.pairwise_kappa_matrix(m)
-    assert np.allclose(k, k.T, equal_nan=True)
-    assert k[0, 0] == pytest.approx(1.0) and np.isnan(k[2, 2])
-    assert k[0, 1] == pytest.approx(A.cohen_kappa(m[:, 0], m[:, 1]))
-
-
 def test_any_ordinal_integers_are_accepted():
     a, b = [-1, 1, 1, 0, 0], [-1, 1, 0, 0, 1]
     theirs = cohen_kappa_score(a, b, weights="quadratic", labels=[-1, 0, 1])
