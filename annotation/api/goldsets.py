@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
 from annotation.downloads import attachment
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from annotation.permissions import Action, project_access
@@ -75,7 +75,9 @@ class GoldenSetFreezeInput(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
     categories = serializers.ListField(child=serializers.CharField(), required=False)
     strata = serializers.ListField(child=serializers.CharField(), required=False)
-    split_seed = serializers.IntegerField(required=False, allow_null=True)
+    split_seed = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=STORED_INT_MAX
+    )
     test_share = serializers.FloatField(required=False, min_value=0.01, max_value=0.99)
 
 

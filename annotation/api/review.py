@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, SourceKind
 from annotation.permissions import Action, project_access
@@ -180,7 +181,9 @@ class AssignmentFilterInput(serializers.Serializer):
     annotator = serializers.CharField(
         required=False, allow_blank=True, help_text="an annotator's username"
     )
-    query = serializers.IntegerField(required=False, min_value=0, help_text="a query's id")
+    query = serializers.IntegerField(
+        required=False, min_value=0, max_value=STORED_INT_MAX, help_text="a query's id"
+    )
 
 
 class AssignmentListApi(APIView):
@@ -272,7 +275,7 @@ class AnnotatorGradeOutput(serializers.Serializer):
 
 
 class AdjudicationCandidateOutput(serializers.Serializer):
-    candidate_id = serializers.IntegerField()
+    candidate_id = serializers.IntegerField(min_value=1, max_value=STORED_INT_MAX)
     chunk_id = serializers.CharField()
     document_title = serializers.CharField()
     text = serializers.CharField()
@@ -353,19 +356,25 @@ def adjudication_output(view) -> dict[str, object]:
 
 
 class FinalGradeInput(serializers.Serializer):
-    candidate_id = serializers.IntegerField()
+    candidate_id = serializers.IntegerField(min_value=1, max_value=STORED_INT_MAX)
     grade = serializers.ChoiceField(choices=[0, 1, 2])
 
 
 class AdjudicateInput(serializers.Serializer):
-    version = serializers.IntegerField(help_text="The review version the lead saw (409 if stale)")
+    version = serializers.IntegerField(
+        min_value=0,
+        max_value=STORED_INT_MAX,
+        help_text="The review version the lead saw (409 if stale)",
+    )
     grades = FinalGradeInput(many=True)
     reason = serializers.ChoiceField(choices=AdjudicationReason.choices)
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 class ApproveInput(serializers.Serializer):
-    version = serializers.IntegerField(required=False, allow_null=True, default=None)
+    version = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=STORED_INT_MAX
+    )
 
 
 class ReviewStateOutput(serializers.Serializer):
@@ -375,7 +384,9 @@ class ReviewStateOutput(serializers.Serializer):
 
 
 class BulkApproveInput(serializers.Serializer):
-    query_ids = serializers.ListField(child=serializers.IntegerField(), required=False)
+    query_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=STORED_INT_MAX), required=False
+    )
     all_resolved = serializers.BooleanField(default=False)
 
 

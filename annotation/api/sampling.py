@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import ImportStatus, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import samples
@@ -18,14 +19,19 @@ from goldsmith.intake import sampling
 
 
 class SampleCreateInput(serializers.Serializer):
-    log = serializers.IntegerField(required=False, help_text="log id (default: the latest)")
+    log = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=STORED_INT_MAX,
+        help_text="log id (default: the latest)",
+    )
     n = serializers.IntegerField(min_value=1, max_value=100_000)
     strategy = serializers.ChoiceField(choices=sampling.STRATEGIES)
     by = serializers.ChoiceField(choices=["", *BY_FIELDS], default="", allow_blank=True)
     allocation = serializers.ChoiceField(
         choices=["", *sampling.ALLOCATIONS], default="", allow_blank=True
     )
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(min_value=0, max_value=sampling.SEED_MAX)
     dry_run = serializers.BooleanField(default=False)
 
 

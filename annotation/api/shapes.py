@@ -5,6 +5,10 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+# The largest integer both databases store (a signed 64-bit column). An id or a seed beyond it
+# is refused as bad input instead of failing in the database driver.
+STORED_INT_MAX = 2**63 - 1
+
 
 class RefusalOutput(serializers.Serializer):
     detail = serializers.CharField(help_text="Why the request was refused, in a sentence.")

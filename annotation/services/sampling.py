@@ -99,6 +99,8 @@ def sample_draw(
         )
     if n < 1:
         raise SamplingError("n must be at least 1")
+    if not 0 <= seed <= sampling.SEED_MAX:
+        raise SamplingError(f"the seed must be a whole number from 0 to {sampling.SEED_MAX}")
     if strategy == sampling.STRATIFIED and not by:
         raise SamplingError("the stratified strategy needs a field to stratify by (--by)")
     if by and strategy != sampling.STRATIFIED:

@@ -30,7 +30,7 @@ class SampleForm(forms.Form):
         choices=[("", "strategy default"), *[(a, a) for a in sampling.ALLOCATIONS]],
         required=False,
     )
-    seed = forms.IntegerField(initial=1)
+    seed = forms.IntegerField(initial=1, min_value=0, max_value=sampling.SEED_MAX)
 
     def __init__(self, *args, project=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -122,6 +122,10 @@ def allocate(
     return result
 
 
+# Seeds are stored in a signed 64-bit column; numpy takes any seed from 0 up.
+SEED_MAX = 2**63 - 1
+
+
 def draw(
     *,
     keys: Sequence[str],
