@@ -4,7 +4,7 @@ recommends (1,2 → 2; 3,4 → 1; -1 → dropped): 225 queries and 1,612 graded 
 from __future__ import annotations
 
 from annotation.models import Chunk, GoldenJudgment, GoldenSetVersion
-from goldsmith.formats.goldset import cranfield_to_beir
+from goldsmith.formats.beir import cranfield_to_beir
 from tests.conftest import require_shared_data
 
 

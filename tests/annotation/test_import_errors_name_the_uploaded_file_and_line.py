@@ -18,7 +18,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from evaluation.services import retriever_create
-from goldsmith.formats.core import GoldenQuery, GoldJudgment, dumps_goldset
+from goldsmith.formats.goldset import GoldenQuery, GoldJudgment, dumps_goldset
 
 BAD_UTF8 = b"\xff\xfe broken"
 

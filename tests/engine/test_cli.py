@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldsmith.cli import main
-from goldsmith.formats import core as F
+from goldsmith.formats import goldset as F
 
 QRELS = "s1 0 c1 2\ns1 0 c2 2\ns2 0 c5 2\ns3 0 c9 1\ns4 0 c11 2\n"
 RUN = "s1 Q0 c1 1 0.9 bm25\ns1 Q0 c3 2 0.8 bm25\ns2 Q0 c6 1 0.7 bm25\ns2 Q0 c5 2 0.6 bm25\n"

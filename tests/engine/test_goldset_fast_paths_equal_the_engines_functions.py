@@ -9,8 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldsmith.formats.core import GoldenQuery, GoldJudgment, goldset_content_hash, write_trec_qrels
-from goldsmith.formats.goldset import QueryRecord, records_content_hash, trec_qrels_pieces
+from goldsmith.formats.goldset import (
+    GoldenQuery,
+    GoldJudgment,
+    QueryRecord,
+    goldset_content_hash,
+    records_content_hash,
+)
+from goldsmith.formats.trec import trec_qrels_pieces, write_trec_qrels
 
 text = st.text(max_size=30)
 maybe_text = st.none() | text
