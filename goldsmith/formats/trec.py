@@ -502,10 +502,28 @@ def _token(value: str, what: str) -> str:
     return value
 
 
-def write_trec_qrels(out: IO[str], rows: Iterable[tuple[str, str, int]]) -> None:
-    """Write ``(qid, docno, grade)`` rows as ``qid 0 docno grade``."""
+def trec_qrels_pieces(rows: Iterable[tuple[str, str, int]]) -> Iterator[str]:
+    """``(qid, docno, grade)`` rows as ``qid 0 docno grade`` lines, in pieces of `PIECE_LINES`
+    lines: the one qrels writer (exports stream it; a file or a string joins the pieces).
+
+    Lines are checked whole, which is several times faster than checking each id: an id that a
+    TREC file cannot hold (empty, with whitespace or NUL inside, or a qid starting with ``#``,
+    which would make the line a comment) raises ValueError. A docno may start with ``#``."""
+    buf: list[str] = []
     for qid, doc, grade in rows:
-        out.write(f"{_token(qid, 'qid')} 0 {_token(doc, 'docno')} {int(grade)}\n")
+        buf.append(f"{qid} 0 {doc} {int(grade)}\n")
+        if len(buf) >= PIECE_LINES:
+            yield _trec_checked(buf)
+            buf = []
+    if buf:
+        yield _trec_checked(buf)
+
+
+def _trec_checked(lines: list[str]) -> str:
+    for line in lines:
+        if len(line.split()) != 4 or line.startswith("#") or "\x00" in line:
+            raise ValueError(f"{line.rstrip()!r}: an id with whitespace cannot go in a TREC file")
+    return "".join(lines)
 
 
 def write_trec_run(
@@ -571,28 +589,6 @@ def trec_list_in_order(
     written = numbers if keep else [1.0 / r for r in range(1, len(docs) + 1)]
     rows = [(qid, d, r, s) for r, (d, s) in enumerate(zip(docs, written, strict=True), 1)]
     return TrecList(rows, keep, list(first.items()), len(ids) - len(docs))
-
-
-def trec_qrels_pieces(rows: Iterable[tuple[str, str, int]]) -> Iterator[str]:
-    """``qid 0 chunk_id grade`` lines in pieces of `PIECE_LINES`: the bytes that
-    `write_trec_qrels` writes (a test holds them equal), checked a whole
-    line at a time, which is several times faster than checking each id. An id that a TREC file
-    cannot hold (whitespace inside, or a qid starting with ``#``) raises ValueError."""
-    buf: list[str] = []
-    for qid, doc, grade in rows:
-        buf.append(f"{qid} 0 {doc} {int(grade)}\n")
-        if len(buf) >= PIECE_LINES:
-            yield _trec_checked(buf)
-            buf = []
-    if buf:
-        yield _trec_checked(buf)
-
-
-def _trec_checked(lines: list[str]) -> str:
-    for line in lines:
-        if len(line.split()) != 4 or line.startswith("#") or "\x00" in line:
-            raise ValueError(f"{line.rstrip()!r}: an id with whitespace cannot go in a TREC file")
-    return "".join(lines)
 
 
 # --------------------------------------------------------------------------------------------

@@ -241,11 +241,45 @@ def test_written_trec_files_read_back_bit_identical(tmp_path):
     trec.write_trec_run(buf, rows, "mine")
     r = trec.read_trec_run(write(tmp_path, "r.txt", buf.getvalue()))
     assert r.scores.tolist() == [s for *_, s in rows] and r.run_id == "mine"
-    buf = io.StringIO()
-    trec.write_trec_qrels(buf, [("q1", "c1", 2), ("q1", "c2", 0)])
-    assert trec.read_trec_qrels(write(tmp_path, "q.txt", buf.getvalue())).grades.tolist() == [2, 0]
-    with pytest.raises(ValueError):
-        trec.write_trec_qrels(io.StringIO(), [("q 1", "c1", 2)])
+    qrels = "".join(trec.trec_qrels_pieces([("q1", "c1", 2), ("q1", "c2", 0)]))
+    assert trec.read_trec_qrels(write(tmp_path, "q.txt", qrels)).grades.tolist() == [2, 0]
+
+
+def test_the_qrels_writer_refuses_ids_a_trec_file_cannot_hold():
+    for qid, doc in [("q 1", "c1"), ("q1", "a chunk"), ("", "c1"), ("q1", ""), ("#q", "c1")]:
+        with pytest.raises(ValueError, match="cannot go in a TREC file"):
+            "".join(trec.trec_qrels_pieces([("q0", "c0", 1), (qid, doc, 2)]))
+
+
+# Ids a TREC file can hold; control characters are left out: the reader refuses them.
+trec_id = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=10
+).filter(lambda s: not any(c.isspace() for c in s))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            trec_id.filter(lambda s: not s.startswith("#")),
+            trec_id,
+            st.integers(min_value=-1, max_value=3),
+        ),
+        min_size=1,
+        max_size=20,
+        unique_by=lambda row: (row[0], row[1]),
+    )
+)
+def test_written_qrels_read_back_as_the_rows_given(rows):
+    text = "".join(trec.trec_qrels_pieces(rows))
+    assert text == "".join(f"{q} 0 {d} {g}\n" for q, d, g in rows)
+    with tempfile.TemporaryDirectory() as d:
+        qrels = trec.read_trec_qrels(write(Path(d), "q.txt", text))
+    read = [
+        (qrels.query_ids[int(i)], bytes(doc).decode(), int(g))
+        for i, doc, g in zip(qrels.qidx, qrels.ids, qrels.grades, strict=True)
+    ]
+    assert read == rows
 
 
 def test_written_jsonl_reads_back(tmp_path):

@@ -1,11 +1,8 @@
-"""The freeze hashes plain rows and exports write qrels line by line, for speed; both must
-give exactly what the engine's `goldset_content_hash` and `write_trec_qrels` give."""
+"""The freeze hashes plain rows, for speed; it must give exactly what the engine's
+`goldset_content_hash` gives."""
 
 from __future__ import annotations
 
-import io
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +13,6 @@ from goldsmith.formats.goldset import (
     goldset_content_hash,
     records_content_hash,
 )
-from goldsmith.formats.trec import trec_qrels_pieces, write_trec_qrels
 
 text = st.text(max_size=30)
 maybe_text = st.none() | text
@@ -49,23 +45,3 @@ query = st.builds(
 def test_the_fast_hash_equals_the_engines_hash(queries):
     records = [QueryRecord.of(q) for q in queries]
     assert records_content_hash(records) == goldset_content_hash(queries)
-
-
-ident = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-    min_size=1,
-    max_size=10,
-).filter(lambda s: not any(c.isspace() for c in s) and not s.startswith("#"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(ident, ident, st.integers(min_value=-1, max_value=3)), max_size=20))
-def test_the_fast_qrels_writer_writes_the_engines_bytes(rows):
-    engine = io.StringIO()
-    write_trec_qrels(engine, rows)
-    assert "".join(trec_qrels_pieces(rows)) == engine.getvalue()
-
-
-def test_the_fast_qrels_writer_refuses_ids_with_whitespace():
-    with pytest.raises(ValueError, match="whitespace"):
-        "".join(trec_qrels_pieces([("q1", "a chunk", 2)]))
