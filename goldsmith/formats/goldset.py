@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -381,7 +381,9 @@ def header_line(header: dict[str, Any]) -> str:
 
 
 def goldset_lines(header: dict[str, Any], queries: Iterable[GoldenQuery]) -> Iterator[str]:
-    """The native file: the header line, then one line per query in query_id order.
+    """The native file: the header line, then one line per query in query_id order; the one
+    writer of golden sets (exports stream it; a file or a string joins the pieces). `header`
+    holds at least ``project``, ``label`` and the queries' ``content_hash``.
 
     Raises ValueError (mid-stream) if the queries are out of order or duplicated, because the
     file would then not match its own content hash."""
@@ -398,36 +400,6 @@ def goldset_lines(header: dict[str, Any], queries: Iterable[GoldenQuery]) -> Ite
             buf = []
     if buf:
         yield "".join(buf)
-
-
-def write_goldset(
-    out: IO[str], project: str, label: str, queries: Iterable[GoldenQuery], **header: Any
-) -> GoldsetHeader:
-    """Write a goldset (header with computed hash and counts, then queries by query_id).
-    Extra keyword arguments become header fields (``created_at``, ``goldsmith_version`` ...)."""
-    qs = sorted(queries, key=lambda q: q.query_id)
-    if len({q.query_id for q in qs}) != len(qs):
-        raise ValueError("query ids must be unique")
-    known = {k: header.pop(k) for k in ("goldsmith_version", "created_at") if k in header}
-    head = GoldsetHeader(
-        project=project,
-        label=label,
-        content_hash=goldset_content_hash(qs),
-        query_count=len(qs),
-        judgment_count=sum(len(q.judgments) for q in qs),
-        extra=header,
-        **known,
-    )
-    out.write(dumps(head.to_json()) + "\n")
-    for q in qs:
-        out.write(dumps(q.to_json()) + "\n")
-    return head
-
-
-def dumps_goldset(project: str, label: str, queries: Iterable[GoldenQuery], **header: Any) -> str:
-    buf = io.StringIO()
-    write_goldset(buf, project, label, queries, **header)
-    return buf.getvalue()
 
 
 def is_native_header(obj: object) -> bool:

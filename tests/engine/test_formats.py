@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from goldsmith import metrics as M
 from goldsmith.formats import FormatError, detect, goldset, jsonl, labels, trec
+from tests.goldset_files import goldset_text
 
 
 def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
@@ -191,11 +192,12 @@ def golden() -> list[goldset.GoldenQuery]:
 
 
 def test_a_goldset_reads_back_what_was_written(tmp_path):
-    p = tmp_path / "g.jsonl"
-    with open(p, "w") as f:
-        head = goldset.write_goldset(f, "acme", "v1", golden(), created_at="2024-01-01T00:00:00Z")
+    text = goldset_text("acme", "v1", golden(), created_at="2024-01-01T00:00:00Z", note="first")
+    p = write(tmp_path, "g.jsonl", text)
     gs = goldset.read_goldset(p)
-    assert gs.header == head
+    assert (gs.header.project, gs.header.label) == ("acme", "v1")
+    assert gs.header.content_hash == goldset.goldset_content_hash(golden())
+    assert gs.header.created_at == "2024-01-01T00:00:00Z" and gs.header.extra == {"note": "first"}
     assert gs.header.query_count == 2 and gs.header.judgment_count == 1
     assert [q.query_id for q in gs.queries] == ["q1", "q2"]
     assert gs.queries[1] == golden()[0]
@@ -211,13 +213,13 @@ def test_the_content_hash_ignores_order_and_header(tmp_path):
 
 
 def test_a_tampered_goldset_fails_its_hash(tmp_path):
-    text = goldset.dumps_goldset("acme", "v1", golden()).replace('"grade": 2', '"grade": 1')
+    text = goldset_text("acme", "v1", golden()).replace('"grade": 2', '"grade": 1')
     p = write(tmp_path, "g.jsonl", text)
     assert ":1: content_hash" in error_of(goldset.read_goldset, p)
 
 
 def test_goldset_lines_are_checked_strictly(tmp_path):
-    head, *rest = goldset.dumps_goldset("acme", "v1", golden()).splitlines()
+    head, *rest = goldset_text("acme", "v1", golden()).splitlines()
     q = json.loads(rest[0]) | {"colour": "red"}
     p = write(tmp_path, "g.jsonl", "\n".join([head, json.dumps(q), rest[1]]) + "\n")
     assert error_of(goldset.read_goldset, p).endswith(":2: query line has unknown key 'colour'")
