@@ -49,9 +49,9 @@ from goldsmith.formats.goldset import (
     GradeMap,
     JudgmentRow,
     QueryRecord,
+    goldset_content_hash,
     iter_goldset,
     record_order,
-    records_content_hash,
     split_for,
 )
 from goldsmith.formats.trec import trec_queries
@@ -196,7 +196,7 @@ def _store(
                     f"query {r.query_id!r}, chunk {j[0]!r}: grade {j[5]} is not "
                     "0, 1 or 2 (map grades with --grade-map)"
                 )
-    content_hash = records_content_hash(ordered)
+    content_hash = goldset_content_hash(ordered)
     counts = _counts(ordered)
     if corpus_counts is not None:
         counts["corpus"] = corpus_counts

@@ -156,69 +156,62 @@ def record_order(row: JudgmentRow) -> tuple[int, str]:
 
 
 # --------------------------------------------------------------------------------------------
-# The content hash
+# The content hash: one definition (docs/formats.md, "content_hash")
+
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def _canonical(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def goldset_content_hash(queries: Iterable[GoldenQuery]) -> str:
-    """``sha256:`` + hex digest of the canonical JSON (sorted keys, no spaces, UTF-8) of every
-    query, one per line (``\\n``-terminated), in query_id order. Independent of header fields,
-    key order and whitespace, so equal content gives equal hashes."""
-    h = hashlib.sha256()
-    for q in sorted(queries, key=lambda q: q.query_id):
-        h.update(_canonical(q.to_json()) + b"\n")
-    return "sha256:" + h.hexdigest()
+def _canonical_line(r: QueryRecord) -> bytes:
+    """A query's canonical JSON and ``\\n``: every key of the query line (null for a missing
+    value), keys sorted at every level, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
+    The objects are built with their keys already in sorted order, so no sort is needed."""
+    obj = {
+        "category": r.category,
+        "judgments": [
+            {"chunk_id": c, "doc_id": d, "end": e, "grade": g, "provenance": p,
+             "start": s, "text": t}
+            for c, d, s, e, t, g, p in r.judgments
+        ],
+        "query": r.query,
+        "query_id": r.query_id,
+        "reference_answer": r.reference_answer,
+        "split": r.split,
+        "stratum": r.stratum,
+        "weight": r.weight,
+    }  # fmt: skip
+    return _CANONICAL(obj).encode() + b"\n"
 
 
 class StreamingHash:
-    """`goldset_content_hash` computed one query at a time; queries must come in query_id
-    order (as the native writer emits them)."""
+    """The content hash of queries given one at a time in query_id order (as the writer emits
+    them and a version stores them), so that a version of any size is hashed with flat memory.
+    A query out of order, or given twice, raises ValueError."""
 
     def __init__(self) -> None:
         self._h = hashlib.sha256()
         self._last: str | None = None
 
-    def add(self, q: GoldenQuery) -> None:
+    def add(self, q: GoldenQuery | QueryRecord) -> None:
         if self._last is not None and q.query_id <= self._last:
             raise ValueError(f"query {q.query_id!r} is out of order (after {self._last!r})")
         self._last = q.query_id
-        canonical = json.dumps(
-            q.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
-        self._h.update(canonical.encode() + b"\n")
+        self._h.update(_canonical_line(q if isinstance(q, QueryRecord) else QueryRecord.of(q)))
 
     def hexdigest(self) -> str:
         return "sha256:" + self._h.hexdigest()
 
 
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+def goldset_content_hash(queries: Iterable[GoldenQuery | QueryRecord]) -> str:
+    """``sha256:`` + the hex digest of every query's canonical line, in query_id order.
 
-
-def records_content_hash(records: Iterable[QueryRecord]) -> str:
-    """Exactly `goldset_content_hash` of the same queries (a test holds the
-    two equal on random data), computed without building GoldenQuery objects: the canonical
-    objects are built with their keys already in sorted order, so no sort is needed."""
-    h = hashlib.sha256()
-    for r in sorted(records, key=lambda r: r.query_id):
-        obj = {
-            "category": r.category,
-            "judgments": [
-                {"chunk_id": c, "doc_id": d, "end": e, "grade": g, "provenance": p,
-                 "start": s, "text": t}
-                for c, d, s, e, t, g, p in r.judgments
-            ],
-            "query": r.query,
-            "query_id": r.query_id,
-            "reference_answer": r.reference_answer,
-            "split": r.split,
-            "stratum": r.stratum,
-            "weight": r.weight,
-        }  # fmt: skip
-        h.update(_CANONICAL(obj).encode() + b"\n")
-    return "sha256:" + h.hexdigest()
+    It depends on the queries only, not on the header, on key order or whitespace in a file, or
+    on the order the queries come in, so equal content gives an equal hash. Query ids are unique
+    (a repeated one raises ValueError). The freeze hashes plain rows (`QueryRecord`), readers
+    and exports hash `GoldenQuery` objects: both go through the one canonical line."""
+    h = StreamingHash()
+    for q in sorted(queries, key=lambda q: q.query_id):
+        h.add(q)
+    return h.hexdigest()
 
 
 # --------------------------------------------------------------------------------------------
