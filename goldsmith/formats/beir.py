@@ -1,6 +1,12 @@
 """BEIR folders and zips: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv`` (and
 Goldsmith's ``goldsmith.json``), read for import and written as a streamed zip for export; and the
-Cranfield collection converted to a BEIR folder (see docs/goldsets.md).
+Cranfield collection, whose SMART files become importer input or a BEIR folder (docs/goldsets.md).
+
+Cranfield: `cran.all.1400` records (``.I``, ``.T``, ``.A``, ``.B``, ``.W``) become whole
+documents (doc_id = the ``.I`` number, title = ``.T``, text = ``.W``, which already starts with
+the title; authors and bibliography go to metadata). The empty documents 471 and 995 are kept
+(with empty text), because 995 is judged for one query. `cran.qry` (CRLF line endings) becomes a
+query log whose records carry their position (1..225), which is the qid used by `cranqrel`.
 
 Pure module: the standard library, no Django. The zip is written as a generator of bytes in
 bounded pieces, so that an export of any size streams with flat memory.
@@ -370,7 +376,56 @@ def read_corpus_jsonl(
 
 
 # --------------------------------------------------------------------------------------------
-# Cranfield → BEIR (adapter over goldsmith.formats.cranfield)
+# Cranfield: its SMART files as importer input, and as a BEIR folder
+
+
+_CRANFIELD_FIELDS = {".T": "title", ".A": "authors", ".B": "bibliography", ".W": "text"}
+
+
+def _smart_records(path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """(``.I`` id, {field: text}) of each record of a SMART file."""
+    current_id: str | None = None
+    fields: dict[str, list[str]] = {}
+    name: str | None = None
+    with path.open(encoding="utf-8", newline=None) as handle:
+        for raw in handle:
+            line = raw.rstrip("\r\n")
+            if line.startswith(".I "):
+                if current_id is not None:
+                    yield current_id, {k: " ".join(v).strip() for k, v in fields.items()}
+                current_id, fields, name = line[3:].strip(), {}, None
+            elif line.strip() in _CRANFIELD_FIELDS:
+                name = _CRANFIELD_FIELDS[line.strip()]
+                fields.setdefault(name, [])
+            elif name is not None:
+                fields[name].append(line.strip())
+    if current_id is not None:
+        yield current_id, {k: " ".join(v).strip() for k, v in fields.items()}
+
+
+def cranfield_documents(path: Path) -> Iterator[dict[str, object]]:
+    """Documents of `cran.all.1400` (or CISI.ALL) as the corpus importer reads them."""
+    for doc_id, fields in _smart_records(path):
+        yield {
+            "doc_id": doc_id,
+            "title": fields.get("title", ""),
+            "text": fields.get("text", ""),
+            "metadata": {
+                "authors": fields.get("authors", ""),
+                "bibliography": fields.get("bibliography", ""),
+            },
+        }
+
+
+def cranfield_queries(path: Path) -> Iterator[dict[str, object]]:
+    """Queries of `cran.qry` as the query-log importer reads them, with their position (qid)."""
+    for position, (number, fields) in enumerate(_smart_records(path), 1):
+        yield {
+            "query": fields.get("text", ""),
+            "category": "cranfield",
+            "qid": position,
+            "number": number,
+        }
 
 
 def cranfield_to_beir(src: str | Path, dst: str | Path) -> dict[str, int]:
@@ -378,8 +433,6 @@ def cranfield_to_beir(src: str | Path, dst: str | Path) -> dict[str, int]:
     Cleverdon grades (1..4, -1) in ``qrels/test.tsv``; import it with the grade map
     ``1:2,2:2,3:1,4:1,-1:drop`` (see the data's PROVENANCE.md). Query ids are positions in
     cran.qry (1..225), which is what cranqrel uses, not the ``.I`` numbers."""
-    from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries
-
     src, dst = Path(src), Path(dst)
     (dst / "qrels").mkdir(parents=True, exist_ok=True)
     counts = {"documents": 0, "queries": 0, "qrels": 0}

@@ -249,7 +249,7 @@ def test_renaming_every_id_changes_no_value(w, data):
 
 @pytest.mark.slow
 def test_bm25_over_cranfield_and_cisi_scores_as_in_pytrec_eval(tmp_path):
-    from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries
+    from goldsmith.formats.beir import cranfield_documents, cranfield_queries
     from goldsmith.retrievers.builtin import build_retriever
 
     cran = require_shared_data("cranfield")
