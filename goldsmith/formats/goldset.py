@@ -395,10 +395,6 @@ def goldset_lines(header: dict[str, Any], queries: Iterable[GoldenQuery]) -> Ite
         yield "".join(buf)
 
 
-def is_native_header(obj: object) -> bool:
-    return isinstance(obj, dict) and obj.get("format") == GOLDSET_FORMAT
-
-
 # --------------------------------------------------------------------------------------------
 # CSV, splits and grade maps
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from goldsmith.formats import FormatError
-from goldsmith.formats.common import bytes_array, dumps
+from goldsmith.formats.common import bytes_array
 from goldsmith.metrics import JudgmentColumns, RankingColumns
 
 _NUL_FREE = "ids may not contain NUL characters"
@@ -187,20 +187,3 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
         ids=bytes_array(ids),
         grades=np.array(grades, dtype=np.int64),
     )
-
-
-def write_jsonl_run(
-    out: IO[str], queries: Iterable[tuple[str, Iterable[tuple[str, float | None]]]]
-) -> None:
-    """Write ``(query_id, [(id, score), ...])`` as JSONL run lines (score None is omitted)."""
-    for qid, results in queries:
-        items = [{"id": i} if s is None else {"id": i, "score": s} for i, s in results]
-        out.write(dumps({"query_id": qid, "results": items}) + "\n")
-
-
-def write_jsonl_qrels(
-    out: IO[str], queries: Iterable[tuple[str, Iterable[tuple[str, int]]]]
-) -> None:
-    for qid, judged in queries:
-        items = [{"id": i, "grade": int(g)} for i, g in judged]
-        out.write(dumps({"query_id": qid, "judgments": items}) + "\n")

@@ -284,16 +284,6 @@ def test_written_qrels_read_back_as_the_rows_given(rows):
     assert read == rows
 
 
-def test_written_jsonl_reads_back(tmp_path):
-    buf = io.StringIO()
-    jsonl.write_jsonl_run(buf, [("q1", [("a", 1.0), ("b", None)])])
-    r = jsonl.read_jsonl_run(write(tmp_path, "r.jsonl", buf.getvalue()))
-    assert r.ids.tolist() == [b"a", b"b"] and r.scores[0] == 1.0
-    buf = io.StringIO()
-    jsonl.write_jsonl_qrels(buf, [("q1", [("a", 2)])])
-    assert jsonl.read_jsonl_qrels(write(tmp_path, "q.jsonl", buf.getvalue())).grades.tolist() == [2]
-
-
 # --- labels CSV -----------------------------------------------------------------------------
 
 
