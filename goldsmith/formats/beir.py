@@ -223,9 +223,21 @@ def _jsonl(bundle: _Bundle, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
         yield lineno, obj
 
 
-def _opt(meta: dict[str, Any], key: str) -> Any:
+def _object(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (BEIR's ``metadata`` is optional)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _opt(meta: dict[str, Any], key: str) -> str | None:
+    """A text field of ``metadata``: a number is kept as its text (a version stores text, and
+    its content hash is computed from what it stores); null, a missing key or any other value
+    is None."""
     value = meta.get(key)
-    return value if value is not None else None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 @dataclass
@@ -298,8 +310,8 @@ def read_beir(
                     chunks[row.chunk_id] = row
         out: list[GoldenQuery] = []
         for qid, obj in queries.items():
-            meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-            how = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+            meta = _object(obj.get("metadata"))
+            how = _object(meta.get("provenance"))
             js = [
                 GoldJudgment(
                     chunk_id=cid,
@@ -313,7 +325,7 @@ def read_beir(
                 for cid, grade in judged[qid].items()
             ]
             weight = meta.get("weight")
-            split = meta.get("split") if "split" in meta else file_split.get(qid)
+            query_split = _opt(meta, "split") if "split" in meta else file_split.get(qid)
             out.append(
                 GoldenQuery(
                     query_id=qid,
@@ -322,7 +334,7 @@ def read_beir(
                     category=_opt(meta, "category"),
                     stratum=_opt(meta, "stratum"),
                     weight=float(weight) if isinstance(weight, int | float) else 1.0,
-                    split=split,
+                    split=query_split,
                     reference_answer=_opt(meta, "reference_answer"),
                 )
             )
@@ -331,9 +343,11 @@ def read_beir(
             text = "".join(line for _, line in bundle.lines("goldsmith.json"))
             try:
                 meta_json = json.loads(text)
-            except ValueError as error:
-                where, line = bundle.where("goldsmith.json"), getattr(error, "lineno", 1)
-                raise FormatError(where, line, f"invalid JSON: {error}") from None
+            except ValueError as error:  # JSONDecodeError, or an integer over the digit limit
+                at = error.lineno if isinstance(error, json.JSONDecodeError) else 1
+                raise FormatError(
+                    bundle.where("goldsmith.json"), at, f"invalid JSON: {error}"
+                ) from None
     finally:
         bundle.close()
 
@@ -348,7 +362,7 @@ def read_beir(
 
 
 def _corpus_row(obj: dict[str, Any]) -> CorpusRow:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = _object(obj.get("metadata"))
     start, end = meta.get("start"), meta.get("end")
     return CorpusRow(
         chunk_id=str(obj["_id"]),

@@ -123,8 +123,8 @@ def diff_text(diff: GoldsetDiff, a_name: str, b_name: str, limit: int = 200) -> 
         yield f"- query {qid}"
     for qid in diff.changed_text[:limit]:
         yield f"~ query {qid}: text changed"
-    for c in diff.changed_grades[:limit]:
-        yield f"~ {c.query_id} {c.chunk_id}: grade {c.old} → {c.new}"
+    for change in diff.changed_grades[:limit]:
+        yield f"~ {change.query_id} {change.chunk_id}: grade {change.old} → {change.new}"
     for q, c, g in diff.added_judgments[:limit]:
         yield f"+ {q} {c}: grade {g}"
     for q, c, g in diff.removed_judgments[:limit]:

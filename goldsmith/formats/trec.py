@@ -188,7 +188,7 @@ def _floats(m: NDArray[np.uint8]) -> NDArray[np.float64] | None:
         frac += is_digit & (dots > 0)
         dots += is_dot
     bad |= (dots > 1) | (n_digits == 0) | (n_digits > _MAX_SIMPLE_DIGITS)
-    out = mant / _POW10[np.minimum(frac, 22)]
+    out: NDArray[np.float64] = mant / _POW10[np.minimum(frac, 22)]
     np.negative(out, out=out, where=neg)
     for i in np.flatnonzero(bad):
         x = _float_text(bytes(m[i]).rstrip(b"\x00").decode("utf-8"))

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldsmith import metrics as M
-from goldsmith.formats import FormatError, detect, goldset, jsonl, labels, trec
+from goldsmith.formats import FormatError, beir, detect, goldset, jsonl, labels, trec
 from tests.goldset_files import goldset_text
 
 
@@ -282,6 +282,21 @@ def test_written_qrels_read_back_as_the_rows_given(rows):
         for i, doc, g in zip(qrels.qidx, qrels.ids, qrels.grades, strict=True)
     ]
     assert read == rows
+
+
+# --- BEIR -----------------------------------------------------------------------------------
+
+
+def test_beir_metadata_numbers_are_read_as_text_and_other_values_as_none(tmp_path):
+    """A version stores these fields as text and hashes what it stores: a number in a BEIR
+    file's metadata becomes its text, so the hash at import is the hash of the stored rows."""
+    folder = tmp_path / "beir"
+    (folder / "qrels").mkdir(parents=True)
+    meta = {"category": 5, "stratum": ["head"], "split": 2.5, "reference_answer": None}
+    write(folder, "queries.jsonl", json.dumps({"_id": "q1", "text": "x", "metadata": meta}))
+    write(folder, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\tc1\t2\n")
+    (q,) = beir.read_beir(folder).queries
+    assert (q.category, q.stratum, q.split, q.reference_answer) == ("5", None, "2.5", None)
 
 
 # --- labels CSV -----------------------------------------------------------------------------
