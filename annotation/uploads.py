@@ -1,7 +1,7 @@
 """Uploads read in the request by readers that take a path (golden sets, run files).
 
 :func:`upload_copy` writes an upload to a private temporary folder and yields the copy's path.
-A :class:`~goldsmith.formats.core.FormatError` raised inside the block about that copy is raised
+A :class:`~goldsmith.formats.FormatError` raised inside the block about that copy is raised
 again naming the file as it was uploaded, with its line (``gold.jsonl:2: …``, and the member
 of a zip: ``beir.zip:qrels/test.tsv:3: …``): no error shows a server-side path. Copies can be
 nested (a TREC import's qrels, topics and corpus); each names its own file. The copy is removed
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from goldsmith.formats.core import FormatError
+from goldsmith.formats import FormatError
 
 
 def upload_name(upload: Any) -> str:

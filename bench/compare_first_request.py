@@ -56,7 +56,7 @@ def build(n: int) -> tuple[int, int, int]:
         retriever_create,
         run_file_upload,
     )
-    from goldsmith.formats.core import GoldenQuery, GoldJudgment
+    from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     name = f"bench-compare-{n}"
     project = Project.objects.filter(name=name).first()

@@ -68,7 +68,7 @@ def main() -> int:
     from evaluation.services import evaluation_run_create, retriever_create
     from evaluation.services.runs import run_report, run_settings
     from goldsmith import reporting
-    from goldsmith.formats.core import GoldenQuery, GoldJudgment
+    from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
     from tests.evaluation.retriever_stub import StubRetriever
 
     n = args.queries

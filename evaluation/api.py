@@ -34,7 +34,7 @@ from evaluation.services import (
     run_file_upload,
 )
 from evaluation.services.reports import compare_report, pool_unjudged, run_report_cached
-from goldsmith.formats import core as formats
+from goldsmith import formats
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:

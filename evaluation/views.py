@@ -49,8 +49,7 @@ from evaluation.services.reports import (
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
 from evaluation.services.runs import band_table
-from goldsmith import bands, metrics
-from goldsmith.formats import core as formats
+from goldsmith import bands, formats, metrics
 
 TREND_METRICS = ("recall", "ndcg", "pass")
 

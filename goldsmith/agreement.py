@@ -363,7 +363,8 @@ def agreement_report(
 
 
 class LabelLike(Protocol):
-    """What :func:`agreement_by_group` needs of a label row (``formats.LabelRow`` fits)."""
+    """What :func:`agreement_by_group` needs of a label row
+    (``goldsmith.formats.labels.LabelRow`` fits)."""
 
     @property
     def item(self) -> str: ...

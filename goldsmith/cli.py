@@ -22,7 +22,10 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from goldsmith import metrics as M
-from goldsmith.formats import core as formats
+from goldsmith.formats import FormatError
+from goldsmith.formats.detect import detect_format, read_qrels, read_run
+from goldsmith.formats.goldset import GoldSet, goldset_judgments, read_goldset
+from goldsmith.formats.labels import read_labels_csv
 
 _PROG = "goldsmith"
 
@@ -155,7 +158,7 @@ def _run(argv: list[str] | None) -> int:
             return _drift(args, out)
         else:
             _agreement(args, out)
-    except formats.FormatError as e:
+    except FormatError as e:
         return _fail(str(e))
     except BrokenPipeError:
         raise  # not bad input: the reader of our output left (see main)
@@ -188,7 +191,7 @@ def _settings(args: argparse.Namespace) -> M.EvalSettings:
 
 def _load(
     args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
-) -> tuple[M.EvalResult, formats.GoldSet | None]:
+) -> tuple[M.EvalResult, GoldSet | None]:
     arrays, gold = _load_arrays(args, run_path, metrics, settings)
     return M.evaluate(arrays, None, metrics, settings), gold
 
@@ -199,11 +202,11 @@ def _load_arrays(
     metrics: list[str],
     settings: M.EvalSettings,
     at_least: int = 0,
-) -> tuple[M.EvalArrays, formats.GoldSet | None]:
+) -> tuple[M.EvalArrays, GoldSet | None]:
     """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``."""
-    fmt = args.qrels_format or formats.detect_format(args.qrels)
-    gold = formats.read_goldset(args.qrels) if fmt == "goldset" else None
-    qrels = formats.goldset_judgments(gold) if gold else formats.read_qrels(args.qrels, fmt)
+    fmt = args.qrels_format or detect_format(args.qrels)
+    gold = read_goldset(args.qrels) if fmt == "goldset" else None
+    qrels = goldset_judgments(gold) if gold else read_qrels(args.qrels, fmt)
     _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
     specs = [M.parse_metric(m) for m in metrics]
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
@@ -212,7 +215,7 @@ def _load_arrays(
     # The run's columns are passed straight in, so prepare() can free them early.
     arrays = M.prepare(
         qrels,
-        formats.read_run(run_path, args.run_format, require_scores=settings.order == "score"),
+        read_run(run_path, args.run_format, require_scores=settings.order == "score"),
         order=settings.order,
         depth=depth,
     )
@@ -710,7 +713,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
 def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
     from goldsmith import agreement as A
 
-    rows = formats.read_labels_csv(args.labels)
+    rows = read_labels_csv(args.labels)
     report = A.agreement_by_group(rows)
     if args.format == "json":
         json.dump(_clean(report.to_json()), out, indent=1, allow_nan=False)

@@ -5,7 +5,8 @@ line call these functions, so a number in the browser equals the number a CI job
 
 Inputs are judgments ``{query_id: {chunk_id: grade}}`` and ranked results
 ``{query_id: [chunk_id, ...]}`` (or ``[(chunk_id, score), ...]``), or their column forms
-(:class:`JudgmentColumns`, :class:`RankingColumns`, as returned by :mod:`goldsmith.formats.core`).
+(:class:`JudgmentColumns`, :class:`RankingColumns`, as the readers of :mod:`goldsmith.formats`
+return them).
 :func:`prepare` joins them into an :class:`EvalArrays`: a grade matrix ``float[queries, depth]``
 (NaN where the chunk at that rank is unjudged or the list has ended) plus every query's judged
 grades sorted descending. All metrics are then computed for all queries at once, by cumulative

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from goldsmith import metrics
-from goldsmith.formats import core as formats
+from goldsmith.formats.trec import trec_list_in_order
 
 FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
 # Metrics of the whole returned list (trec_eval's set_P and set_F), beside the ones at each K.
@@ -446,7 +446,7 @@ RANKED_BY_TEXT = {
 
 def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
     """The queries whose stored list trec_eval would order differently from its own scores
-    (:func:`goldsmith.formats.core.in_trec_eval_order`, after dropping repeated ids): ties not by id
+    (:func:`goldsmith.formats.trec.in_trec_eval_order`, after dropping repeated ids): ties not by id
     descending, scores that rise along the list, or missing scores. Sorted by query id."""
     out: list[str] = []
     flat: list[tuple[str, ResultRow]] = []
@@ -454,7 +454,7 @@ def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
         if r.error or not r.ids:
             continue
         if len(r.scores) < len(r.ids) or None in r.scores:
-            if not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept:
+            if not trec_list_in_order(q, r.ids, r.scores).scores_kept:
                 out.append(q)
         else:
             flat.append((q, r))
@@ -482,7 +482,7 @@ def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
             q, r = flat[j]
             if (
                 len(set(r.ids)) == len(r.ids)
-                or not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept
+                or not trec_list_in_order(q, r.ids, r.scores).scores_kept
             ):
                 out.append(q)
     return sorted(out)

@@ -71,9 +71,10 @@ class GoldenSetVersion(FrozenModel):
     """One frozen version (``v1``, ``v2``, …) of a project's golden set.
 
     `content_hash` is ``sha256:<hex>`` of the canonical serialization of its queries
-    (`goldsmith.formats.core.goldset_content_hash`): equal content gives an equal hash, whatever the
-    label, note or date. `header` is the native file's header line, fixed at creation, so that
-    an export is byte-identical every time (and after an import into another project).
+    (`goldsmith.formats.goldset.goldset_content_hash`): equal content gives an equal hash,
+    whatever the label, note or date. `header` is the native file's header line, fixed at
+    creation, so that an export is byte-identical every time (and after an import into another
+    project).
     """
 
     project = models.ForeignKey(

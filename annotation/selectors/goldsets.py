@@ -14,18 +14,16 @@ from typing import Any
 from django.db.models import QuerySet
 
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
-from goldsmith.formats.core import GoldenQuery, GoldJudgment
+from goldsmith.formats.beir import CorpusRow, beir_zip_pieces
+from goldsmith.formats.diff import GoldsetDiff, goldset_diff
 from goldsmith.formats.goldset import (
-    CorpusRow,
-    GoldsetDiff,
+    GoldenQuery,
+    GoldJudgment,
     StreamingHash,
-    beir_zip_pieces,
     csv_pieces,
-    goldset_diff,
     goldset_lines,
-    topics_pieces,
-    trec_qrels_pieces,
 )
+from goldsmith.formats.trec import topics_pieces, trec_qrels_pieces
 
 EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv")
 ITEM_FIELDS = (

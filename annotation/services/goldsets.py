@@ -1,7 +1,7 @@
 """Golden-set versions: freeze approved queries, import a golden set a team already has.
 
 Both write one immutable `GoldenSetVersion` with its items and judgments in one transaction.
-The content hash is `goldsmith.formats.core.goldset_content_hash` of exactly the queries stored,
+The content hash is `goldsmith.formats.goldset.goldset_content_hash` of exactly the queries stored,
 so the hash the app shows equals the one `goldsmith` and the native reader compute from an
 export.
 """
@@ -39,26 +39,22 @@ from annotation.models.judging import ReviewState
 from annotation.services.imports import upload_limits
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
-from goldsmith.formats.core import (
+from goldsmith.formats.beir import CorpusRow, read_beir, read_corpus_jsonl
+from goldsmith.formats.goldset import (
     GOLDSET_FORMAT,
     GOLDSET_FORMAT_VERSION,
-    GoldenQuery,
-    iter_goldset,
-)
-from goldsmith.formats.goldset import (
     GRADES,
     LABEL_PATTERN,
-    CorpusRow,
+    GoldenQuery,
     GradeMap,
     JudgmentRow,
     QueryRecord,
-    read_beir,
-    read_corpus_jsonl,
+    goldset_content_hash,
+    iter_goldset,
     record_order,
-    records_content_hash,
     split_for,
-    trec_queries,
 )
+from goldsmith.formats.trec import trec_queries
 from goldsmith.intake.limits import UploadLimits
 
 IMPORT_FORMATS = ("jsonl", "trec", "beir")
@@ -200,7 +196,7 @@ def _store(
                     f"query {r.query_id!r}, chunk {j[0]!r}: grade {j[5]} is not "
                     "0, 1 or 2 (map grades with --grade-map)"
                 )
-    content_hash = records_content_hash(ordered)
+    content_hash = goldset_content_hash(ordered)
     counts = _counts(ordered)
     if corpus_counts is not None:
         counts["corpus"] = corpus_counts

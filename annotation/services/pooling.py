@@ -181,7 +181,7 @@ def pool_import_run(
     A run usually covers more queries than were sampled: rows naming a query or a chunk the
     project does not hold are skipped and counted. A run that matches nothing is refused.
     """
-    from goldsmith.formats import core as formats
+    from goldsmith.formats.detect import read_run
 
     if k < 1:
         raise ValueError("k must be at least 1")
@@ -189,7 +189,7 @@ def pool_import_run(
     if not name or name in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
         raise ValueError("give the run a name of its own (not bm25, tfidf or annotators)")
     fmt = None if format == "auto" else format
-    run = formats.read_run(path, fmt)  # type: ignore[arg-type]
+    run = read_run(path, fmt)  # type: ignore[arg-type]
     chunk_ids = dict(Chunk.objects.filter(project=project).values_list("chunk_id", "id"))
     query_ids = set(Query.objects.filter(project=project).values_list("id", flat=True))
     hits: dict[int, list[int]] = {}

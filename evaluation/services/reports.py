@@ -18,8 +18,8 @@ from evaluation.selectors import golden_items, result_rows
 from evaluation.services.retrievers import evaluation_settings_get, topk_choice
 from evaluation.services.runs import RunInvalid, run_places, run_report, run_scored, run_settings
 from goldsmith import reporting
-from goldsmith.formats import core as formats
 from goldsmith.formats import spreadsheets
+from goldsmith.formats.trec import trec_list_in_order, write_trec_run
 
 
 def run_report_cached(run: EvaluationRun) -> dict[str, Any]:
@@ -126,8 +126,8 @@ def run_trec_save(*, run: EvaluationRun, path: Path) -> SavedRun:
         table = csv.writer(side, delimiter="\t", lineterminator="\n")
         table.writerow(["query_id", "docno", "rank", "score"])
         for qid, ids, scores in rows.values_list("query_id", "ranked_ids", "scores").iterator():
-            listed = formats.trec_list_in_order(qid, ids, scores)
-            formats.write_trec_run(out, listed.rows, run_id=tag)
+            listed = trec_list_in_order(qid, ids, scores)
+            write_trec_run(out, listed.rows, run_id=tag)
             lines += len(listed.rows)
             duplicates += listed.duplicates
             if not listed.scores_kept:

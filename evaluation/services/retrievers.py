@@ -23,7 +23,8 @@ from evaluation.models import (
 )
 from evaluation.services.executors import ssrf_policy
 from goldsmith import bands, metrics
-from goldsmith.formats import core as formats
+from goldsmith.formats import FormatError
+from goldsmith.formats.detect import detect_format, read_run
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 
@@ -199,10 +200,10 @@ def run_file_upload(*, retriever: Retriever, path: Path, filename: str) -> RunFi
     """Store an uploaded TREC or JSONL run (one row per query). Raises FormatError."""
     if retriever.kind != RetrieverKind.RUNFILE:
         raise RetrieverInvalid("only run-file retrievers take a run file")
-    fmt = formats.detect_format(path)
+    fmt = detect_format(path)
     if fmt == "goldset":
-        raise formats.FormatError(filename, 1, "this is a golden set, not a run")
-    ranking = formats.read_run(path, fmt)
+        raise FormatError(filename, 1, "this is a golden set, not a run")
+    ranking = read_run(path, fmt)
     import numpy as np
 
     order = np.lexsort((np.arange(len(ranking.ids)), ranking.ranks, ranking.qidx))

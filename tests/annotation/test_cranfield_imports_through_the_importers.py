@@ -1,9 +1,20 @@
 """The Cranfield collection (../shared/data/cranfield) imports through the importers:
 1,400 documents and 225 queries."""
 
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
 from annotation.models import Document, LogQuery
-from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries, write_jsonl
+from goldsmith.formats.beir import cranfield_documents, cranfield_queries
 from tests.conftest import require_shared_data
+
+
+def write_jsonl(records: Iterable[dict[str, object]], out: Path) -> int:
+    with out.open("w", encoding="utf-8") as handle:
+        lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in records]
+        handle.writelines(lines)
+    return len(lines)
 
 
 def test_cranfield_imports_1400_documents_and_225_queries(personas, tmp_path, run_command):

@@ -4,7 +4,7 @@ recommends (1,2 → 2; 3,4 → 1; -1 → dropped): 225 queries and 1,612 graded 
 from __future__ import annotations
 
 from annotation.models import Chunk, GoldenJudgment, GoldenSetVersion
-from goldsmith.formats.goldset import cranfield_to_beir
+from goldsmith.formats.beir import cranfield_to_beir
 from tests.conftest import require_shared_data
 
 
@@ -28,6 +28,11 @@ def test_cranfield_gives_225_queries_and_1612_graded_pairs(personas, tmp_path, r
 
     version = GoldenSetVersion.objects.get(project=personas.project, label="cranfield")
     assert (version.query_count, version.judgment_count) == (225, 1612)
+    # The hash the former ways of hashing gave (see
+    # tests/engine/test_frozen_versions_keep_their_content_hash.py): stored versions still verify.
+    assert version.content_hash == (
+        "sha256:aad2a44b36221da1b2b3a3630d94c603465ab8a272e465253a1d621508800105"
+    )
     assert "imported cranfield: 225 queries, 1612 judgments" in out
     # 128 + 387 raw grades 1 and 2 are relevant; 734 + 363 grades 3 and 4 partially relevant.
     assert version.counts["grades"] == {"0": 0, "1": 1097, "2": 515}

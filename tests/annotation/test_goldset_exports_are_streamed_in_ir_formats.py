@@ -14,7 +14,8 @@ from django.http import StreamingHttpResponse
 from django.test import Client
 
 from annotation.services.goldsets import golden_set_version_freeze
-from goldsmith.formats.core import read_goldset, read_trec_qrels
+from goldsmith.formats.goldset import read_goldset
+from goldsmith.formats.trec import read_trec_qrels
 from tests.annotation.goldset_factories import make_corpus, make_query, small_project
 
 

@@ -8,7 +8,7 @@ import pytest
 from annotation.models import Chunk, GoldenSetVersion
 from annotation.services.goldsets import golden_set_version_freeze
 from annotation.services.projects import project_setup
-from goldsmith.formats.core import read_goldset
+from goldsmith.formats.goldset import read_goldset
 from tests.annotation.goldset_factories import small_project
 
 

@@ -18,7 +18,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from evaluation.services import retriever_create
-from goldsmith.formats.core import GoldenQuery, GoldJudgment, dumps_goldset
+from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
+from tests.goldset_files import goldset_text
 
 BAD_UTF8 = b"\xff\xfe broken"
 
@@ -45,7 +46,7 @@ def _error(response) -> str:
 
 
 def _native_with_a_bad_line() -> bytes:
-    text = dumps_goldset("Acme Support", "v9", [])
+    text = goldset_text("Acme Support", "v9", [])
     header = text.splitlines()[0]
     return (header + "\n" + '{"query_id": "q1", "query": "x", "judgments": [}\n').encode()
 
@@ -236,7 +237,7 @@ def test_an_imported_version_records_the_uploads_own_name_however_long(personas,
     """The server's copy is not named after the upload (a long name in Chinese is over the file
     system's 255 bytes), yet the version records the name it was uploaded under."""
     name = "评测集" * 30 + ".jsonl"
-    content = dumps_goldset(
+    content = goldset_text(
         "Acme Support",
         "v1",
         [GoldenQuery(query_id="q1", query="one", judgments=(GoldJudgment("c1", 2),))],

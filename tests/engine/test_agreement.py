@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from goldsmith import agreement as A
-from goldsmith.formats.core import LabelRow
+from goldsmith.formats.labels import LabelRow
 
 nan = math.nan
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from goldsmith.cli import main
-from goldsmith.formats import core as F
+from goldsmith.formats import goldset as F
+from tests.goldset_files import goldset_text
 
 QRELS = "s1 0 c1 2\ns1 0 c2 2\ns2 0 c5 2\ns3 0 c9 1\ns4 0 c11 2\n"
 RUN = "s1 Q0 c1 1 0.9 bm25\ns1 Q0 c3 2 0.8 bm25\ns2 Q0 c6 1 0.7 bm25\ns2 Q0 c5 2 0.6 bm25\n"
@@ -70,7 +71,7 @@ def test_eval_accepts_jsonl_runs_and_goldset_qrels(tmp_path, capsys):
         F.GoldenQuery("a", "q a", (F.GoldJudgment("c1", 2),), category="x"),
         F.GoldenQuery("b", "q b", (F.GoldJudgment("c2", 2),), category="y"),
     ]
-    gold.write_text(F.dumps_goldset("p", "v1", queries))
+    gold.write_text(goldset_text("p", "v1", queries))
     run = tmp_path / "run.jsonl"
     run.write_text('{"query_id": "a", "results": [{"id": "c1", "score": 1}]}\n')
     code, out, err = run_main(

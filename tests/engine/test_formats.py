@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldsmith import metrics as M
-from goldsmith.formats import core as F
+from goldsmith.formats import FormatError, beir, detect, goldset, jsonl, labels, trec
+from tests.goldset_files import goldset_text
 
 
 def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
@@ -23,7 +24,7 @@ def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
 
 
 def error_of(fn, *args) -> str:
-    with pytest.raises(F.FormatError) as e:
+    with pytest.raises(FormatError) as e:
         fn(*args)
     return str(e.value)
 
@@ -43,7 +44,7 @@ def columns(c: M.JudgmentColumns | M.RankingColumns) -> dict:
 
 def test_trec_qrels_are_read_into_columns(tmp_path):
     p = write(tmp_path, "q.txt", "q1 0 c1 2\nq1 0 c2 0\nq2 0 c1 -1\n")
-    q = F.read_trec_qrels(p)
+    q = trec.read_trec_qrels(p)
     assert q.query_ids == ("q1", "q2")
     assert q.qidx.tolist() == [0, 0, 1]
     assert q.ids.tolist() == [b"c1", b"c2", b"c1"]
@@ -52,46 +53,46 @@ def test_trec_qrels_are_read_into_columns(tmp_path):
 
 def test_comments_blank_lines_tabs_and_crlf_are_accepted(tmp_path):
     p = write(tmp_path, "q.txt", "# header\r\nq1\t0\tc1\t2\r\n\r\n  q1 0 c#2 1  \r\n")
-    q = F.read_trec_qrels(p)
+    q = trec.read_trec_qrels(p)
     assert q.ids.tolist() == [b"c1", b"c#2"] and q.grades.tolist() == [2, 1]
 
 
 def test_a_non_integer_grade_is_reported_with_file_and_line(tmp_path):
     p = write(tmp_path, "qrels.txt", "q1 0 c1 2\n" * 11 + "q1 0 c2 x\n")
-    assert error_of(F.read_trec_qrels, p) == f"{p}:12: grade 'x' is not an integer"
+    assert error_of(trec.read_trec_qrels, p) == f"{p}:12: grade 'x' is not an integer"
 
 
 def test_a_wrong_column_count_is_reported(tmp_path):
     p = write(tmp_path, "q.txt", "q1 0 c1 2\nq1 0 c2\n")
-    assert error_of(F.read_trec_qrels, p).endswith(
+    assert error_of(trec.read_trec_qrels, p).endswith(
         ":2: expected 4 columns (qid iter docno grade), found 3"
     )
 
 
 def test_a_duplicate_judgment_is_reported_on_its_second_line(tmp_path):
     p = write(tmp_path, "q.txt", "q1 0 c1 2\nq2 0 c1 1\nq1 0 c1 0\n")
-    assert error_of(F.read_trec_qrels, p).endswith(
+    assert error_of(trec.read_trec_qrels, p).endswith(
         ":3: duplicate judgment for query 'q1', docno 'c1' (first on line 1)"
     )
 
 
 def test_bad_utf8_and_control_characters_are_reported(tmp_path):
     p = write(tmp_path, "q.txt", b"q1 0 c1 2\nq1 0 c\xff 2\n")
-    assert ":2: invalid UTF-8" in error_of(F.read_trec_qrels, p)
+    assert ":2: invalid UTF-8" in error_of(trec.read_trec_qrels, p)
     p = write(tmp_path, "q2.txt", b"q1 0 c1 2\nq1 0 c\x01 2\n")
-    assert ":2: control character" in error_of(F.read_trec_qrels, p)
+    assert ":2: control character" in error_of(trec.read_trec_qrels, p)
 
 
 def test_an_empty_qrels_file_is_an_error(tmp_path):
-    assert "no judgments" in error_of(F.read_trec_qrels, write(tmp_path, "q.txt", "# nothing\n"))
+    assert "no judgments" in error_of(trec.read_trec_qrels, write(tmp_path, "q.txt", "# nothing\n"))
 
 
 def test_errors_deep_in_a_large_file_carry_the_right_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(F, "_BLOCK", 64)  # many small blocks
+    monkeypatch.setattr(trec, "_BLOCK", 64)  # many small blocks
     lines = [f"q{i % 7} Q0 d{i} {i} {1.5 * i} run\n" for i in range(500)]
     lines[321] = "q1 Q0 dx 3 nan run\n"
     p = write(tmp_path, "r.txt", "".join(lines))
-    assert error_of(F.read_trec_run, p) == f"{p}:322: score 'nan' is not a finite number"
+    assert error_of(trec.read_trec_run, p) == f"{p}:322: score 'nan' is not a finite number"
 
 
 # --- TREC run -------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ def test_errors_deep_in_a_large_file_carry_the_right_line(tmp_path, monkeypatch)
 
 def test_trec_runs_keep_rank_score_and_run_id(tmp_path):
     p = write(tmp_path, "r.txt", "q1 Q0 c1 1 2.5 bm25\nq1 Q0 c2 2 -1e-3 bm25\nq2 Q0 c1 7 3 bm25\n")
-    r = F.read_trec_run(p)
+    r = trec.read_trec_run(p)
     assert r.run_id == "bm25"
     assert r.ranks.tolist() == [1, 2, 7]
     assert r.scores.tolist() == [2.5, -0.001, 3.0]
@@ -108,7 +109,7 @@ def test_trec_runs_keep_rank_score_and_run_id(tmp_path):
 
 def test_a_non_integer_rank_is_reported(tmp_path):
     p = write(tmp_path, "r.txt", "q1 Q0 c1 1 2.5 x\nq1 Q0 c2 two 2.0 x\n")
-    assert error_of(F.read_trec_run, p).endswith(":2: rank 'two' is not an integer")
+    assert error_of(trec.read_trec_run, p).endswith(":2: rank 'two' is not an integer")
 
 
 def test_scores_parse_exactly_like_float(tmp_path):
@@ -117,7 +118,7 @@ def test_scores_parse_exactly_like_float(tmp_path):
     texts = [f"{v:.{d}f}" for v, d in zip(values, rng.integers(0, 12, size=300), strict=True)]
     texts += ["5.", ".5", "-0", "+1.25", "1e5", "123456789012345678", "0.1234567890123456789"]
     p = write(tmp_path, "r.txt", "".join(f"q Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)))
-    assert F.read_trec_run(p).scores.tolist() == [float(t) for t in texts]
+    assert trec.read_trec_run(p).scores.tolist() == [float(t) for t in texts]
 
 
 def test_the_block_parser_and_the_line_parser_agree(tmp_path, monkeypatch):
@@ -125,11 +126,11 @@ def test_the_block_parser_and_the_line_parser_agree(tmp_path, monkeypatch):
         f"q{i // 13} Q0 doc-{i * 7919 % 1000} {i % 50} {i / 7:.5f} r\n" for i in range(2000)
     )
     p = write(tmp_path, "r.txt", body)
-    fast = columns(F.read_trec_run(p))
-    monkeypatch.setattr(F, "_BLOCK", 100)
-    small_blocks = columns(F.read_trec_run(p))
-    monkeypatch.setattr(F, "_scan", lambda block, ncols: None)
-    slow = columns(F.read_trec_run(p))
+    fast = columns(trec.read_trec_run(p))
+    monkeypatch.setattr(trec, "_BLOCK", 100)
+    small_blocks = columns(trec.read_trec_run(p))
+    monkeypatch.setattr(trec, "_scan", lambda block, ncols: None)
+    slow = columns(trec.read_trec_run(p))
     assert fast == small_blocks == slow
 
 
@@ -142,21 +143,21 @@ def test_jsonl_runs_are_read_in_list_order(tmp_path):
         {"query_id": 7, "results": [{"id": 3, "text": "extra keys are fine"}]},
     ]
     p = write(tmp_path, "r.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
-    r = F.read_jsonl_run(p)
+    r = jsonl.read_jsonl_run(p)
     assert r.query_ids == ("q1", "7")
     assert r.ids.tolist() == [b"c2", b"c1", b"3"]
     assert r.ranks.tolist() == [1, 2, 1]
     assert np.isnan(r.scores[2])
-    assert ":2: results[0] has no score" in error_of(F.read_jsonl_run, p, True)
+    assert ":2: results[0] has no score" in error_of(jsonl.read_jsonl_run, p, True)
 
 
 def test_jsonl_errors_name_the_line(tmp_path):
     p = write(tmp_path, "r.jsonl", '{"query_id": "q", "results": []}\n{"query_id": "q", \n')
-    assert ":2: invalid JSON" in error_of(F.read_jsonl_run, p)
+    assert ":2: invalid JSON" in error_of(jsonl.read_jsonl_run, p)
     p = write(tmp_path, "r2.jsonl", '{"query_id": "q", "results": []}\n' * 2)
-    assert error_of(F.read_jsonl_run, p).endswith(":2: query 'q' appears twice")
+    assert error_of(jsonl.read_jsonl_run, p).endswith(":2: query 'q' appears twice")
     p = write(tmp_path, "r3.jsonl", '{"query_id": "q", "results": [{"id": "a", "score": NaN}]}\n')
-    assert ":1: invalid JSON" in error_of(F.read_jsonl_run, p)
+    assert ":1: invalid JSON" in error_of(jsonl.read_jsonl_run, p)
 
 
 def test_jsonl_qrels_keep_queries_without_judgments(tmp_path):
@@ -166,69 +167,71 @@ def test_jsonl_qrels_keep_queries_without_judgments(tmp_path):
         '{"query_id": "q1", "judgments": [{"id": "a", "grade": 2}]}\n'
         '{"query_id": "q2", "judgments": []}\n',
     )
-    q = F.read_jsonl_qrels(p)
+    q = jsonl.read_jsonl_qrels(p)
     assert q.query_ids == ("q1", "q2") and q.grades.tolist() == [2]
     bad = write(tmp_path, "b.jsonl", '{"query_id": "q1", "judgments": [{"id": "a", "grade": 1.5}]}')
-    assert error_of(F.read_jsonl_qrels, bad).endswith(":1: grade 1.5 is not an integer")
+    assert error_of(jsonl.read_jsonl_qrels, bad).endswith(":1: grade 1.5 is not an integer")
 
 
 # --- golden set -----------------------------------------------------------------------------
 
 
-def golden() -> list[F.GoldenQuery]:
+def golden() -> list[goldset.GoldenQuery]:
     return [
-        F.GoldenQuery(
+        goldset.GoldenQuery(
             "q2",
             "how do I reset my password?",
-            (F.GoldJudgment("c9", 2, "doc-1", 0, 120, "unanimous", "Open settings…"),),
+            (goldset.GoldJudgment("c9", 2, "doc-1", 0, 120, "unanimous", "Open settings…"),),
             category="account",
             stratum="head",
             split="test",
             reference_answer="Use the settings page.",
         ),
-        F.GoldenQuery("q1", "refund policy", (), category="billing", weight=2.5),
+        goldset.GoldenQuery("q1", "refund policy", (), category="billing", weight=2.5),
     ]
 
 
 def test_a_goldset_reads_back_what_was_written(tmp_path):
-    p = tmp_path / "g.jsonl"
-    with open(p, "w") as f:
-        head = F.write_goldset(f, "acme", "v1", golden(), created_at="2024-01-01T00:00:00Z")
-    gs = F.read_goldset(p)
-    assert gs.header == head
+    text = goldset_text("acme", "v1", golden(), created_at="2024-01-01T00:00:00Z", note="first")
+    p = write(tmp_path, "g.jsonl", text)
+    gs = goldset.read_goldset(p)
+    assert (gs.header.project, gs.header.label) == ("acme", "v1")
+    assert gs.header.content_hash == goldset.goldset_content_hash(golden())
+    assert gs.header.created_at == "2024-01-01T00:00:00Z" and gs.header.extra == {"note": "first"}
     assert gs.header.query_count == 2 and gs.header.judgment_count == 1
     assert [q.query_id for q in gs.queries] == ["q1", "q2"]
     assert gs.queries[1] == golden()[0]
-    assert F.detect_format(p) == "goldset"
-    cols = F.read_qrels(p)
+    assert detect.detect_format(p) == "goldset"
+    cols = detect.read_qrels(p)
     assert cols.query_ids == ("q1", "q2") and cols.ids.tolist() == [b"c9"]
 
 
 def test_the_content_hash_ignores_order_and_header(tmp_path):
-    a = F.goldset_content_hash(golden())
-    assert a == F.goldset_content_hash(list(reversed(golden())))
+    a = goldset.goldset_content_hash(golden())
+    assert a == goldset.goldset_content_hash(list(reversed(golden())))
     assert a.startswith("sha256:") and len(a) == 7 + 64
 
 
 def test_a_tampered_goldset_fails_its_hash(tmp_path):
-    text = F.dumps_goldset("acme", "v1", golden()).replace('"grade": 2', '"grade": 1')
+    text = goldset_text("acme", "v1", golden()).replace('"grade": 2', '"grade": 1')
     p = write(tmp_path, "g.jsonl", text)
-    assert ":1: content_hash" in error_of(F.read_goldset, p)
+    assert ":1: content_hash" in error_of(goldset.read_goldset, p)
 
 
 def test_goldset_lines_are_checked_strictly(tmp_path):
-    head, *rest = F.dumps_goldset("acme", "v1", golden()).splitlines()
+    head, *rest = goldset_text("acme", "v1", golden()).splitlines()
     q = json.loads(rest[0]) | {"colour": "red"}
     p = write(tmp_path, "g.jsonl", "\n".join([head, json.dumps(q), rest[1]]) + "\n")
-    assert error_of(F.read_goldset, p).endswith(":2: query line has unknown key 'colour'")
+    assert error_of(goldset.read_goldset, p).endswith(":2: query line has unknown key 'colour'")
     h = json.loads(head) | {"format_version": 2}
     p = write(tmp_path, "g2.jsonl", "\n".join([json.dumps(h), *rest]) + "\n")
-    assert ":1: unsupported format_version 2" in error_of(F.read_goldset, p)
+    assert ":1: unsupported format_version 2" in error_of(goldset.read_goldset, p)
 
 
 def test_format_detection_tells_trec_from_jsonl(tmp_path):
-    assert F.detect_format(write(tmp_path, "a", "\n\nq 0 d 1\n")) == "trec"
-    assert F.detect_format(write(tmp_path, "b", '{"query_id": "q", "results": []}\n')) == "jsonl"
+    assert detect.detect_format(write(tmp_path, "a", "\n\nq 0 d 1\n")) == "trec"
+    jsonl_run = write(tmp_path, "b", '{"query_id": "q", "results": []}\n')
+    assert detect.detect_format(jsonl_run) == "jsonl"
 
 
 # --- writers --------------------------------------------------------------------------------
@@ -237,24 +240,63 @@ def test_format_detection_tells_trec_from_jsonl(tmp_path):
 def test_written_trec_files_read_back_bit_identical(tmp_path):
     rows = [("q1", "c1", 1, 0.1 + 0.2), ("q1", "c2", 2, -1e-300), ("q2", "c1", 1, 12345.678)]
     buf = io.StringIO()
-    F.write_trec_run(buf, rows, "mine")
-    r = F.read_trec_run(write(tmp_path, "r.txt", buf.getvalue()))
+    trec.write_trec_run(buf, rows, "mine")
+    r = trec.read_trec_run(write(tmp_path, "r.txt", buf.getvalue()))
     assert r.scores.tolist() == [s for *_, s in rows] and r.run_id == "mine"
-    buf = io.StringIO()
-    F.write_trec_qrels(buf, [("q1", "c1", 2), ("q1", "c2", 0)])
-    assert F.read_trec_qrels(write(tmp_path, "q.txt", buf.getvalue())).grades.tolist() == [2, 0]
-    with pytest.raises(ValueError):
-        F.write_trec_qrels(io.StringIO(), [("q 1", "c1", 2)])
+    qrels = "".join(trec.trec_qrels_pieces([("q1", "c1", 2), ("q1", "c2", 0)]))
+    assert trec.read_trec_qrels(write(tmp_path, "q.txt", qrels)).grades.tolist() == [2, 0]
 
 
-def test_written_jsonl_reads_back(tmp_path):
-    buf = io.StringIO()
-    F.write_jsonl_run(buf, [("q1", [("a", 1.0), ("b", None)])])
-    r = F.read_jsonl_run(write(tmp_path, "r.jsonl", buf.getvalue()))
-    assert r.ids.tolist() == [b"a", b"b"] and r.scores[0] == 1.0
-    buf = io.StringIO()
-    F.write_jsonl_qrels(buf, [("q1", [("a", 2)])])
-    assert F.read_jsonl_qrels(write(tmp_path, "q.jsonl", buf.getvalue())).grades.tolist() == [2]
+def test_the_qrels_writer_refuses_ids_a_trec_file_cannot_hold():
+    for qid, doc in [("q 1", "c1"), ("q1", "a chunk"), ("", "c1"), ("q1", ""), ("#q", "c1")]:
+        with pytest.raises(ValueError, match="cannot go in a TREC file"):
+            "".join(trec.trec_qrels_pieces([("q0", "c0", 1), (qid, doc, 2)]))
+
+
+# Ids a TREC file can hold; control characters are left out: the reader refuses them.
+trec_id = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=10
+).filter(lambda s: not any(c.isspace() for c in s))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            trec_id.filter(lambda s: not s.startswith("#")),
+            trec_id,
+            st.integers(min_value=-1, max_value=3),
+        ),
+        min_size=1,
+        max_size=20,
+        unique_by=lambda row: (row[0], row[1]),
+    )
+)
+def test_written_qrels_read_back_as_the_rows_given(rows):
+    text = "".join(trec.trec_qrels_pieces(rows))
+    assert text == "".join(f"{q} 0 {d} {g}\n" for q, d, g in rows)
+    with tempfile.TemporaryDirectory() as d:
+        qrels = trec.read_trec_qrels(write(Path(d), "q.txt", text))
+    read = [
+        (qrels.query_ids[int(i)], bytes(doc).decode(), int(g))
+        for i, doc, g in zip(qrels.qidx, qrels.ids, qrels.grades, strict=True)
+    ]
+    assert read == rows
+
+
+# --- BEIR -----------------------------------------------------------------------------------
+
+
+def test_beir_metadata_numbers_are_read_as_text_and_other_values_as_none(tmp_path):
+    """A version stores these fields as text and hashes what it stores: a number in a BEIR
+    file's metadata becomes its text, so the hash at import is the hash of the stored rows."""
+    folder = tmp_path / "beir"
+    (folder / "qrels").mkdir(parents=True)
+    meta = {"category": 5, "stratum": ["head"], "split": 2.5, "reference_answer": None}
+    write(folder, "queries.jsonl", json.dumps({"_id": "q1", "text": "x", "metadata": meta}))
+    write(folder, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\tc1\t2\n")
+    (q,) = beir.read_beir(folder).queries
+    assert (q.category, q.stratum, q.split, q.reference_answer) == ("5", None, "2.5", None)
 
 
 # --- labels CSV -----------------------------------------------------------------------------
@@ -262,30 +304,30 @@ def test_written_jsonl_reads_back(tmp_path):
 
 def test_labels_csv_is_read_with_optional_group(tmp_path):
     p = write(tmp_path, "l.csv", "group,item,annotator,label\nq1,c1,ann,2\nq1,c1,bob,1\n")
-    rows = F.read_labels_csv(p)
-    assert rows == [F.LabelRow("c1", "ann", 2, "q1"), F.LabelRow("c1", "bob", 1, "q1")]
+    rows = labels.read_labels_csv(p)
+    assert rows == [labels.LabelRow("c1", "ann", 2, "q1"), labels.LabelRow("c1", "bob", 1, "q1")]
 
 
 def test_labels_csv_errors_name_the_line(tmp_path):
     p = write(tmp_path, "l.csv", "item,annotator,label\nc1,ann,2\nc1,bob,x\n")
-    assert error_of(F.read_labels_csv, p) == f"{p}:3: label 'x' is not an integer"
+    assert error_of(labels.read_labels_csv, p) == f"{p}:3: label 'x' is not an integer"
     p = write(tmp_path, "l2.csv", "item,annotator\nc1,ann\n")
-    assert error_of(F.read_labels_csv, p).endswith(":1: missing column 'label' in the header")
+    assert error_of(labels.read_labels_csv, p).endswith(":1: missing column 'label' in the header")
     p = write(tmp_path, "l3.csv", "item,annotator,label\nc1,ann,2\nc1,ann,1\n")
-    assert ":3: annotator 'ann' labels item 'c1' twice" in error_of(F.read_labels_csv, p)
+    assert ":3: annotator 'ann' labels item 'c1' twice" in error_of(labels.read_labels_csv, p)
 
 
 # --- fuzzing --------------------------------------------------------------------------------
 
 READERS = [
-    F.read_trec_qrels,
-    F.read_trec_run,
-    F.read_jsonl_run,
-    F.read_jsonl_qrels,
-    F.read_goldset,
-    F.read_labels_csv,
-    F.read_qrels,
-    F.read_run,
+    trec.read_trec_qrels,
+    trec.read_trec_run,
+    jsonl.read_jsonl_run,
+    jsonl.read_jsonl_qrels,
+    goldset.read_goldset,
+    labels.read_labels_csv,
+    detect.read_qrels,
+    detect.read_run,
 ]
 
 
@@ -295,7 +337,7 @@ def parse_bytes(reader, data: bytes):
         p.write_bytes(data)
         try:
             return ("ok", reader(p))
-        except F.FormatError as e:
+        except FormatError as e:
             return ("error", str(e).split(":", 1)[1])
 
 
@@ -320,14 +362,14 @@ def trec_line(draw: st.DrawFn) -> str:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_block_parser_never_disagrees_with_the_line_parser(lines):
     data = "".join(lines).encode()
-    for reader in (F.read_trec_qrels, F.read_trec_run):
+    for reader in (trec.read_trec_qrels, trec.read_trec_run):
         fast = parse_bytes(reader, data)
-        original = F._scan
-        F._scan = lambda block, ncols: None  # type: ignore[assignment]
+        original = trec._scan
+        trec._scan = lambda block, ncols: None  # type: ignore[assignment]
         try:
             slow = parse_bytes(reader, data)
         finally:
-            F._scan = original  # type: ignore[assignment]
+            trec._scan = original  # type: ignore[assignment]
         assert fast[0] == slow[0]
         if fast[0] == "ok":
             assert columns(fast[1]) == columns(slow[1])

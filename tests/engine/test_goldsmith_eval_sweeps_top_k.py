@@ -12,7 +12,7 @@ import pytest
 
 from goldsmith import metrics as M
 from goldsmith.cli import main
-from goldsmith.formats import core as F
+from goldsmith.formats.detect import read_qrels, read_run
 from tests.engine.test_metrics_trec_eval import trec_eval_dir
 
 # Two queries; each has one relevant chunk first and three more at ranks 4-6.
@@ -58,7 +58,7 @@ def test_the_sweep_json_is_the_engine_s_sweep(files, capsys):
     )  # fmt: skip
     assert code == 0
     topk = json.loads(out)["topk"]
-    arrays = M.prepare(F.read_qrels(files[0]), F.read_run(files[1]))
+    arrays = M.prepare(read_qrels(files[0]), read_run(files[1]))
     want = M.topk_sweep(arrays, [1, 2, 3, 4, 5, 6, 10], weights=M.topk_weights("summarisation"))
     assert topk["ks"] == [1, 2, 3, 4, 5, 6, 10]
     assert topk["scenario"] == "summarisation"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from goldsmith import metrics as M
-from goldsmith.formats import core as formats
+from goldsmith.formats.detect import read_qrels, read_run
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval measure -> our metric name
@@ -49,8 +49,8 @@ def check(qrels: str, out_file: str, level: int) -> int:
     d = trec_eval_dir()
     want = expected(d / out_file)
     result = M.evaluate(
-        formats.read_qrels(d / qrels),
-        formats.read_run(d / "results.test"),
+        read_qrels(d / qrels),
+        read_run(d / "results.test"),
         sorted(set(MEASURES.values())),
         M.EvalSettings(relevance_threshold=level, order="score", no_relevant="zero"),
     )
@@ -77,8 +77,8 @@ def test_default_measures_match_trec_eval_averages():
 
 def test_comment_lines_in_qrels_do_not_change_the_result():
     d = trec_eval_dir()
-    a = formats.read_qrels(d / "qrels.test")
-    b = formats.read_qrels(d / "qrels.test.with-comments")
+    a = read_qrels(d / "qrels.test")
+    b = read_qrels(d / "qrels.test.with-comments")
     assert a.query_ids == b.query_ids and len(a.ids) == len(b.ids)
     assert check("qrels.test.with-comments", "out.test", level=1) > 0
 
@@ -91,8 +91,8 @@ def test_a_hash_inside_a_docno_is_not_a_comment():
     d = trec_eval_dir()
     want = expected(d / "out.comment.test")
     result = M.evaluate(
-        formats.read_qrels(d / "qrels.comment.test"),
-        formats.read_run(d / "results.comment.test"),
+        read_qrels(d / "qrels.comment.test"),
+        read_run(d / "results.comment.test"),
         sorted(set(MEASURES.values())),
         M.EvalSettings(relevance_threshold=1, order="score", no_relevant="zero"),
     )

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldsmith import metrics as M
-from goldsmith.formats import core as formats
+from goldsmith.formats.detect import read_qrels, read_run
 from tests.engine.test_metrics_trec_eval import trec_eval_dir
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -28,8 +28,8 @@ def test_set_p_and_set_f_equal_trec_eval_s_expected_output(out_file):
         if measure in ("set_P", "set_F"):
             want.setdefault(qid, {})["precision" if measure == "set_P" else "f1"] = float(value)
     result = M.evaluate(
-        formats.read_qrels(d / qrels),
-        formats.read_run(d / "results.test"),
+        read_qrels(d / qrels),
+        read_run(d / "results.test"),
         ["precision", "f1"],
         M.EvalSettings(relevance_threshold=level, order="score", no_relevant="zero"),
     )

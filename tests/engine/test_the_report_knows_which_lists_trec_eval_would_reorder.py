@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldsmith import reporting
-from goldsmith.formats import core as formats
+from goldsmith.formats.trec import trec_list_in_order
 
 ids = st.sampled_from(["a", "b", "B", "é", "z", "10", "9", "文档", "ab", "\U0001f600", "ｚ"])
 scores = st.one_of(st.none(), st.sampled_from([2.0, 1.0, 0.5, 0.0, -1.0]))
@@ -33,6 +33,6 @@ def test_it_names_the_lists_a_saved_run_rescores(lists):
     expected = sorted(
         q
         for q, r in rows.items()
-        if not r.error and r.ids and not formats.trec_list_in_order(q, r.ids, r.scores).scores_kept
+        if not r.error and r.ids and not trec_list_in_order(q, r.ids, r.scores).scores_kept
     )
     assert reporting.lists_not_in_score_order(rows) == expected

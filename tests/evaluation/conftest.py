@@ -25,7 +25,7 @@ def make_golden(project, n: int = 20, *, label: str | None = None, categories: i
     partly relevant p{i} (1) and a judged non-relevant n{i} (0). The stub's answer varies, so
     recall, MRR and judged@K vary across queries."""
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
-    from goldsmith.formats.core import GoldenQuery, GoldJudgment
+    from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     queries = []
     answers: dict[str, list[str]] = {}

@@ -17,7 +17,7 @@ from evaluation.services import (
     retriever_create,
     run_file_upload,
 )
-from goldsmith.formats import core as formats
+from goldsmith.formats.trec import write_trec_run
 
 
 def answers_with(recalls: Sequence[float]) -> dict[str, list[str]]:
@@ -43,7 +43,7 @@ def write_run(path: Path, answers: dict[str, list[str]]) -> Path:
         for rank, chunk in enumerate(ids, 1)
     ]
     with path.open("w", encoding="utf-8") as out:
-        formats.write_trec_run(out, rows, run_id="test")
+        write_trec_run(out, rows, run_id="test")
     return path
 
 

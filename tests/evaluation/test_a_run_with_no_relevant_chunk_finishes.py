@@ -20,7 +20,7 @@ from evaluation.services import (
     evaluation_run_execute_inline,
     retriever_create,
 )
-from goldsmith.formats.core import GoldenQuery, GoldJudgment
+from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from goldsmith import metrics as M
 from goldsmith import reporting
 from goldsmith.cli import main as goldsmith
-from goldsmith.formats import core as formats
+from goldsmith.formats.detect import read_run
+from goldsmith.formats.trec import trec_list_in_order, write_trec_run
 from tests.conftest import require_shared_data
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -97,7 +98,7 @@ def test_for_any_list_with_ties_trec_eval_on_the_saved_run_equals_the_report(
 
     saved = io.StringIO()
     for q, row in rows.items():
-        formats.write_trec_run(saved, formats.trec_list_in_order(q, row.ids, row.scores).rows)
+        write_trec_run(saved, trec_list_in_order(q, row.ids, row.scores).rows)
     theirs = trec_eval(graded, saved.getvalue(), level)
     assert_same(report, theirs)
 
@@ -106,7 +107,7 @@ def test_for_any_list_with_ties_trec_eval_on_the_saved_run_equals_the_report(
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "saved.txt"
         path.write_text(saved.getvalue(), encoding="utf-8")
-        ranking = formats.read_run(path) if saved.getvalue() else {}
+        ranking = read_run(path) if saved.getvalue() else {}
     for order in ("rank", "score"):
         cli = M.evaluate(
             graded, ranking, names, M.EvalSettings(relevance_threshold=level, order=order)
@@ -118,13 +119,13 @@ def test_for_any_list_with_ties_trec_eval_on_the_saved_run_equals_the_report(
 
 
 def test_a_list_already_in_trec_eval_order_keeps_its_scores():
-    listed = formats.trec_list_in_order("q", ["z", "b", "a", "c"], [2.0, 1.0, 1.0, 0.5])
+    listed = trec_list_in_order("q", ["z", "b", "a", "c"], [2.0, 1.0, 1.0, 0.5])
     assert listed.scores_kept
     assert [r[3] for r in listed.rows] == [2.0, 1.0, 1.0, 0.5]
 
 
 def test_a_tie_in_the_wrong_id_order_is_written_as_one_over_rank():
-    listed = formats.trec_list_in_order("q", ["a", "b", "b", "c"], [1.0, 1.0, 0.9, 0.5])
+    listed = trec_list_in_order("q", ["a", "b", "b", "c"], [1.0, 1.0, 0.9, 0.5])
     assert not listed.scores_kept
     assert listed.duplicates == 1
     assert [(r[1], r[2], r[3]) for r in listed.rows] == [
@@ -246,7 +247,7 @@ def test_cranfield_bm25_saved_run_scores_the_same_in_the_report_goldsmith_eval_a
     personas, tmp_path, capsys
 ):
     from evaluation.models import EvaluationRun
-    from goldsmith.formats.goldset import cranfield_to_beir
+    from goldsmith.formats.beir import cranfield_to_beir
 
     raw = require_shared_data("cranfield")
     cranfield_to_beir(raw, tmp_path / "cranfield")

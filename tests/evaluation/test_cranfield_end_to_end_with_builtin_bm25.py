@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import EvaluationRun, RunState
-from goldsmith.formats.goldset import cranfield_to_beir
+from goldsmith.formats.beir import cranfield_to_beir
 from tests.conftest import require_shared_data
 
 

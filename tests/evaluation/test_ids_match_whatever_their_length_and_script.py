@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from goldsmith import metrics as M
-from goldsmith.formats import core as formats
+from goldsmith.formats import trec
+from goldsmith.formats.detect import read_qrels, read_run
 from tests.conftest import require_shared_data
 
 CUTS = (1, 3, 5, 10)
@@ -111,7 +112,7 @@ def write_jsonl(tmp: Path, qrels: dict, run: dict) -> tuple[Path, Path]:
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """TREC files are parsed in blocks of lines, each block in an array as wide as its own
     longest id. Tiny blocks make every file span many blocks of different widths."""
-    monkeypatch.setattr(formats, "_BLOCK", 64)
+    monkeypatch.setattr(trec, "_BLOCK", 64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,8 +124,8 @@ def test_a_judged_id_matches_whatever_the_other_ids_of_the_run_are(tmp_path, oth
     (tmp_path / "qrels.txt").write_text("q1 0 abc 2\n")
     (tmp_path / "run.txt").write_text(f"q1 Q0 abc 1 2.0 r\nq1 Q0 {other} 2 1.0 r\n")
     result = M.evaluate(
-        formats.read_qrels(tmp_path / "qrels.txt"),
-        formats.read_run(tmp_path / "run.txt"),
+        read_qrels(tmp_path / "qrels.txt"),
+        read_run(tmp_path / "run.txt"),
         ["recall@2", "mrr"],
     )
     assert result.per_query()["q1"] == {"recall@2": 1.0, "mrr": 1.0}
@@ -183,9 +184,7 @@ def test_files_of_any_ids_score_as_in_pytrec_eval(tmp_path, tiny_blocks, w, leve
     qrels, run = w
     writer = write_trec if fmt == "trec" else write_jsonl
     qrels_path, run_path = writer(tmp_path, qrels, run)
-    result = M.evaluate(
-        formats.read_qrels(qrels_path), formats.read_run(run_path), OURS, scoring(level)
-    )
+    result = M.evaluate(read_qrels(qrels_path), read_run(run_path), OURS, scoring(level))
     assert_equals_peer(result, pytrec(qrels, run, level))
 
 
@@ -219,7 +218,7 @@ def test_unjudged_ids_added_to_other_queries_change_nothing(tmp_path, tiny_block
         folder = tmp_path / sub
         folder.mkdir(exist_ok=True)
         qp, rp = (write_trec if fmt == "trec" else write_jsonl)(folder, q, r)
-        return M.evaluate(formats.read_qrels(qp), formats.read_run(rp), ALL, scoring(2)).per_query()
+        return M.evaluate(read_qrels(qp), read_run(rp), ALL, scoring(2)).per_query()
 
     clean, noisy = score(qrels, run, "clean"), score(noisy_qrels, noisy_run, "noisy")
     assert {q: noisy[q] for q in qrels} == clean
@@ -250,7 +249,7 @@ def test_renaming_every_id_changes_no_value(w, data):
 
 @pytest.mark.slow
 def test_bm25_over_cranfield_and_cisi_scores_as_in_pytrec_eval(tmp_path):
-    from goldsmith.formats.cranfield import cranfield_documents, cranfield_queries
+    from goldsmith.formats.beir import cranfield_documents, cranfield_queries
     from goldsmith.retrievers.builtin import build_retriever
 
     cran = require_shared_data("cranfield")

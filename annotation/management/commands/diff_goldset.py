@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.management.commands._goldset_args import project_named, version_labelled
 from annotation.selectors.goldsets import version_diff
-from goldsmith.formats.goldset import diff_text
+from goldsmith.formats.diff import diff_text
 
 
 class Command(BaseCommand):

@@ -22,7 +22,7 @@ from evaluation.services import (
     retriever_update,
     run_file_upload,
 )
-from goldsmith.formats import core as formats
+from goldsmith import formats
 
 HTTP_OPTIONS = (
     "url",

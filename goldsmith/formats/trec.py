@@ -1,0 +1,675 @@
+"""TREC files: qrels ``qid iter docno grade``, runs ``qid Q0 docno rank score runid``
+(whitespace-separated; lines whose first token starts with ``#`` are comments) and topics, and
+the order trec_eval gives a ranked list (see docs/formats.md).
+
+Pure module: numpy and the standard library, no Django. Readers are strict and stream; every
+problem raises :class:`~goldsmith.formats.FormatError` (``FILE:LINE: what is wrong``). Files are
+parsed in large blocks with numpy (token boundaries, numbers and ids are extracted without a
+Python object per line); a block that is not plain and valid (comments, blank lines, a bad
+field) is re-read line by line, which is also how the offending line is found and reported.
+
+Qrels and topics are written as generators of text in bounded pieces, so that an export of any
+size streams with flat memory. Qrels carry no comment line, because some readers (pytrec_eval
+among them) do not accept one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import NDArray
+
+from goldsmith.formats import FormatError
+from goldsmith.formats.common import PIECE_LINES, bytes_array, decode_utf8
+from goldsmith.formats.goldset import GoldenQuery, GoldJudgment, GradeMap, judgment_order, map_grade
+from goldsmith.metrics import JudgmentColumns, RankingColumns, id_hash, pair_hash
+
+_BLOCK = 1 << 22  # bytes per TREC block (a few are in flight, each with ~6x temporaries)
+_MAX_SIMPLE_DIGITS = 15  # decimal mantissas this short convert exactly (see _floats)
+_POW10 = np.array([float(10**k) for k in range(23)])
+_WORKERS = 2 if (os.cpu_count() or 1) > 1 else 1
+_T = TypeVar("_T")
+_CONTROL = frozenset(range(32)) - {9, 10, 13}
+
+
+# --------------------------------------------------------------------------------------------
+# Readers: a fast block scanner, a line-by-line reader for the rest
+
+
+def _blocks(path: str | Path) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines with the 1-based number of their first line."""
+    line = 1
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(_BLOCK)
+            if not block:
+                return
+            if not block.endswith(b"\n"):
+                block += f.readline()
+            yield block, line
+            line += block.count(b"\n")
+
+
+Span = tuple[NDArray[np.int64], NDArray[np.int64]]
+
+
+def _scan(block: bytes, ncols: int) -> tuple[NDArray[np.uint8], list[Span]] | None:
+    """The block as a zero-padded byte array and (starts, ends) of each column, if every line
+    has exactly ``ncols`` tokens and the block has no comment, control character or invalid
+    UTF-8; otherwise None (the caller then re-reads the block line by line)."""
+    n_nl = block.count(b"\n")
+    n_lines = n_nl + (not block.endswith(b"\n"))
+    if not block or n_lines == 0:
+        return None
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    a = np.frombuffer(block, dtype=np.uint8)
+    low = a < 32
+    if np.count_nonzero(low) != n_nl + block.count(b"\t") + block.count(b"\r"):
+        return None  # a control character
+    ws = np.empty(len(a) + 2, dtype=bool)
+    ws[0] = ws[-1] = True
+    np.logical_or(low, a == 32, out=ws[1:-1])
+    edges = np.flatnonzero(ws[1:] != ws[:-1])
+    if len(edges) != 2 * ncols * n_lines:
+        return None
+    # With ncols tokens per line on average, every line has exactly ncols when each line's
+    # last token is followed by its newline: there are exactly n_lines newlines to go round.
+    last_end = edges[2 * ncols - 1 :: 2 * ncols]
+    padded = np.zeros(len(a) + 72, dtype=np.uint8)
+    padded[: len(a)] = a
+    after = padded[last_end]
+    ok = (after == 10) | ((after == 13) & (padded[last_end + 1] == 10))
+    if not block.endswith(b"\n"):
+        ok[-1] = True
+    if not bool(ok.all()) and not _lines_ok(a, edges, ncols, n_lines):
+        return None
+    starts = edges[0 :: 2 * ncols]
+    if bool((padded[starts] == 35).any()):  # '#': a comment line
+        return None
+    return padded, [
+        (edges[2 * j :: 2 * ncols], edges[2 * j + 1 :: 2 * ncols]) for j in range(ncols)
+    ]
+
+
+def _lines_ok(a: NDArray[np.uint8], edges: NDArray[np.int64], ncols: int, n_lines: int) -> bool:
+    """Slower check (lines with trailing blanks): each line's tokens lie between its newlines."""
+    newlines = np.flatnonzero(a == 10)
+    if len(newlines) < n_lines:
+        newlines = np.append(newlines, len(a))
+    prev = np.concatenate(([-1], newlines[:-1]))
+    return bool((edges[0 :: 2 * ncols] > prev).all()) and bool(
+        (edges[2 * ncols - 1 :: 2 * ncols] <= newlines).all()
+    )
+
+
+def _gather(padded: NDArray[np.uint8], span: Span) -> NDArray[np.uint8]:
+    """Tokens as a zero-padded ``uint8[n, width]`` matrix (one fancy-indexing copy of a
+    sliding-window view; ``padded`` has at least 72 spare bytes at the end)."""
+    s, e = span
+    lengths = e - s
+    width = max(int(lengths.max()), 1) if len(s) else 1
+    if width > 72:
+        padded = np.concatenate((padded, np.zeros(width, dtype=np.uint8)))
+    m = sliding_window_view(padded, width)[s]
+    if len(s) and int(lengths.min()) < width:  # clear the bytes past each shorter token
+        for j in range(int(lengths.min()), width):
+            m[:, j] *= lengths > j
+    return m
+
+
+def _as_bytes(m: NDArray[np.uint8]) -> NDArray[np.bytes_]:
+    return np.ascontiguousarray(m).view(f"S{m.shape[1]}").reshape(len(m))
+
+
+def _ints(m: NDArray[np.uint8]) -> NDArray[np.int64] | None:
+    """Parse ``-?[0-9]+`` tokens (≤ 18 characters); None if any token is not one."""
+    n, width = m.shape
+    if width > 18:
+        return None
+    neg = m[:, 0] == 45
+    v = np.zeros(n, dtype=np.int64)
+    ok = np.ones(n, dtype=bool)
+    n_digits = np.zeros(n, dtype=np.int64)
+    for j in range(width):
+        c = m[:, j]
+        d = c - np.uint8(48)  # wraps for bytes below '0'
+        is_digit = d <= 9
+        if j == 0:
+            is_digit &= ~neg
+            ok &= is_digit | neg
+        else:
+            ok &= is_digit | (c == 0)
+        v = np.where(is_digit, v * 10 + d, v)
+        n_digits += is_digit
+    ok &= n_digits > 0
+    if not bool(ok.all()):
+        return None
+    return np.where(neg, -v, v)
+
+
+def _floats(m: NDArray[np.uint8]) -> NDArray[np.float64] | None:
+    """Parse finite decimal numbers; None if any token is not one.
+
+    Plain ``-?digits[.digits]`` with at most 15 digits is converted as integer mantissa / 10^f:
+    both are exact doubles, and IEEE division rounds correctly, so the result equals
+    ``float(token)``. Other tokens (exponents, long mantissas) go through ``float()``."""
+    n, width = m.shape
+    neg = m[:, 0] == 45
+    mant = np.zeros(n, dtype=np.int64)
+    n_digits = np.zeros(n, dtype=np.int64)
+    frac = np.zeros(n, dtype=np.int64)
+    dots = np.zeros(n, dtype=np.int64)
+    bad = np.zeros(n, dtype=bool)
+    for j in range(width):
+        c = m[:, j]
+        d = c - np.uint8(48)
+        is_digit = d <= 9
+        is_dot = c == 46
+        other = ~is_digit & ~is_dot & (c != 0)
+        if j == 0:
+            other &= ~neg
+        bad |= other
+        mant = np.where(is_digit, mant * 10 + d, mant)
+        n_digits += is_digit
+        frac += is_digit & (dots > 0)
+        dots += is_dot
+    bad |= (dots > 1) | (n_digits == 0) | (n_digits > _MAX_SIMPLE_DIGITS)
+    out: NDArray[np.float64] = mant / _POW10[np.minimum(frac, 22)]
+    np.negative(out, out=out, where=neg)
+    for i in np.flatnonzero(bad):
+        x = _float_text(bytes(m[i]).rstrip(b"\x00").decode("utf-8"))
+        if x is None:
+            return None
+        out[i] = x
+    return out
+
+
+def _float_text(text: str) -> float | None:
+    """``float(text)`` for plain ASCII finite numbers (no '_', no nan/inf), else None."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _heads(col: NDArray[np.bytes_]) -> tuple[list[bytes], NDArray[np.int64]]:
+    """Runs of equal adjacent values: (value of each run, run lengths). Lines of a query are
+    usually adjacent, so only one id per run needs a dictionary look-up."""
+    if len(col) == 0:
+        return [], np.zeros(0, dtype=np.int64)
+    heads = np.concatenate(([0], np.flatnonzero(col[1:] != col[:-1]) + 1))
+    return [bytes(col[h]) for h in heads], np.diff(np.append(heads, len(col)))
+
+
+class _Interner:
+    """Query ids → dense indices, in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, qid: str) -> int:
+        return self.index.setdefault(qid, len(self.index))
+
+    def codes(self, heads: list[bytes], runs: NDArray[np.int64]) -> NDArray[np.int64]:
+        codes = [self(h.decode("utf-8")) for h in heads]
+        return np.repeat(np.array(codes, dtype=np.int64), runs)
+
+
+def _in_threads(
+    blocks: Iterator[tuple[bytes, int]], work: Callable[[bytes], _T]
+) -> Iterator[tuple[bytes, int, _T]]:
+    """``work`` on each block in a small thread pool (numpy releases the GIL), results in file
+    order, with at most a few blocks in memory."""
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        pending: deque[tuple[bytes, int, Future[_T]]] = deque()
+        for block, first in blocks:
+            pending.append((block, first, pool.submit(work, block)))
+            if len(pending) > _WORKERS:
+                b, f, fut = pending.popleft()
+                yield b, f, fut.result()
+        while pending:
+            b, f, fut = pending.popleft()
+            yield b, f, fut.result()
+
+
+def _check_line(path: str | Path, lineno: int, raw: bytes) -> list[bytes] | None:
+    """Tokens of one line, None for blank and comment lines; raises on bad bytes."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError(path, lineno, f"invalid UTF-8 at byte {e.start + 1}") from None
+    if any(b in _CONTROL for b in raw):
+        raise FormatError(path, lineno, "control character in line")
+    toks = raw.split()
+    if not toks or toks[0].startswith(b"#"):
+        return None
+    return toks
+
+
+def _slow_lines(block: bytes, first_line: int) -> Iterator[tuple[int, bytes]]:
+    lines = block.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for i, raw in enumerate(lines):
+        yield first_line + i, raw
+
+
+def _parse_int(path: str | Path, lineno: int, what: str, tok: bytes) -> int:
+    text = tok.decode("utf-8")
+    body = text[1:] if text.startswith("-") else text
+    if not body.isascii() or not body.isdigit() or len(text) > 18:
+        raise FormatError(path, lineno, f"{what} {text!r} is not an integer")
+    return int(text)
+
+
+def _parse_float(path: str | Path, lineno: int, what: str, tok: bytes) -> float:
+    text = tok.decode("utf-8")
+    x = _float_text(text)
+    if x is None:
+        raise FormatError(path, lineno, f"{what} {text!r} is not a finite number")
+    return x
+
+
+def _cat(parts: list[NDArray[Any]], dtype: Any) -> NDArray[Any]:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+class _Column:
+    """An append-only column in one preallocated array (grown 1.5x when the size estimate
+    was short), so a large file is not held twice while blocks are joined."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.buf: NDArray[Any] = np.zeros(0, dtype=dtype)
+        self.n = 0
+
+    def add(self, part: NDArray[Any], expected_total: int) -> None:
+        need = self.n + len(part)
+        wider = part.dtype.kind == "S" and part.dtype.itemsize > self.buf.dtype.itemsize
+        if need > len(self.buf) or wider:
+            size = max(
+                need, expected_total, int(len(self.buf) * 1.5) if need > len(self.buf) else 0
+            )
+            size = max(size, len(self.buf))
+            dtype = part.dtype if wider else self.buf.dtype
+            grown = np.zeros(size, dtype=dtype)
+            grown[: self.n] = self.buf[: self.n]
+            self.buf = grown
+        self.buf[self.n : need] = part
+        self.n = need
+
+    def result(self) -> NDArray[Any]:
+        out = self.buf[: self.n]
+        return out.copy() if len(self.buf) > 1.1 * self.n + 1024 else out
+
+
+@dataclass
+class _QrelsBlock:
+    heads: list[bytes]
+    runs: NDArray[np.int64]
+    ids: NDArray[np.bytes_]
+    grades: NDArray[np.int64]
+
+
+def _fast_qrels(block: bytes) -> _QrelsBlock | None:
+    scanned = _scan(block, 4)
+    if scanned is None:
+        return None
+    padded, spans = scanned
+    grades = _ints(_gather(padded, spans[3]))
+    if grades is None:
+        return None
+    heads, runs = _heads(_as_bytes(_gather(padded, spans[0])))
+    return _QrelsBlock(heads, runs, _as_bytes(_gather(padded, spans[2])), grades)
+
+
+def read_trec_qrels(path: str | Path) -> JudgmentColumns:
+    """TREC qrels ``qid iter docno grade``; the second column is ignored, grades are integers
+    (negative allowed, as trec_eval), (qid, docno) must be unique."""
+    intern = _Interner()
+    qidx: list[NDArray[np.int64]] = []
+    ids: list[NDArray[np.bytes_]] = []
+    grades: list[NDArray[np.int64]] = []
+    lines: list[NDArray[np.int64]] = []
+    for block, first, fast in _in_threads(_blocks(path), _fast_qrels):
+        if fast is not None:
+            qidx.append(intern.codes(fast.heads, fast.runs))
+            ids.append(fast.ids)
+            grades.append(fast.grades)
+            lines.append(first + np.arange(len(fast.grades), dtype=np.int64))
+            continue
+        q: list[int] = []
+        d: list[bytes] = []
+        g: list[int] = []
+        ln: list[int] = []
+        for lineno, raw in _slow_lines(block, first):
+            toks = _check_line(path, lineno, raw)
+            if toks is None:
+                continue
+            if len(toks) != 4:
+                msg = f"expected 4 columns (qid iter docno grade), found {len(toks)}"
+                raise FormatError(path, lineno, msg)
+            g.append(_parse_int(path, lineno, "grade", toks[3]))
+            q.append(intern(toks[0].decode("utf-8")))
+            d.append(toks[2])
+            ln.append(lineno)
+        qidx.append(np.array(q, dtype=np.int64))
+        ids.append(bytes_array(d))
+        grades.append(np.array(g, dtype=np.int64))
+        lines.append(np.array(ln, dtype=np.int64))
+    qrels = JudgmentColumns(
+        query_ids=tuple(intern.index),
+        qidx=_cat(qidx, np.int64),
+        ids=_cat(ids, "S1"),
+        grades=_cat(grades, np.int64),
+    )
+    if len(qrels.qidx) == 0:
+        raise FormatError(path, 1, "no judgments in file")
+    _check_unique(path, qrels, _cat(lines, np.int64))
+    return qrels
+
+
+def _check_unique(path: str | Path, qrels: JudgmentColumns, lines: NDArray[np.int64]) -> None:
+    keys = pair_hash(qrels.qidx, qrels.ids)
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    dups = []
+    for i in same:  # hash-equal neighbours: compare the real pairs
+        x, y = order[i], order[i + 1]
+        if qrels.qidx[x] == qrels.qidx[y] and qrels.ids[x] == qrels.ids[y]:
+            dups.append((max(lines[x], lines[y]), min(lines[x], lines[y]), x))
+    if dups:
+        line, first, x = min(dups)
+        qid = qrels.query_ids[qrels.qidx[x]]
+        doc = bytes(qrels.ids[x]).decode("utf-8")
+        msg = f"duplicate judgment for query {qid!r}, docno {doc!r} (first on line {first})"
+        raise FormatError(path, int(line), msg)
+
+
+@dataclass
+class _RunBlock:
+    heads: list[bytes]
+    runs: NDArray[np.int64]
+    ids: NDArray[np.bytes_]
+    scores: NDArray[np.float64]
+    ranks: NDArray[np.int64]
+    id_hash: NDArray[np.uint64]
+    run_id: str
+
+
+def _fast_run(block: bytes) -> _RunBlock | None:
+    scanned = _scan(block, 6)
+    if scanned is None:
+        return None
+    padded, spans = scanned
+    ranks = _ints(_gather(padded, spans[3]))
+    scores = _floats(_gather(padded, spans[4])) if ranks is not None else None
+    if ranks is None or scores is None:
+        return None
+    heads, runs = _heads(_as_bytes(_gather(padded, spans[0])))
+    ids = _as_bytes(_gather(padded, spans[2]))
+    s, e = spans[5][0][0], spans[5][1][0]
+    return _RunBlock(heads, runs, ids, scores, ranks, id_hash(ids), block[s:e].decode("utf-8"))
+
+
+def read_trec_run(path: str | Path) -> RankingColumns:
+    """TREC run ``qid Q0 docno rank score runid``; the second column is ignored, rank must be an
+    integer and score a finite number. Duplicate docnos are kept (scoring drops later copies)."""
+    intern = _Interner()
+    cols = {
+        "qidx": _Column(np.int64),
+        "ids": _Column("S1"),
+        "scores": _Column(np.float64),
+        "ranks": _Column(np.int64),
+        "hashes": _Column(np.uint64),
+    }
+    run_id: str | None = None
+    size, seen_bytes = max(os.path.getsize(path), 1), 0
+    for block, first, fast in _in_threads(_blocks(path), _fast_run):
+        if fast is not None:
+            part = {
+                "qidx": intern.codes(fast.heads, fast.runs),
+                "ids": fast.ids,
+                "scores": fast.scores,
+                "ranks": fast.ranks,
+                "hashes": fast.id_hash,
+            }
+            run_id = run_id or fast.run_id
+        else:
+            q: list[int] = []
+            d: list[bytes] = []
+            sc: list[float] = []
+            rk: list[int] = []
+            for lineno, raw in _slow_lines(block, first):
+                toks = _check_line(path, lineno, raw)
+                if toks is None:
+                    continue
+                if len(toks) != 6:
+                    msg = f"expected 6 columns (qid Q0 docno rank score runid), found {len(toks)}"
+                    raise FormatError(path, lineno, msg)
+                rk.append(_parse_int(path, lineno, "rank", toks[3]))
+                sc.append(_parse_float(path, lineno, "score", toks[4]))
+                q.append(intern(toks[0].decode("utf-8")))
+                d.append(toks[2])
+                run_id = run_id or toks[5].decode("utf-8")
+            ids = bytes_array(d)
+            part = {
+                "qidx": np.array(q, dtype=np.int64),
+                "ids": ids,
+                "scores": np.array(sc, dtype=np.float64),
+                "ranks": np.array(rk, dtype=np.int64),
+                "hashes": id_hash(ids),
+            }
+        seen_bytes += len(block)
+        # Size the columns for the whole file from the rows per byte seen so far.
+        expected = int((cols["qidx"].n + len(part["qidx"])) * size / seen_bytes * 1.02) + 64
+        for name, col in cols.items():
+            col.add(part[name], expected)
+    return RankingColumns(
+        query_ids=tuple(intern.index),
+        qidx=cols["qidx"].result(),
+        ids=cols["ids"].result(),
+        scores=cols["scores"].result(),
+        ranks=cols["ranks"].result(),
+        run_id=run_id,
+        id_hash=cols["hashes"].result(),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Writers and trec_eval's order
+
+
+def _token(value: str, what: str) -> str:
+    if not value or any(c.isspace() for c in value) or "\x00" in value or value.startswith("#"):
+        raise ValueError(f"{what} {value!r} cannot be written to a TREC file")
+    return value
+
+
+def trec_qrels_pieces(rows: Iterable[tuple[str, str, int]]) -> Iterator[str]:
+    """``(qid, docno, grade)`` rows as ``qid 0 docno grade`` lines, in pieces of `PIECE_LINES`
+    lines: the one qrels writer (exports stream it; a file or a string joins the pieces).
+
+    Lines are checked whole, which is several times faster than checking each id: an id that a
+    TREC file cannot hold (empty, with whitespace or NUL inside, or a qid starting with ``#``,
+    which would make the line a comment) raises ValueError. A docno may start with ``#``."""
+    buf: list[str] = []
+    for qid, doc, grade in rows:
+        buf.append(f"{qid} 0 {doc} {int(grade)}\n")
+        if len(buf) >= PIECE_LINES:
+            yield _trec_checked(buf)
+            buf = []
+    if buf:
+        yield _trec_checked(buf)
+
+
+def _trec_checked(lines: list[str]) -> str:
+    for line in lines:
+        if len(line.split()) != 4 or line.startswith("#") or "\x00" in line:
+            raise ValueError(f"{line.rstrip()!r}: an id with whitespace cannot go in a TREC file")
+    return "".join(lines)
+
+
+def write_trec_run(
+    out: IO[str], rows: Iterable[tuple[str, str, int, float]], run_id: str = "goldsmith"
+) -> None:
+    """Write ``(qid, docno, rank, score)`` rows as ``qid Q0 docno rank score run_id``; scores
+    are written with ``repr`` so they read back bit-identical."""
+    tag = _token(run_id, "run id")
+    for qid, doc, rank, score in rows:
+        if not math.isfinite(score):
+            raise ValueError(f"score {score!r} cannot be written to a TREC run")
+        out.write(f"{_token(qid, 'qid')} Q0 {_token(doc, 'docno')} {int(rank)} {score!r} {tag}\n")
+
+
+def in_trec_eval_order(ids: Sequence[str], scores: Sequence[float | None]) -> bool:
+    """Whether trec_eval, which sorts a query's results by score descending and breaks ties by
+    docno descending (``strcmp``, i.e. bytewise on UTF-8), keeps ``ids`` in the given order:
+    every score is present and finite, and each (score, id) comes strictly before the next."""
+    if len(scores) < len(ids):
+        return False
+    previous: tuple[float, bytes] | None = None
+    for doc, score in zip(ids, scores, strict=False):
+        if score is None or not math.isfinite(score):
+            return False
+        key = doc.encode("utf-8")
+        if previous is not None and (
+            score > previous[0] or (score == previous[0] and key >= previous[1])
+        ):
+            return False
+        previous = (score, key)
+    return True
+
+
+@dataclass(frozen=True)
+class TrecList:
+    """One ranked list ready for a TREC run: ``rows`` as ``(qid, docno, rank, score)``."""
+
+    rows: list[tuple[str, str, int, float]]
+    scores_kept: bool  # False: the score column is 1/rank (see trec_list_in_order)
+    original: list[tuple[str, float | None]]  # (docno, score given) after dropping duplicates
+    duplicates: int  # later copies of an id, dropped
+
+
+def trec_list_in_order(
+    qid: str, ids: Sequence[str], scores: Sequence[float | None] = ()
+) -> TrecList:
+    """The TREC run rows of one ranked list, in the order given (the order a run report
+    scores), written so that trec_eval ranks them in that same order.
+
+    A later copy of an id is dropped (a report counts an id once, at its first place). When
+    trec_eval would order the given scores differently (equal scores whose ids are not in
+    descending order, scores that rise along the list, a missing score), every score of the
+    list is written as 1/rank instead, which trec_eval orders as listed; ``scores_kept`` is then
+    False and ``original`` holds the scores the retriever gave."""
+    given = list(scores) + [None] * (len(ids) - len(scores))
+    first: dict[str, float | None] = {}
+    for doc, score in zip(ids, given, strict=False):
+        if doc not in first:
+            first[doc] = None if score is None else float(score)
+    docs, kept = list(first), list(first.values())
+    numbers = [s for s in kept if s is not None]
+    keep = len(numbers) == len(docs) and in_trec_eval_order(docs, numbers)
+    written = numbers if keep else [1.0 / r for r in range(1, len(docs) + 1)]
+    rows = [(qid, d, r, s) for r, (d, s) in enumerate(zip(docs, written, strict=True), 1)]
+    return TrecList(rows, keep, list(first.items()), len(ids) - len(docs))
+
+
+# --------------------------------------------------------------------------------------------
+# Topics, and golden queries from qrels and topics
+
+
+def one_line(text: str) -> str:
+    """Whitespace runs (tabs, newlines) become one space: a topics line must stay one line."""
+    return " ".join(text.split())
+
+
+def topics_pieces(queries: Iterable[tuple[str, str]]) -> Iterator[str]:
+    """``qid<TAB>query`` lines (the TSV topics format of Anserini and ir_datasets)."""
+    buf: list[str] = []
+    for qid, text in queries:
+        buf.append(f"{qid}\t{one_line(text)}\n")
+        if len(buf) >= PIECE_LINES:
+            yield "".join(buf)
+            buf = []
+    if buf:
+        yield "".join(buf)
+
+
+def read_topics(path: str | Path) -> dict[str, str]:
+    """Query texts by id from a TSV topics file (``qid<TAB>text``) or TREC SGML topics
+    (``<top><num> Number: 1 <title> text</top>``)."""
+    text = decode_utf8(path, Path(path).read_bytes())
+    if text.lstrip().startswith("<"):
+        topics: dict[str, str] = {}
+        for block in re.findall(r"<top>(.*?)</top>", text, flags=re.S):
+            num = re.search(r"<num>\s*(?:Number:)?\s*(\S+)", block)
+            title = re.search(r"<title>\s*(?:Topic:)?\s*(.*?)\s*(?=<|$)", block, flags=re.S)
+            if num is None or title is None:
+                raise FormatError(path, 1, "a <top> block without <num> or <title>")
+            topics[num.group(1)] = one_line(title.group(1))
+        if not topics:
+            raise FormatError(path, 1, "no <top> blocks in SGML topics")
+        return topics
+    topics = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        qid, sep, query = line.partition("\t")
+        if not sep or not qid.strip():
+            raise FormatError(path, lineno, "expected qid<TAB>query")
+        if qid in topics:
+            raise FormatError(path, lineno, f"query {qid!r} appears twice")
+        topics[qid.strip()] = query.strip()
+    if not topics:
+        raise FormatError(path, 1, "no topics in file")
+    return topics
+
+
+def trec_queries(
+    qrels_path: str | Path,
+    topics_path: str | Path,
+    *,
+    grade_map: GradeMap | None = None,
+    texts: dict[str, str] | None = None,
+) -> list[GoldenQuery]:
+    """Golden queries from TREC qrels and a topics file. Every judged query needs a topic;
+    a topic without judgments is a golden query without a relevant chunk. `texts` gives chunk
+    texts by id when a corpus came with the files."""
+    topics = read_topics(topics_path)
+    cols = read_trec_qrels(qrels_path)
+    by_query: dict[str, list[GoldJudgment]] = {qid: [] for qid in topics}
+    for i in range(len(cols.qidx)):
+        qid = cols.query_ids[int(cols.qidx[i])]
+        if qid not in topics:
+            raise FormatError(topics_path, 1, f"query {qid!r} of {qrels_path} has no topic")
+        cid = bytes(cols.ids[i]).decode("utf-8")
+        grade = map_grade(qrels_path, i + 1, int(cols.grades[i]), grade_map)
+        if grade is None:
+            continue
+        text = texts.get(cid) if texts is not None else None
+        by_query[qid].append(GoldJudgment(chunk_id=cid, grade=grade, text=text))
+    return [
+        GoldenQuery(
+            query_id=qid,
+            query=topics[qid],
+            judgments=tuple(sorted(js, key=judgment_order)),
+        )
+        for qid, js in by_query.items()
+    ]
