@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
-from annotation.uploads import upload_copy, upload_name
+from annotation.services.uploads import UploadRefused, upload_file, upload_name
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
 from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
 from evaluation.services import (
@@ -178,9 +178,9 @@ class RunFileApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            with upload_copy(upload) as copy:
+            with upload_file(upload) as copy:
                 run_file_upload(retriever=retriever, path=copy, filename=upload_name(upload))
-        except (formats.FormatError, RetrieverInvalid) as error:
+        except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
-from annotation.uploads import upload_copy, upload_name
+from annotation.services.uploads import UploadRefused, upload_file, upload_name
 from evaluation import plots
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
 from evaluation.selectors import (
@@ -141,11 +141,11 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     by=request.user,
                 )
                 if d["run_file"] is not None:
-                    with upload_copy(d["run_file"]) as copy:
+                    with upload_file(d["run_file"]) as copy:
                         run_file_upload(
                             retriever=retriever, path=copy, filename=upload_name(d["run_file"])
                         )
-            except (RetrieverInvalid, formats.FormatError) as error:
+            except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
                 form.add_error(None, str(error))
             else:
                 messages.success(request, f"Retriever {retriever.name} added.")
@@ -260,11 +260,11 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
                 schedule=d["schedule"] or "",
             )
             if d["run_file"] is not None:
-                with upload_copy(d["run_file"]) as copy:
+                with upload_file(d["run_file"]) as copy:
                     run_file_upload(
                         retriever=retriever, path=copy, filename=upload_name(d["run_file"])
                     )
-        except (RetrieverInvalid, formats.FormatError) as error:
+        except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
             form.add_error(None, str(error))
         else:
             messages.success(request, "Retriever saved.")

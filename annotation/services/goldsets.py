@@ -36,9 +36,9 @@ from annotation.models import (
 )
 from annotation.models.goldsets import VersionOrigin
 from annotation.models.judging import ReviewState
-from annotation.services.imports import upload_limits
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
+from annotation.services.uploads import upload_limits
 from goldsmith.formats.core import (
     GOLDSET_FORMAT,
     GOLDSET_FORMAT_VERSION,
