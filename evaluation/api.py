@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
-from annotation.services.uploads import UploadRefused, upload_file, upload_name
+from annotation.services.uploads import UploadRefused
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
 from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
 from evaluation.services import (
@@ -29,9 +29,7 @@ from evaluation.services import (
     baseline_set,
     evaluation_run_cancel,
     evaluation_run_create,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
+    retriever_save,
 )
 from evaluation.services.reports import compare_report, pool_unjudged, run_report_cached
 from goldsmith.formats import core as formats
@@ -131,7 +129,7 @@ class RetrieverListApi(APIView):
         data = RetrieverInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            retriever = retriever_create(project=project, by=request.user, **data.validated_data)
+            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
         except RetrieverInvalid as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
@@ -153,7 +151,7 @@ class RetrieverDetailApi(APIView):
         data = RetrieverUpdateInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            retriever = retriever_update(retriever=retriever, **data.validated_data)
+            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
         except RetrieverInvalid as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever))
@@ -176,10 +174,10 @@ class RunFileApi(APIView):
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
         data = RunFileInput(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
         try:
-            with upload_file(upload) as copy:
-                run_file_upload(retriever=retriever, path=copy, filename=upload_name(upload))
+            retriever_save(
+                project=project, retriever=retriever, run_file=data.validated_data["file"]
+            )
         except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)

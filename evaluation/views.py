@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
-from annotation.services.uploads import UploadRefused, upload_file, upload_name
+from annotation.services.uploads import UploadRefused
 from evaluation import plots
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
 from evaluation.selectors import (
@@ -36,9 +36,7 @@ from evaluation.services import (
     evaluation_run_create,
     evaluation_settings_get,
     evaluation_settings_update,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
+    retriever_save,
 )
 from evaluation.services.reports import (
     compare_report,
@@ -129,7 +127,7 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
         if form.is_valid():
             d = form.cleaned_data
             try:
-                retriever = retriever_create(
+                retriever = retriever_save(
                     project=project,
                     name=d["name"],
                     kind=d["kind"],
@@ -138,13 +136,9 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     auth_header_value=d["auth_header_value"],
                     auth_header_env=d["auth_header_env"],
                     schedule=d["schedule"] or "",
+                    run_file=d["run_file"],
                     by=request.user,
                 )
-                if d["run_file"] is not None:
-                    with upload_file(d["run_file"]) as copy:
-                        run_file_upload(
-                            retriever=retriever, path=copy, filename=upload_name(d["run_file"])
-                        )
             except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
                 form.add_error(None, str(error))
             else:
@@ -251,19 +245,16 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            retriever_update(
+            retriever_save(
+                project=ctx["project"],
                 retriever=retriever,
                 config=form.http_config() if retriever.kind == RetrieverKind.HTTP else None,
                 auth_header_name=d["auth_header_name"],
                 auth_header_value=d["auth_header_value"] or None,
                 auth_header_env=d["auth_header_env"] or None,
                 schedule=d["schedule"] or "",
+                run_file=d["run_file"],
             )
-            if d["run_file"] is not None:
-                with upload_file(d["run_file"]) as copy:
-                    run_file_upload(
-                        retriever=retriever, path=copy, filename=upload_name(d["run_file"])
-                    )
         except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
             form.add_error(None, str(error))
         else:

@@ -20,7 +20,7 @@ from django.test import Client
 from annotation.models import CorpusImport, PoolSource, QueryLog
 from annotation.services.uploads import UploadRefused, upload_file
 from evaluation.models import RunFile
-from evaluation.services import retriever_create
+from evaluation.services import retriever_save
 from goldsmith.formats.core import FormatError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def _api_text(response: Any) -> str:
 
 
 def _retriever(project: Any) -> int:
-    return retriever_create(project=project, name="file", kind="runfile").pk
+    return retriever_save(project=project, name="file", kind="runfile").pk
 
 
 RETRIEVER_FORM = {

@@ -140,7 +140,7 @@ def seeded(personas, settings) -> Seeded:
     from evaluation.services import (
         evaluation_run_create,
         evaluation_run_execute_inline,
-        retriever_create,
+        retriever_save,
     )
     from tests.annotation.factories import judging_setup
     from tests.evaluation.conftest import make_golden
@@ -151,7 +151,7 @@ def seeded(personas, settings) -> Seeded:
     judging = judging_setup(personas, queries=2)
     query, candidates = judging.first()
     golden = make_golden(project, n=4, label="v1")
-    retriever = retriever_create(project=project, name="bm25", kind="bm25")
+    retriever = retriever_save(project=project, name="bm25", kind="bm25")
     run = evaluation_run_create(
         project=project, retriever=retriever, version=golden.version, ks=[5], enqueue=False
     )

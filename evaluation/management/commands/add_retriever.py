@@ -12,16 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
 from evaluation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
-from evaluation.services import (
-    RetrieverInvalid,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
-)
+from evaluation.services import RetrieverInvalid, retriever_save
 from goldsmith.formats import core as formats
 
 HTTP_OPTIONS = (
@@ -82,52 +76,30 @@ class Command(BaseCommand):
         schedule = (
             None if o["schedule"] is None else ("" if o["schedule"] == "none" else o["schedule"])
         )
-        try:
-            with transaction.atomic():
-                retriever = self._save(project, o, config, value, schedule)
-        except RetrieverInvalid as error:
-            raise bad_input(str(error)) from None
-        except formats.FormatError as error:
-            raise bad_input(str(error)) from None
-        verb = "updated" if o["update"] else "added"
-        self.stdout.write(
-            f"{verb} retriever {retriever.name!r} ({retriever.kind}, id {retriever.pk})"
-        )
-
-    def _save(
-        self,
-        project: Any,
-        o: dict[str, Any],
-        config: dict[str, Any],
-        value: str,
-        schedule: str | None,
-    ) -> Retriever:
+        run_file = Path(o["run_file"]) if o["run_file"] else None
+        if run_file is not None and not run_file.is_file():
+            raise bad_input(f"{run_file}: no such file")
+        retriever = None
         if o["update"]:
             retriever = Retriever.objects.filter(project=project, name=o["name"]).first()
             if retriever is None:
                 raise bad_input(f"no retriever named {o['name']!r} to update")
-            retriever = retriever_update(
+        try:
+            retriever = retriever_save(
+                project=project,
                 retriever=retriever,
+                name=o["name"],
+                kind=o["kind"],
                 config=config or None,
                 auth_header_name=o["auth_header"],
                 auth_header_value=value or None,
                 auth_header_env=o["auth_env"],
                 schedule=schedule,
+                run_file=run_file,
             )
-        else:
-            retriever = retriever_create(
-                project=project,
-                name=o["name"],
-                kind=o["kind"],
-                config=config,
-                auth_header_name=o["auth_header"] or "",
-                auth_header_value=value,
-                auth_header_env=o["auth_env"] or "",
-                schedule=schedule or "",
-            )
-        if o["run_file"]:
-            path = Path(o["run_file"])
-            if not path.is_file():
-                raise bad_input(f"{path}: no such file")
-            run_file_upload(retriever=retriever, path=path, filename=path.name)
-        return retriever
+        except (RetrieverInvalid, formats.FormatError) as error:
+            raise bad_input(str(error)) from None
+        verb = "updated" if o["update"] else "added"
+        self.stdout.write(
+            f"{verb} retriever {retriever.name!r} ({retriever.kind}, id {retriever.pk})"
+        )
