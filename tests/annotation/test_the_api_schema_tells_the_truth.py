@@ -185,7 +185,12 @@ def api_schema(seeded) -> Iterator[schemathesis.BaseSchema]:
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
     try:
-        yield schemathesis.openapi.from_wsgi("/api/schema/", application)
+        schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+        # Text holding a NUL is refused anywhere in a request, as the 400 of every operation
+        # says (annotation/text_input.py; tests/config/test_a_nul_byte_gets_a_400.py), also in
+        # a property the schema leaves open: generated text leaves it out.
+        schema.config.generation.update(allow_x00=False)
+        yield schema
     finally:
         for signal in (request_started, request_finished):
             signal.connect(close_old_connections)

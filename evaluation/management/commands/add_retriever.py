@@ -7,6 +7,7 @@ the name of an environment variable the workers read (--auth-env), or pipe the v
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,21 +18,44 @@ from evaluation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
 from evaluation.services import RetrieverInvalid, retriever_save
 from goldsmith.formats import core as formats
+from goldsmith.retrievers.http import HTTP_SETTINGS
 
-HTTP_OPTIONS = (
-    "url",
-    "method",
-    "body_template",
-    "results_path",
-    "id_field",
-    "score_field",
-    "doc_id_field",
-    "text_field",
-    "timeout",
-    "max_concurrency",
-    "retries",
-    "backoff",
-)
+
+def header_line(text: str) -> tuple[str, str]:
+    """``Name: value`` of a --header option."""
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise argparse.ArgumentTypeError(f"write the header as 'Name: value', not {text!r}")
+    return name.strip(), value.strip()
+
+
+def add_http_arguments(group: Any) -> None:
+    """One option per HTTP setting (`HTTP_SETTINGS`): --url, --body-template, …, and a
+    repeatable --header for the headers."""
+    for s in HTTP_SETTINGS:
+        bounds = f" ({s.minimum:g} to {s.maximum:g})" if s.minimum is not None else ""
+        unit = f" {s.unit}" if s.unit else ""
+        words = f"{s.label}: {s.help}" if s.help else s.label
+        if s.value_type is dict:
+            group.add_argument(
+                "--header", dest=s.name, action="append", type=header_line, help=words
+            )
+            continue
+        group.add_argument(
+            "--" + s.name.replace("_", "-"),
+            dest=s.name,
+            type=s.value_type,
+            choices=s.choices or None,
+            help=f"{words}{bounds}{unit}",
+        )
+
+
+def http_options(o: dict[str, Any]) -> dict[str, Any]:
+    """The HTTP settings given on the command line."""
+    config = {s.name: o[s.name] for s in HTTP_SETTINGS if o.get(s.name) is not None}
+    if "headers" in config:
+        config["headers"] = dict(config["headers"])
+    return config
 
 
 class Command(BaseCommand):
@@ -43,18 +67,7 @@ class Command(BaseCommand):
         parser.add_argument("--kind", required=True, choices=RetrieverKind.values)
         parser.add_argument("--update", action="store_true", help="change an existing one")
         http = parser.add_argument_group("HTTP endpoint")
-        http.add_argument("--url", help="may hold {query}, {query_id}, {top_k}")
-        http.add_argument("--method", choices=("GET", "POST", "PUT"))
-        http.add_argument("--body-template", help='JSON, e.g. {"q": "{query}", "k": "{top_k}"}')
-        http.add_argument("--results-path", help="dotted path of the ranked list ('' for root)")
-        http.add_argument("--id-field", help="chunk id field in each result (dotted)")
-        http.add_argument("--score-field")
-        http.add_argument("--doc-id-field")
-        http.add_argument("--text-field")
-        http.add_argument("--timeout", type=float)
-        http.add_argument("--max-concurrency", type=int)
-        http.add_argument("--retries", type=int)
-        http.add_argument("--backoff", type=float)
+        add_http_arguments(http)
         http.add_argument("--auth-header", help="header name, e.g. Authorization")
         http.add_argument(
             "--auth-env",
@@ -69,7 +82,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **o: Any) -> None:
         project = project_named(o["project"])
-        config = {k: o[k] for k in HTTP_OPTIONS if o.get(k) is not None}
+        config = http_options(o)
         value = sys.stdin.readline().rstrip("\r\n") if o["auth_value_stdin"] else ""
         if o["auth_value_stdin"] and not value:
             raise bad_input("--auth-value-stdin: nothing on stdin")
