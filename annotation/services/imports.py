@@ -20,12 +20,12 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.models import CorpusImport, ImportStatus, QueryLog
+from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from goldsmith.intake.readers import ReadError
 
 logger = logging.getLogger(__name__)
-Record = TypeVar("Record", CorpusImport, QueryLog)
+Record = TypeVar("Record", bound=ImportJob)
 
 
 def file_sha256(path: Path) -> str:
@@ -36,7 +36,7 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def import_claim(model: type[CorpusImport] | type[QueryLog], pk: int) -> bool:
+def import_claim(model: type[ImportJob], pk: int) -> bool:
     """Take a queued import; False if another run already took it (tasks may run twice)."""
     return (
         model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(
