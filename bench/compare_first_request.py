@@ -53,8 +53,7 @@ def build(n: int) -> tuple[int, int, int]:
     from evaluation.services import (
         evaluation_run_create,
         evaluation_run_execute_inline,
-        retriever_create,
-        run_file_upload,
+        retriever_save,
     )
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
@@ -92,8 +91,9 @@ def build(n: int) -> tuple[int, int, int]:
             lines += [f"q{i} Q0 {c} {r} {20 - r} {label}\n" for r, c in enumerate(ranked[:10], 1)]
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
             handle.writelines(lines)
-        retriever = retriever_create(project=project, name=f"run-{label}", kind="runfile")
-        run_file_upload(retriever=retriever, path=Path(handle.name), filename=f"{label}.txt")
+        retriever = retriever_save(
+            project=project, name=f"run-{label}", kind="runfile", run_file=Path(handle.name)
+        )
         Path(handle.name).unlink()
         run = evaluation_run_create(
             project=project, retriever=retriever, version=version, ks=[1, 3, 5, 10], enqueue=False

@@ -65,7 +65,7 @@ def main() -> int:
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from evaluation.models import QueryResult
     from evaluation.selectors import golden_items, result_rows
-    from evaluation.services import evaluation_run_create, retriever_create
+    from evaluation.services import evaluation_run_create, retriever_save
     from evaluation.services.runs import run_report, run_settings
     from goldsmith import reporting
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
@@ -94,7 +94,7 @@ def main() -> int:
     print(f"golden set of {n} queries stored in {time.perf_counter() - t:.1f}s")
 
     stub = StubRetriever(answers, latency=args.latency).start()
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=project,
         name="stub",
         kind="http",

@@ -353,8 +353,9 @@ GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, 
 # line. Longer "queries" are pasted documents or prompts, not what people type into a search box.
 GOLDSMITH_QUERY_MAX_CHARS = env_int("GOLDSMITH_QUERY_MAX_CHARS", 2000, minimum=1)
 # Bounds on an uploaded file, checked while it streams (goldsmith/intake/limits.py): the
-# longest line of any file read line by line (a reader holds at most one such line), what the
-# members of a zip declare in all, and how many times a member over 1 MiB may expand.
+# longest line of any file read line by line (a reader holds at most one such line), the
+# longest upload and what the members of a zip declare in all, and how many times a member
+# over 1 MiB may expand.
 GOLDSMITH_UPLOAD_MAX_LINE_BYTES = env_int("GOLDSMITH_UPLOAD_MAX_LINE_BYTES", 16 << 20, minimum=1024)
 GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES = env_int(
     "GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES", 1 << 30, minimum=1 << 20

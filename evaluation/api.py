@@ -6,21 +6,25 @@ For CI: create a run (POST .../runs/), poll it (GET .../runs/ID/), fetch its rep
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
-from annotation.uploads import upload_copy, upload_name
+from annotation.services.uploads import UploadRefused
+from annotation.text_input import JSONParser
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
 from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
 from evaluation.services import (
@@ -29,12 +33,11 @@ from evaluation.services import (
     baseline_set,
     evaluation_run_cancel,
     evaluation_run_create,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
+    retriever_save,
 )
 from evaluation.services.reports import compare_report, pool_unjudged, run_report_cached
 from goldsmith import formats
+from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:
@@ -93,10 +96,55 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
     }
 
 
+def _http_setting_field(setting: HttpSetting) -> serializers.Field:
+    """The API field of one HTTP setting; each is optional (a change sends only some, and
+    only HTTP retrievers read them)."""
+    common: dict[str, Any] = {"required": False, "help_text": setting.help or setting.label}
+    if setting.choices:
+        return serializers.ChoiceField(choices=list(setting.choices), **common)
+    if setting.value_type is int:
+        return serializers.IntegerField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
+    if setting.value_type is float:
+        return serializers.FloatField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
+    if setting.value_type is dict:
+        return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
+    return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
+
+
+class HttpConfigInput(serializers.Serializer):
+    """An HTTP retriever's settings, made from `HTTP_SETTINGS`; an unknown one is refused."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {s.name: _http_setting_field(s) for s in HTTP_SETTINGS}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - {s.name for s in HTTP_SETTINGS})
+            if unknown:
+                raise serializers.ValidationError(
+                    {api_settings.NON_FIELD_ERRORS_KEY: [f"unknown HTTP setting {unknown[0]!r}"]}
+                )
+        return super().to_internal_value(data)
+
+
+class HttpConfigInputSchema(OpenApiSerializerExtension):
+    """The schema says what `HttpConfigInput` does: a setting it does not list is refused."""
+
+    target_class = HttpConfigInput
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = super().map_serializer(auto_schema, direction)
+        return {**schema, "additionalProperties": False}
+
+
 class RetrieverInput(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=RetrieverKind.choices)
-    config = serializers.DictField(required=False, default=dict)
+    config = HttpConfigInput(required=False, help_text="HTTP retrievers only")
     auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
     auth_header_value = serializers.CharField(
         required=False,
@@ -110,7 +158,7 @@ class RetrieverInput(serializers.Serializer):
 
 
 class RetrieverUpdateInput(serializers.Serializer):
-    config = serializers.DictField(required=False)
+    config = HttpConfigInput(required=False, help_text="HTTP retrievers only")
     auth_header_name = serializers.CharField(required=False, allow_blank=True)
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
@@ -118,6 +166,8 @@ class RetrieverUpdateInput(serializers.Serializer):
 
 
 class RetrieverListApi(APIView):
+    parser_classes = [JSONParser]  # `config` is an object, which a form cannot carry
+
     @extend_schema(responses=RetrieverOutput(many=True), summary="Retrievers under test")
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
@@ -131,13 +181,15 @@ class RetrieverListApi(APIView):
         data = RetrieverInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            retriever = retriever_create(project=project, by=request.user, **data.validated_data)
+            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
         except RetrieverInvalid as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 
 
 class RetrieverDetailApi(APIView):
+    parser_classes = [JSONParser]
+
     @extend_schema(responses=RetrieverOutput, summary="One retriever")
     def get(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
@@ -153,7 +205,7 @@ class RetrieverDetailApi(APIView):
         data = RetrieverUpdateInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            retriever = retriever_update(retriever=retriever, **data.validated_data)
+            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
         except RetrieverInvalid as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever))
@@ -176,11 +228,11 @@ class RunFileApi(APIView):
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
         data = RunFileInput(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
         try:
-            with upload_copy(upload) as copy:
-                run_file_upload(retriever=retriever, path=copy, filename=upload_name(upload))
-        except (formats.FormatError, RetrieverInvalid) as error:
+            retriever_save(
+                project=project, retriever=retriever, run_file=data.validated_data["file"]
+            )
+        except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
             raise _invalid(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.models import GoldenSetVersion, Project
 from evaluation.models import EvaluationRun, Retriever
-from evaluation.services.retrievers import retriever_create
+from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
@@ -19,7 +19,7 @@ def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUs
     for kind in ("bm25", "tfidf"):
         retriever = Retriever.objects.filter(project=project, name=kind).first()
         if retriever is None:
-            retriever = retriever_create(project=project, name=kind, kind=kind, by=by)
+            retriever = retriever_save(project=project, name=kind, kind=kind, by=by)
         if EvaluationRun.objects.filter(retriever=retriever, version=version).exists():
             continue
         run = evaluation_run_create(

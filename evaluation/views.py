@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
-from annotation.uploads import upload_copy, upload_name
+from annotation.services.uploads import UploadRefused
 from evaluation import plots
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
 from evaluation.selectors import (
@@ -36,9 +36,7 @@ from evaluation.services import (
     evaluation_run_create,
     evaluation_settings_get,
     evaluation_settings_update,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
+    retriever_save,
 )
 from evaluation.services.reports import (
     compare_report,
@@ -50,6 +48,7 @@ from evaluation.services.reports import (
 from evaluation.services.retrievers import effective_thresholds, topk_choice
 from evaluation.services.runs import band_table
 from goldsmith import bands, formats, metrics
+from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 TREND_METRICS = ("recall", "ndcg", "pass")
 
@@ -68,24 +67,53 @@ def _context(request: HttpRequest, project_id: int, action: Action = Action.VIEW
 # Retrievers
 
 
+class HeaderLinesField(forms.CharField):
+    """Headers as the page shows them: one per line, ``Name: value``."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return "\n".join(f"{name}: {text}" for name, text in value.items())
+        return value
+
+    def to_python(self, value: Any) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for line in str(value or "").splitlines():
+            if not line.strip():
+                continue
+            name, colon, text = line.partition(":")
+            if not colon or not name.strip():
+                raise forms.ValidationError(f"write each header as Name: value, not {line!r}")
+            headers[name.strip()] = text.strip()
+        return headers
+
+
+def _http_field(setting: HttpSetting) -> forms.Field:
+    """The form field of one HTTP setting. None is required here: the form serves every kind,
+    and the service says what an HTTP retriever lacks."""
+    common: dict[str, Any] = {
+        "label": setting.label[:1].upper() + setting.label[1:],
+        "help_text": setting.help,
+        "required": False,
+        "initial": setting.default,
+    }
+    if setting.choices:
+        return forms.ChoiceField(choices=[(c, c) for c in setting.choices], **common)
+    if setting.value_type in (int, float):
+        number = forms.IntegerField if setting.value_type is int else forms.FloatField
+        return number(min_value=setting.minimum, max_value=setting.maximum, **common)
+    if setting.value_type is dict:
+        return HeaderLinesField(**common)
+    widget = forms.Textarea(attrs={"rows": 2}) if setting.lines else None
+    return forms.CharField(widget=widget, **common)
+
+
 class RetrieverForm(forms.Form):
+    """A retriever's fields; the HTTP ones are made from `HTTP_SETTINGS`."""
+
     name = forms.CharField(max_length=120)
     kind = forms.ChoiceField(choices=RetrieverKind.choices)
-    url = forms.CharField(required=False, help_text="May hold {query}, {query_id}, {top_k}")
-    method = forms.ChoiceField(choices=[("POST", "POST"), ("GET", "GET"), ("PUT", "PUT")])
-    body_template = forms.CharField(
-        required=False,
-        initial='{"query": "{query}", "top_k": "{top_k}"}',
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )
-    results_path = forms.CharField(required=False, initial="results")
-    id_field = forms.CharField(initial="id")
-    score_field = forms.CharField(required=False, initial="score")
-    doc_id_field = forms.CharField(required=False)
-    text_field = forms.CharField(required=False)
-    timeout = forms.FloatField(initial=10.0, min_value=0.1)
-    max_concurrency = forms.IntegerField(initial=4, min_value=1, max_value=256)
-    retries = forms.IntegerField(initial=3, min_value=0, max_value=10)
     auth_header_name = forms.CharField(required=False, help_text="e.g. Authorization")
     auth_header_value = forms.CharField(
         required=False,
@@ -100,22 +128,24 @@ class RetrieverForm(forms.Form):
     schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
     run_file = forms.FileField(required=False, help_text="TREC or JSONL run (kind: run file)")
 
-    HTTP_FIELDS = (
-        "url",
-        "method",
-        "body_template",
-        "results_path",
-        "id_field",
-        "score_field",
-        "doc_id_field",
-        "text_field",
-        "timeout",
-        "max_concurrency",
-        "retries",
-    )
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for setting in HTTP_SETTINGS:
+            self.fields[setting.name] = _http_field(setting)
+
+    def http_fields(self) -> list[forms.BoundField]:
+        return [self[s.name] for s in HTTP_SETTINGS]
 
     def http_config(self) -> dict[str, Any]:
-        return {f: self.cleaned_data[f] for f in self.HTTP_FIELDS}
+        """The HTTP settings given. An empty number or choice is left out (its default when
+        adding, the stored value when editing); an empty text is a value ('' is the top level
+        of a response, or no score field)."""
+        config: dict[str, Any] = {}
+        for setting in HTTP_SETTINGS:
+            value = self.cleaned_data[setting.name]
+            if value is not None and (value != "" or not setting.choices):
+                config[setting.name] = value
+        return config
 
 
 @login_required
@@ -128,7 +158,7 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
         if form.is_valid():
             d = form.cleaned_data
             try:
-                retriever = retriever_create(
+                retriever = retriever_save(
                     project=project,
                     name=d["name"],
                     kind=d["kind"],
@@ -137,14 +167,10 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     auth_header_value=d["auth_header_value"],
                     auth_header_env=d["auth_header_env"],
                     schedule=d["schedule"] or "",
+                    run_file=d["run_file"],
                     by=request.user,
                 )
-                if d["run_file"] is not None:
-                    with upload_copy(d["run_file"]) as copy:
-                        run_file_upload(
-                            retriever=retriever, path=copy, filename=upload_name(d["run_file"])
-                        )
-            except (RetrieverInvalid, formats.FormatError) as error:
+            except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
                 form.add_error(None, str(error))
             else:
                 messages.success(request, f"Retriever {retriever.name} added.")
@@ -250,20 +276,17 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            retriever_update(
+            retriever_save(
+                project=ctx["project"],
                 retriever=retriever,
                 config=form.http_config() if retriever.kind == RetrieverKind.HTTP else None,
                 auth_header_name=d["auth_header_name"],
                 auth_header_value=d["auth_header_value"] or None,
                 auth_header_env=d["auth_header_env"] or None,
                 schedule=d["schedule"] or "",
+                run_file=d["run_file"],
             )
-            if d["run_file"] is not None:
-                with upload_copy(d["run_file"]) as copy:
-                    run_file_upload(
-                        retriever=retriever, path=copy, filename=upload_name(d["run_file"])
-                    )
-        except (RetrieverInvalid, formats.FormatError) as error:
+        except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
             form.add_error(None, str(error))
         else:
             messages.success(request, "Retriever saved.")

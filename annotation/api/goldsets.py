@@ -36,7 +36,7 @@ from annotation.services.goldsets import (
     golden_set_version_import,
     goldset_load,
 )
-from annotation.uploads import upload_copy, upload_name
+from annotation.services.uploads import upload_file, upload_name
 from goldsmith.formats.goldset import parse_grade_map
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
@@ -278,7 +278,7 @@ class GoldenSetImportApi(APIView):
             # Errors name each upload by its own name and line, never the temporary copy.
             with ExitStack() as files:
                 copies = {
-                    f: files.enter_context(upload_copy(given[f]))
+                    f: files.enter_context(upload_file(given[f]))
                     for f in ("file", "topics", "corpus")
                     if given.get(f)
                 }

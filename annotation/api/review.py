@@ -27,7 +27,7 @@ from annotation.services.adjudication import (
 from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
-from annotation.uploads import upload_copy
+from annotation.services.uploads import upload_file
 
 
 class StaleReviewOutput(serializers.Serializer):
@@ -120,7 +120,7 @@ class PoolRunImportApi(APIView):
         data = PoolRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            with upload_copy(data.validated_data["file"]) as copy:
+            with upload_file(data.validated_data["file"]) as copy:
                 result = pool_import_run(
                     project=project,
                     name=data.validated_data["name"],

@@ -5,7 +5,6 @@ from annotation.models.corpus import (
     ChunkSearch,
     CorpusImport,
     Document,
-    ImportStatus,
     SearchBacklog,
 )
 from annotation.models.goldsets import (
@@ -15,6 +14,7 @@ from annotation.models.goldsets import (
     GoldenSetVersion,
 )
 from annotation.models.health import WorkerPing
+from annotation.models.imports import ImportJob, ImportStatus
 from annotation.models.judging import (
     Assignment,
     Candidate,
@@ -46,6 +46,7 @@ __all__ = [
     "GoldenJudgment",
     "GoldenSetVersion",
     "Guideline",
+    "ImportJob",
     "ImportStatus",
     "Judgment",
     "LogQuery",

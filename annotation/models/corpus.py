@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 
+from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
 
 
@@ -88,38 +88,16 @@ class SearchBacklog(models.Model):
         return f"search backlog of project #{self.project_id} since {self.since:%Y-%m-%d %H:%M}"
 
 
-class ImportStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-
-
 CHANGED_IDS_SHOWN = 100
 
 
-class CorpusImport(models.Model):
-    """One import of a corpus file: its progress while running, then its report.
-
-    A failed import stores nothing but this row (with `error` as ``FILE:LINE: reason``).
-    """
+class CorpusImport(ImportJob):
+    """One import of a corpus file: its progress while running, then its report."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="corpus_imports")
-    filename = models.CharField(max_length=255)
-    sha256 = models.CharField(max_length=64, blank=True)
-    status = models.CharField(
-        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
-    )
     mode = models.CharField(max_length=16, blank=True)  # "chunks" or "documents"
     chunk_size = models.PositiveIntegerField(default=1000)
     overlap = models.PositiveIntegerField(default=100)
-    bytes_total = models.BigIntegerField(default=0)
-    bytes_read = models.BigIntegerField(default=0)
-    phase = models.CharField(max_length=32, blank=True)
-    # Written with every progress update while running; a running import whose heartbeat is
-    # old lost its worker (see `imports_watchdog`).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    records = models.PositiveIntegerField(default=0)
     documents_created = models.PositiveIntegerField(default=0)
     chunks_created = models.PositiveIntegerField(default=0)
     chunks_unchanged = models.PositiveIntegerField(default=0)
@@ -130,22 +108,3 @@ class CorpusImport(models.Model):
     # the changed chunks had been graded: their candidates keep the graded text.
     changed_chunk_ids = models.JSONField(default=list, blank=True)
     judged_chunks_changed = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.filename} ({self.status})"
-
-    @property
-    def progress(self) -> float:
-        if self.status == ImportStatus.DONE:
-            return 1.0
-        return min(self.bytes_read / self.bytes_total, 1.0) if self.bytes_total else 0.0

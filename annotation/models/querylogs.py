@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models.functions import MD5
 
-from annotation.models.corpus import ImportStatus
+from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
 
 
@@ -26,7 +25,7 @@ class ScrubPattern(models.Model):
         return f"{self.name}={self.pattern}"
 
 
-class QueryLog(models.Model):
+class QueryLog(ImportJob):
     """One imported query-log file. The raw file is not kept: only its sha256, its report and
     its distinct (scrubbed, normalised) queries.
 
@@ -35,44 +34,13 @@ class QueryLog(models.Model):
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="query_logs")
-    filename = models.CharField(max_length=255)
-    sha256 = models.CharField(max_length=64, blank=True)
-    status = models.CharField(
-        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
-    )
-    phase = models.CharField(max_length=32, blank=True)
-    # Written with every progress update while running; a running import whose heartbeat is
-    # old lost its worker (see `imports_watchdog`).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    bytes_total = models.BigIntegerField(default=0)
-    bytes_read = models.BigIntegerField(default=0)
     lines = models.PositiveIntegerField(default=0)
-    records = models.PositiveIntegerField(default=0)
     volume = models.BigIntegerField(default=0)  # sum of counts
     distinct = models.PositiveIntegerField(default=0)
     near_duplicate_threshold = models.FloatField(default=0.85)
     clusters = models.PositiveSmallIntegerField(default=12)
     scrubbed = models.JSONField(default=dict, blank=True)  # kind -> replacements
     report = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.filename} ({self.status})"
-
-    @property
-    def progress(self) -> float:
-        if self.status == ImportStatus.DONE:
-            return 1.0
-        return min(self.bytes_read / self.bytes_total, 1.0) if self.bytes_total else 0.0
 
     @property
     def scrubbed_total(self) -> int:

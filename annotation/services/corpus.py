@@ -38,9 +38,10 @@ from annotation.models import (
 )
 from annotation.models.corpus import CHANGED_IDS_SHOWN
 from annotation.services.bulk import bulk_insert
-from annotation.services.imports import import_run, stored_upload
+from annotation.services.imports import import_run
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
+from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.chunking import chunk_text
 from goldsmith.intake.readers import (
     CORPUS_FORMATS,
@@ -58,16 +59,16 @@ CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "st
 
 
 def corpus_upload_accept(
-    *, project: Project, upload, created_by: object, chunk_size: int, overlap: int
+    *, project: Project, upload: Upload, created_by: object, chunk_size: int, overlap: int
 ) -> CorpusImport:
     """Store an uploaded corpus file, record its import and queue it for a worker after the
     commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
     from annotation.tasks import corpus_import_execute
 
-    with stored_upload(upload) as path:
+    with upload_file(upload, keep=True) as path:
         record = corpus_import_create(
             project=project,
-            filename=Path(upload.name).name,
+            filename=upload_name(upload),
             upload_path=path,
             created_by=created_by,
             chunk_size=chunk_size,

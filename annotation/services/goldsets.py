@@ -36,9 +36,9 @@ from annotation.models import (
 )
 from annotation.models.goldsets import VersionOrigin
 from annotation.models.judging import ReviewState
-from annotation.services.imports import upload_limits
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
+from annotation.services.uploads import upload_limits
 from goldsmith.formats.beir import CorpusRow, read_beir, read_corpus_jsonl
 from goldsmith.formats.goldset import (
     GOLDSET_FORMAT,

@@ -1,19 +1,18 @@
 """The life of an import (corpus or query log), shared by both kinds.
 
-An upload is copied to the uploads directory (`stored_upload`) and its record queued; a worker
-claims the record (`import_claim`: a second delivery of the task does nothing) and runs it
-(`import_run`): the file's sha256 and size, the kind's own work, then done or failed with a
-reason a user can act on, and the uploaded copy deleted either way. While it runs, every
-progress update is also a heartbeat; `imports_watchdog` fails the imports whose worker died.
+An upload is written to the uploads folder (`annotation.services.uploads.upload_file`, kept for
+the worker) and its record queued; a worker claims the record (`import_claim`: a second
+delivery of the task does nothing) and runs it (`import_run`): the file's sha256 and size, the
+kind's own work, then done or failed with a reason a user can act on, and the uploaded copy
+deleted either way. While it runs, every progress update is also a heartbeat;
+`imports_watchdog` fails the imports whose worker died.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,23 +20,12 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.models import CorpusImport, ImportStatus, QueryLog
-from annotation.services.progress import ProgressCallback, ProgressWriter, uploads_dir
-from goldsmith.intake.limits import UploadLimits
+from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
+from annotation.services.progress import ProgressCallback, ProgressWriter
 from goldsmith.intake.readers import ReadError
 
 logger = logging.getLogger(__name__)
-Record = TypeVar("Record", CorpusImport, QueryLog)
-
-
-def upload_limits() -> UploadLimits:
-    """The bounds every reader of an uploaded file applies while it streams (settings
-    GOLDSMITH_UPLOAD_MAX_LINE_BYTES, _MAX_UNPACKED_BYTES and _MAX_ZIP_RATIO)."""
-    return UploadLimits(
-        max_line_bytes=settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES,
-        max_unpacked_bytes=settings.GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES,
-        max_zip_ratio=settings.GOLDSMITH_UPLOAD_MAX_ZIP_RATIO,
-    )
+Record = TypeVar("Record", bound=ImportJob)
 
 
 def file_sha256(path: Path) -> str:
@@ -48,28 +36,7 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def upload_store(*, stream: Iterable[bytes], suffix: str) -> Path:
-    """Copy an upload to the temporary uploads directory; the import deletes it afterwards."""
-    path = uploads_dir() / f"{uuid.uuid4().hex}{suffix}"
-    with path.open("wb") as out:
-        for block in stream:
-            out.write(block)
-    return path
-
-
-@contextmanager
-def stored_upload(upload) -> Iterator[Path]:
-    """The upload copied to the uploads directory; removed again if the block raises (a file
-    that is refused leaves nothing behind)."""
-    path = upload_store(stream=upload.chunks(), suffix=Path(upload.name).suffix.lower()[:10])
-    try:
-        yield path
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-
-
-def import_claim(model: type[CorpusImport] | type[QueryLog], pk: int) -> bool:
+def import_claim(model: type[ImportJob], pk: int) -> bool:
     """Take a queued import; False if another run already took it (tasks may run twice)."""
     return (
         model.objects.filter(pk=pk, status=ImportStatus.QUEUED).update(

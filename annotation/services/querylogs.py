@@ -24,8 +24,9 @@ from django.db import transaction
 
 from annotation.models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
 from annotation.services.bulk import bulk_insert
-from annotation.services.imports import import_run, stored_upload
+from annotation.services.imports import import_run
 from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.normalize import (
     display_text,
     near_duplicate_groups,
@@ -76,7 +77,7 @@ def scrub_pattern_set(*, project: Project, lines: list[str]) -> list[ScrubPatter
 def query_log_upload_accept(
     *,
     project: Project,
-    upload,
+    upload: Upload,
     created_by: object,
     near_duplicate_threshold: float,
     clusters: int,
@@ -85,10 +86,10 @@ def query_log_upload_accept(
     commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
     from annotation.tasks import query_log_import_execute
 
-    with stored_upload(upload) as path:
+    with upload_file(upload, keep=True) as path:
         log = query_log_create(
             project=project,
-            filename=Path(upload.name).name,
+            filename=upload_name(upload),
             upload_path=path,
             created_by=created_by,
             near_duplicate_threshold=near_duplicate_threshold,

@@ -29,7 +29,7 @@ from annotation.services.adjudication import (
 from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
-from annotation.uploads import upload_copy
+from annotation.services.uploads import upload_file
 from annotation.views.annotate import _context
 from annotation.views.plots import kappa_histogram_svg, pairwise_matrix
 
@@ -89,7 +89,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
         run_form = RunImportForm(request.POST, request.FILES, prefix="run")
         if run_form.is_valid():
             try:
-                with upload_copy(run_form.cleaned_data["file"]) as copy:
+                with upload_file(run_form.cleaned_data["file"]) as copy:
                     result = pool_import_run(
                         project=project,
                         name=run_form.cleaned_data["name"],

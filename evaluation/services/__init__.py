@@ -5,9 +5,7 @@ from evaluation.services.retrievers import (
     effective_thresholds,
     evaluation_settings_get,
     evaluation_settings_update,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
+    retriever_save,
 )
 from evaluation.services.runs import (
     RunInvalid,
@@ -40,8 +38,6 @@ __all__ = [
     "evaluation_settings_get",
     "evaluation_settings_update",
     "evaluation_watchdog",
-    "retriever_create",
-    "retriever_update",
-    "run_file_upload",
+    "retriever_save",
     "run_report",
 ]

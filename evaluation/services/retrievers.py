@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation.models import Project
+from annotation.services.uploads import Upload, upload_file, upload_name
 from annotation.text_input import single_line
 from evaluation import credentials
 from evaluation.models import (
@@ -65,18 +69,21 @@ def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
     return cfg.snapshot()
 
 
-def _set_auth(retriever: Retriever, name: str | None, value: str | None, env: str | None) -> None:
+def _auth_changes(
+    retriever: Retriever | None, name: str | None, value: str | None, env: str | None
+) -> dict[str, str]:
+    """The auth fields to set; None and empty values keep what is stored."""
+    changes: dict[str, str] = {}
+    header = retriever.auth_header_name if retriever is not None else ""
     if name is not None:
-        name = name.strip()
-        if name and not set(name) <= HEADER_NAME_CHARS:
+        header = name.strip()
+        if header and not set(header) <= HEADER_NAME_CHARS:
             raise RetrieverInvalid("the auth header name may hold letters, digits, - and _")
-        retriever.auth_header_name = name
-        if not name:
-            retriever.auth_header_encrypted = ""
-            retriever.auth_header_env = ""
+        changes["auth_header_name"] = header
+        if not header:
+            changes.update(auth_header_encrypted="", auth_header_env="")
     if value:
-        retriever.auth_header_encrypted = credentials.encrypt(value)
-        retriever.auth_header_env = ""
+        changes.update(auth_header_encrypted=credentials.encrypt(value), auth_header_env="")
     if env:
         env = env.strip()
         if not env.replace("_", "").isalnum():
@@ -84,79 +91,103 @@ def _set_auth(retriever: Retriever, name: str | None, value: str | None, env: st
         refusal = credentials.environment_refusal(env)
         if refusal is not None:
             raise RetrieverInvalid(refusal)
-        retriever.auth_header_env = env
-        retriever.auth_header_encrypted = ""
-    if (value or env) and not retriever.auth_header_name:
+        changes.update(auth_header_env=env, auth_header_encrypted="")
+    if (value or env) and not header:
         raise RetrieverInvalid("give the auth header a name (e.g. Authorization)")
+    return changes
 
 
-@transaction.atomic
-def retriever_create(
+def retriever_save(
     *,
     project: Project,
-    name: str,
-    kind: str,
-    config: dict[str, Any] | None = None,
-    auth_header_name: str = "",
-    auth_header_value: str = "",
-    auth_header_env: str = "",
-    schedule: str = "",
-    by: AbstractBaseUser | None = None,
-) -> Retriever:
-    try:
-        name = single_line(name, "a retriever's name")
-    except ValueError as error:
-        raise RetrieverInvalid(str(error)) from None
-    if not name:
-        raise RetrieverInvalid("the retriever needs a name")
-    if kind not in RetrieverKind.values:
-        raise RetrieverInvalid(f"kind must be one of {', '.join(RetrieverKind.values)}")
-    if schedule not in Schedule.values:
-        raise RetrieverInvalid(
-            f"schedule must be one of {', '.join(s or 'none' for s in Schedule.values)}"
-        )
-    if Retriever.objects.filter(project=project, name=name).exists():
-        raise RetrieverInvalid(f"a retriever named {name!r} already exists")
-    if kind == RetrieverKind.HTTP:
-        clean = _clean_http_config(dict(config or {}))
-    else:
-        clean = {}
-        if auth_header_name or auth_header_value or auth_header_env:
-            raise RetrieverInvalid("only HTTP retrievers take an auth header")
-    retriever = Retriever(
-        project=project,
-        name=name,
-        kind=kind,
-        config=clean,
-        schedule=schedule,
-        created_by=by if getattr(by, "pk", None) else None,
-    )
-    _set_auth(retriever, auth_header_name, auth_header_value, auth_header_env)
-    retriever.save()
-    return retriever
-
-
-@transaction.atomic
-def retriever_update(
-    *,
-    retriever: Retriever,
-    config: dict[str, Any] | None = None,
+    retriever: Retriever | None = None,
+    name: str | None = None,
+    kind: str | None = None,
+    config: Mapping[str, Any] | None = None,
     auth_header_name: str | None = None,
     auth_header_value: str | None = None,
     auth_header_env: str | None = None,
     schedule: str | None = None,
+    run_file: Upload | Path | None = None,
+    by: AbstractBaseUser | None = None,
 ) -> Retriever:
-    """Change a retriever. An empty auth value keeps the stored one (it is never shown)."""
-    if config is not None and retriever.kind == RetrieverKind.HTTP:
-        retriever.config = _clean_http_config({**retriever.config, **config})
+    """Add a retriever to `project` (no `retriever` given) or change `retriever`, and store its
+    run file, in one transaction: when anything is refused (the name, the configuration, the
+    run file) nothing is saved, and the corrected form can be sent again.
+
+    A setting left None keeps its value (its default when adding); an empty auth value keeps
+    the stored one, which is never shown. `config` holds HTTP settings; when changing, it is
+    merged into the stored configuration. The HTTP settings and the auth header belong to HTTP
+    retrievers: adding another kind with an auth header is refused, and changing one ignores
+    them (the edit form sends them for every kind). A retriever's name and kind are fixed once
+    added. `run_file` (run-file retrievers only) is an upload, whose errors name it as it was
+    uploaded, or a path given on the command line; the newest run file is the one new runs
+    evaluate. Raises RetrieverInvalid, FormatError (``FILE:LINE: what``) or UploadRefused."""
+    kind = _checked_kind(retriever, kind)
+    if retriever is None:
+        name = _new_name(project, name)
+    elif retriever.project_id != project.pk:
+        raise RetrieverInvalid("the retriever belongs to another project")
+    elif name not in (None, "", retriever.name):
+        raise RetrieverInvalid(f"a retriever's name cannot change (it is {retriever.name!r})")
+    if run_file is not None and kind != RetrieverKind.RUNFILE:
+        raise RetrieverInvalid("only run-file retrievers take a run file")
+    changes: dict[str, Any] = {}
     if schedule is not None:
         if schedule not in Schedule.values:
-            raise RetrieverInvalid("unknown schedule")
-        retriever.schedule = schedule
-    if retriever.kind == RetrieverKind.HTTP:
-        _set_auth(retriever, auth_header_name, auth_header_value, auth_header_env)
-    retriever.save()
+            raise RetrieverInvalid(
+                f"schedule must be one of {', '.join(s or 'none' for s in Schedule.values)}"
+            )
+        changes["schedule"] = schedule
+    if kind == RetrieverKind.HTTP:
+        if retriever is None or config is not None:
+            stored = retriever.config if retriever is not None else {}
+            changes["config"] = _clean_http_config({**stored, **(config or {})})
+        changes.update(
+            _auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
+        )
+    elif retriever is None and (auth_header_name or auth_header_value or auth_header_env):
+        raise RetrieverInvalid("only HTTP retrievers take an auth header")
+    read = _run_file_read(run_file) if run_file is not None else None
+    try:
+        with transaction.atomic():
+            if retriever is None:
+                retriever = Retriever(
+                    project=project,
+                    name=name,
+                    kind=kind,
+                    created_by=by if getattr(by, "pk", None) else None,
+                )
+            for field, value in changes.items():
+                setattr(retriever, field, value)
+            retriever.save()
+            if read is not None:
+                _run_file_store(retriever, read)
+    except IntegrityError:  # the same name added at the same moment
+        raise RetrieverInvalid(f"a retriever named {name!r} already exists") from None
     return retriever
+
+
+def _checked_kind(retriever: Retriever | None, kind: str | None) -> str:
+    if retriever is not None:
+        if kind not in (None, "", retriever.kind):
+            raise RetrieverInvalid(f"a retriever's kind cannot change (it is {retriever.kind})")
+        return str(retriever.kind)
+    if kind not in RetrieverKind.values:
+        raise RetrieverInvalid(f"kind must be one of {', '.join(RetrieverKind.values)}")
+    return str(kind)
+
+
+def _new_name(project: Project, name: str | None) -> str:
+    try:
+        name = single_line(name or "", "a retriever's name")
+    except ValueError as error:
+        raise RetrieverInvalid(str(error)) from None
+    if not name:
+        raise RetrieverInvalid("the retriever needs a name")
+    if Retriever.objects.filter(project=project, name=name).exists():
+        raise RetrieverInvalid(f"a retriever named {name!r} already exists")
+    return name
 
 
 def retriever_snapshot(retriever: Retriever) -> dict[str, Any]:
@@ -195,17 +226,28 @@ def snapshot_fingerprint(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-@transaction.atomic
-def run_file_upload(*, retriever: Retriever, path: Path, filename: str) -> RunFile:
-    """Store an uploaded TREC or JSONL run (one row per query). Raises FormatError."""
-    if retriever.kind != RetrieverKind.RUNFILE:
-        raise RetrieverInvalid("only run-file retrievers take a run file")
+@dataclass(frozen=True)
+class _RunFileRead:
+    filename: str
+    sha256: str
+    format: str
+    lists: dict[str, tuple[list[str], list[float | None]]]
+    rows: int
+
+
+def _run_file_read(source: Upload | Path) -> _RunFileRead:
+    """A TREC or JSONL run read into one ranked list per query (in the retriever's order)."""
+    if isinstance(source, Path):
+        return _run_file_parse(source, source.name)
+    with upload_file(source) as path:
+        return _run_file_parse(path, upload_name(source))
+
+
+def _run_file_parse(path: Path, filename: str) -> _RunFileRead:
     fmt = detect_format(path)
     if fmt == "goldset":
-        raise FormatError(filename, 1, "this is a golden set, not a run")
+        raise FormatError(path, 1, "this is a golden set, not a run")
     ranking = read_run(path, fmt)
-    import numpy as np
-
     order = np.lexsort((np.arange(len(ranking.ids)), ranking.ranks, ranking.qidx))
     lists: dict[str, tuple[list[str], list[float | None]]] = {}
     for i in order:
@@ -215,16 +257,23 @@ def run_file_upload(*, retriever: Retriever, path: Path, filename: str) -> RunFi
         s = float(ranking.scores[i])
         scores.append(None if s != s else s)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return _RunFileRead(filename[:255], digest, fmt, lists, len(ranking.ids))
+
+
+def _run_file_store(retriever: Retriever, read: _RunFileRead) -> RunFile:
     run_file = RunFile.objects.create(
         retriever=retriever,
-        filename=filename[:255],
-        sha256=digest,
-        format=fmt,
-        query_count=len(lists),
-        row_count=len(ranking.ids),
+        filename=read.filename,
+        sha256=read.sha256,
+        format=read.format,
+        query_count=len(read.lists),
+        row_count=read.rows,
     )
     RunFileRow.objects.bulk_create(
-        [RunFileRow(run_file=run_file, query_id=q, ids=i, scores=s) for q, (i, s) in lists.items()],
+        [
+            RunFileRow(run_file=run_file, query_id=q, ids=i, scores=s)
+            for q, (i, s) in read.lists.items()
+        ],
         batch_size=1000,
     )
     return run_file

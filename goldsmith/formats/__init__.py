@@ -25,7 +25,7 @@ class FormatError(ValueError):
 
     FILE is the path the reader was given (``ZIP:MEMBER`` for a file inside a zip) until
     :meth:`named` puts the name a person knows the file by in its place: an upload is read from
-    a server-side temporary copy, whose path is never shown (``annotation.uploads``)."""
+    a server-side temporary copy, whose path is never shown (``annotation.services.uploads``)."""
 
     def __init__(self, path: str | Path, line: int, message: str) -> None:
         self.path, self.line, self.message = str(path), line, message

@@ -22,8 +22,8 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from typing import Any, get_type_hints
 from urllib.parse import quote, urljoin
 
 import orjson
@@ -46,22 +46,99 @@ METHODS = ("GET", "POST", "PUT")
 
 
 @dataclass(frozen=True)
+class HttpSetting:
+    """One setting of :class:`HttpRetrieverConfig` as a person gives it. The retriever page's
+    form, the API's input and the ``add_retriever`` command are all made from
+    :data:`HTTP_SETTINGS`, so that none keeps a list of its own.
+
+    ``name``, ``value_type`` (str, int, float, or dict for the headers) and ``default`` (None:
+    required) come from the dataclass field; the rest is written beside it."""
+
+    label: str
+    help: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    unit: str = ""
+    choices: tuple[str, ...] = ()
+    lines: bool = False  # a text of several lines (a JSON template, headers)
+    name: str = ""
+    value_type: type = str
+    default: Any = None
+
+
+def _how(label: str, help: str = "", **more: Any) -> dict[str, HttpSetting]:
+    return {"setting": HttpSetting(label, help, **more)}
+
+
+@dataclass(frozen=True)
 class HttpRetrieverConfig:
     """How to call one retriever. Holds no secret: the auth header travels separately."""
 
-    url: str
-    method: str = "POST"
-    body_template: str = '{"query": "{query}", "top_k": "{top_k}"}'
-    results_path: str = "results"
-    id_field: str = "id"
-    score_field: str = "score"
-    doc_id_field: str = ""
-    text_field: str = ""
-    timeout: float = 10.0
-    max_concurrency: int = 4
-    retries: int = 3
-    backoff: float = 0.2
-    headers: Mapping[str, str] = field(default_factory=dict)
+    url: str = field(metadata=_how("URL", "may hold {query}, {query_id}, {top_k}"))
+    method: str = field(default="POST", metadata=_how("method", choices=METHODS))
+    body_template: str = field(
+        default='{"query": "{query}", "top_k": "{top_k}"}',
+        metadata=_how(
+            "body template",
+            'JSON whose strings may hold {query}, {query_id}, {top_k} ("{top_k}" alone '
+            "becomes a number); not sent with GET",
+            lines=True,
+        ),
+    )
+    results_path: str = field(
+        default="results",
+        metadata=_how(
+            "results path", "dotted path of the ranked list in the response ('' for the top level)"
+        ),
+    )
+    id_field: str = field(
+        default="id", metadata=_how("chunk id field", "in each result (dotted path)")
+    )
+    score_field: str = field(
+        default="score", metadata=_how("score field", "in each result (dotted path; optional)")
+    )
+    doc_id_field: str = field(
+        default="", metadata=_how("document id field", "in each result (dotted path; optional)")
+    )
+    text_field: str = field(
+        default="", metadata=_how("text field", "in each result (dotted path; optional)")
+    )
+    timeout: float = field(
+        default=10.0,
+        metadata=_how("timeout", "per request", minimum=0.1, maximum=300, unit="seconds"),
+    )
+    max_concurrency: int = field(
+        default=4,
+        metadata=_how("maximum concurrency", "requests at once", minimum=1, maximum=256),
+    )
+    retries: int = field(
+        default=3,
+        metadata=_how(
+            "retries",
+            "of a request that failed for a while (429, 5xx, timeout)",
+            minimum=0,
+            maximum=10,
+        ),
+    )
+    backoff: float = field(
+        default=0.2,
+        metadata=_how(
+            "backoff",
+            "the first wait before a retry, doubled at each retry",
+            minimum=0,
+            maximum=60,
+            unit="seconds",
+        ),
+    )
+    headers: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata=_how(
+            "headers",
+            "more request headers, one per line as Name: value (a credential goes in the auth "
+            "header, stored encrypted)",
+            lines=True,
+        ),
+    )
 
     def problems(self) -> list[str]:
         """What is wrong with this configuration (empty when it is usable)."""
@@ -81,18 +158,41 @@ class HttpRetrieverConfig:
             out.append("a GET URL must contain {query}")
         if not self.id_field.strip():
             out.append("the chunk id field is required")
-        if not 0.1 <= self.timeout <= 300:
-            out.append("timeout must be between 0.1 and 300 seconds")
-        if not 1 <= self.max_concurrency <= 256:
-            out.append("maximum concurrency must be between 1 and 256")
-        if not 0 <= self.retries <= 10:
-            out.append("retries must be between 0 and 10")
-        if not 0 <= self.backoff <= 60:
-            out.append("backoff must be between 0 and 60 seconds")
+        for s in HTTP_SETTINGS:
+            low, high = s.minimum, s.maximum
+            if low is not None and high is not None and not low <= getattr(self, s.name) <= high:
+                unit = f" {s.unit}" if s.unit else ""
+                out.append(f"{s.label} must be between {low:g} and {high:g}{unit}")
         return out
 
     def snapshot(self) -> dict[str, Any]:
         return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
+
+
+def _http_settings() -> tuple[HttpSetting, ...]:
+    hints = get_type_hints(HttpRetrieverConfig)
+    out = []
+    for f in fields(HttpRetrieverConfig):
+        hint = hints[f.name]
+        default = (
+            f.default
+            if f.default is not MISSING
+            else f.default_factory()
+            if f.default_factory is not MISSING
+            else None
+        )
+        out.append(
+            replace(
+                f.metadata["setting"],
+                name=f.name,
+                value_type=hint if hint in (str, int, float) else dict,
+                default=default,
+            )
+        )
+    return tuple(out)
+
+
+HTTP_SETTINGS = _http_settings()
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ stores nothing, deletes the uploaded copy of the file and logs the traceback for
 import json
 import logging
 
+from django.core.files.uploadedfile import SimpleUploadedFile
+
 from annotation.models import Chunk, LogQuery
 from annotation.services import corpus as corpus_service
 from annotation.services import querylogs as querylog_service
 from annotation.services.corpus import corpus_import_create, corpus_import_run
-from annotation.services.imports import upload_store
 from annotation.services.querylogs import query_log_create, query_log_run
+from annotation.services.uploads import upload_file
 
 
 def broken(*args, **kwargs):
@@ -18,10 +20,11 @@ def broken(*args, **kwargs):
 
 def test_a_corpus_import_fails_whole_and_cleans_up(personas, monkeypatch, caplog):
     rows = [{"id": f"c{i}", "doc_id": "d", "text": f"passage {i}"} for i in range(10)]
-    upload = upload_store(
-        stream=["".join(json.dumps(r) + "\n" for r in rows).encode()], suffix=".jsonl"
-    )
-    record = corpus_import_create(project=personas.project, filename="c.jsonl", upload_path=upload)
+    content = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    with upload_file(SimpleUploadedFile("c.jsonl", content), keep=True) as upload:
+        record = corpus_import_create(
+            project=personas.project, filename="c.jsonl", upload_path=upload
+        )
 
     real_insert = corpus_service.bulk_insert
 
@@ -40,8 +43,9 @@ def test_a_corpus_import_fails_whole_and_cleans_up(personas, monkeypatch, caplog
 
 
 def test_a_query_log_import_fails_whole_and_cleans_up(personas, monkeypatch):
-    upload = upload_store(stream=[b"how do I parse json\nhow to read a file\n"], suffix=".txt")
-    log = query_log_create(project=personas.project, filename="log.txt", upload_path=upload)
+    content = b"how do I parse json\nhow to read a file\n"
+    with upload_file(SimpleUploadedFile("log.txt", content), keep=True) as upload:
+        log = query_log_create(project=personas.project, filename="log.txt", upload_path=upload)
     monkeypatch.setattr(querylog_service, "cluster_queries", broken)
     log = query_log_run(query_log_id=log.pk)
     assert log.status == "failed"

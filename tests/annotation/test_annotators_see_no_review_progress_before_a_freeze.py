@@ -26,7 +26,7 @@ from annotation.models import Assignment
 from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
-from evaluation.services import evaluation_run_create, retriever_create
+from evaluation.services import evaluation_run_create, retriever_save
 from tests.annotation.factories import grade_all, judging_setup
 from tests.annotation.goldset_factories import make_query
 from tests.conftest import PASSWORD
@@ -67,7 +67,7 @@ def world(personas, api_client_for) -> World:
         state: make_query(project, text, {setup.chunks[3]: 2, setup.chunks[4]: 1}, state=state)
         for state, text in SECRET.items()
     }
-    retriever = retriever_create(project=project, name="bm25", kind="bm25")
+    retriever = retriever_save(project=project, name="bm25", kind="bm25")
     run = evaluation_run_create(project=project, retriever=retriever, version=v1, enqueue=False)
     own = Assignment.objects.filter(annotator=personas.bob).order_by("order")
     return World(

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from evaluation.services import retriever_create
+from evaluation.services import retriever_save
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 from tests.goldset_files import goldset_text
 
@@ -170,7 +170,7 @@ BAD_RUN = b"q1 Q0 c1 1 0.9 r\nq1 Q0 c2 2 0.8 r\nq1 Q0 c3 three 0.7 r\n"
 @pytest.mark.django_db
 def test_run_file_errors_name_the_upload_from_the_api_and_the_pages(personas, api_client_for):
     project = personas.project
-    retriever = retriever_create(project=project, name="file", kind="runfile")
+    retriever = retriever_save(project=project, name="file", kind="runfile")
     api = api_client_for(personas.alice)
     url = f"/api/v1/projects/{project.pk}/retrievers/{retriever.pk}/run-file/"
     for content, expected in (

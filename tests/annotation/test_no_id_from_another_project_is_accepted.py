@@ -31,7 +31,7 @@ from annotation.models import (
 )
 from annotation.services.projects import api_token_create
 from annotation.services.querylogs import query_log_import
-from evaluation.services import evaluation_run_create, retriever_create
+from evaluation.services import evaluation_run_create, retriever_save
 from tests.annotation.factories import grade_all, judging_setup, make_query, pool
 from tests.evaluation.conftest import make_golden
 
@@ -112,8 +112,8 @@ def world(personas, tmp_path) -> World:
     log_file.write_text("query,count\n" + "\n".join(f"question {i},{i + 1}" for i in range(9)))
     a_log = query_log_import(project=a, path=log_file)
     a_version = make_golden(a, n=3).version
-    a_retriever = retriever_create(project=a, name="bm25-a", kind="bm25")
-    a_runfile = retriever_create(project=a, name="file-a", kind="runfile")
+    a_retriever = retriever_save(project=a, name="bm25-a", kind="bm25")
+    a_runfile = retriever_save(project=a, name="file-a", kind="runfile")
     a_run = evaluation_run_create(
         project=a, retriever=a_retriever, version=a_version, enqueue=False
     )
@@ -136,7 +136,7 @@ def world(personas, tmp_path) -> World:
     QueryReview.objects.create(query=b_query)
     b_log = query_log_import(project=b, path=log_file)
     b_version = make_golden(b, n=2, label="b1").version
-    b_retriever = retriever_create(project=b, name="bm25-b", kind="bm25")
+    b_retriever = retriever_save(project=b, name="bm25-b", kind="bm25")
 
     a_candidates = setup.candidates[flagged.pk]
     ids = {

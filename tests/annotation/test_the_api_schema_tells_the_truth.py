@@ -140,7 +140,7 @@ def seeded(personas, settings) -> Seeded:
     from evaluation.services import (
         evaluation_run_create,
         evaluation_run_execute_inline,
-        retriever_create,
+        retriever_save,
     )
     from tests.annotation.factories import judging_setup
     from tests.evaluation.conftest import make_golden
@@ -151,7 +151,7 @@ def seeded(personas, settings) -> Seeded:
     judging = judging_setup(personas, queries=2)
     query, candidates = judging.first()
     golden = make_golden(project, n=4, label="v1")
-    retriever = retriever_create(project=project, name="bm25", kind="bm25")
+    retriever = retriever_save(project=project, name="bm25", kind="bm25")
     run = evaluation_run_create(
         project=project, retriever=retriever, version=golden.version, ks=[5], enqueue=False
     )
@@ -185,7 +185,12 @@ def api_schema(seeded) -> Iterator[schemathesis.BaseSchema]:
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
     try:
-        yield schemathesis.openapi.from_wsgi("/api/schema/", application)
+        schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+        # Text holding a NUL is refused anywhere in a request, as the 400 of every operation
+        # says (annotation/text_input.py; tests/config/test_a_nul_byte_gets_a_400.py), also in
+        # a property the schema leaves open: generated text leaves it out.
+        schema.config.generation.update(allow_x00=False)
+        yield schema
     finally:
         for signal in (request_started, request_finished):
             signal.connect(close_old_connections)

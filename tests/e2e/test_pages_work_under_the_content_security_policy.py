@@ -12,7 +12,7 @@ from annotation.models import Judgment
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.annotation.factories import grade_all, judging_setup
 from tests.evaluation.conftest import make_golden
@@ -75,7 +75,7 @@ def world(personas, api_client_for, settings):  # type: ignore[no-untyped-def]
     stubs.append(StubRetriever({q: ids[::-1][:2] for q, ids in golden.answers.items()}).start())
     runs = []
     for name, stub in zip(("good", "bad"), stubs, strict=True):
-        retriever = retriever_create(project=project, name=name, kind="http", config=stub.config())
+        retriever = retriever_save(project=project, name=name, kind="http", config=stub.config())
         run = evaluation_run_create(
             project=project, retriever=retriever, version=golden.version, enqueue=False
         )

@@ -14,8 +14,7 @@ from evaluation.models import EvaluationRun, Retriever
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
-    run_file_upload,
+    retriever_save,
 )
 from goldsmith.formats.trec import write_trec_run
 
@@ -60,10 +59,10 @@ def run_with(
     missing) and run it inline. The file is kept at ``tmp_path / f"{name}-{run id}.txt"``."""
     retriever = Retriever.objects.filter(project=project, name=name).first()
     if retriever is None:
-        retriever = retriever_create(project=project, name=name, kind="runfile")
+        retriever = retriever_save(project=project, name=name, kind="runfile")
     count = retriever.run_files.count()
     path = write_run(tmp_path / f"{name}-upload{count}.txt", answers_with(recalls))
-    run_file_upload(retriever=retriever, path=path, filename=path.name)
+    retriever_save(project=project, retriever=retriever, run_file=path)
     run = evaluation_run_create(
         project=project, retriever=retriever, version=version, enqueue=False, **create
     )

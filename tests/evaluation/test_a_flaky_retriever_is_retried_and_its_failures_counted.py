@@ -9,7 +9,7 @@ from evaluation.models import QueryResult, RunState
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.evaluation.conftest import make_golden
 
@@ -22,7 +22,7 @@ def test_temporary_failures_are_retried_and_lasting_ones_counted(
     stub = stub_factory(
         golden.answers, failure_rate=0.10, hang_seconds=1.0, always_fail=["q7", "q8"], seed=3
     )
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project,
         name="flaky",
         kind="http",

@@ -9,7 +9,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from evaluation.models import BatchState, QueryResult, RunBatch, RunState
-from evaluation.services import evaluation_run_create, evaluation_watchdog, retriever_create
+from evaluation.services import evaluation_run_create, evaluation_watchdog, retriever_save
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 
@@ -19,7 +19,7 @@ def test_the_run_completes_with_one_result_per_query_after_a_crash(
 ):
     golden = make_golden(personas.project, n=40)
     stub = stub_factory(golden.answers, latency=0.25)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project,
         name="slow",
         kind="http",

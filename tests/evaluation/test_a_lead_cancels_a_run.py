@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from evaluation.models import QueryResult, RunState
-from evaluation.services import evaluation_run_create, retriever_create
+from evaluation.services import evaluation_run_create, retriever_save
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 
@@ -15,7 +15,7 @@ def test_a_cancelled_run_stops_writing_results(
 ):
     golden = make_golden(personas.project, n=60)
     stub = stub_factory(golden.answers, latency=0.2)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="slow", kind="http", config=stub.config(max_concurrency=2)
     )
     worker = worker_factory(concurrency=2)

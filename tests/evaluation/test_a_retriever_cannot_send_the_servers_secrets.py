@@ -14,7 +14,7 @@ from evaluation.services import (
     RunInvalid,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
@@ -170,7 +170,7 @@ def test_the_worker_refuses_it_too_and_the_value_never_arrives(
     caplog.set_level(logging.DEBUG)
     golden = make_golden(personas.project, n=6)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project,
         name="queued",
         kind="http",

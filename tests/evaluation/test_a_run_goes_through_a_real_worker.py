@@ -4,7 +4,7 @@ HTTP retriever; the run page's API shows it finished with one result per query."
 from __future__ import annotations
 
 from evaluation.models import QueryResult, RunBatch, RunState
-from evaluation.services import evaluation_run_create, retriever_create
+from evaluation.services import evaluation_run_create, retriever_save
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 
@@ -15,7 +15,7 @@ def test_a_real_worker_runs_every_batch_and_finishes_the_run(
     golden = make_golden(personas.project, n=30)
     stub = stub_factory(golden.answers, latency=0.01)
     worker = worker_factory(concurrency=2)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     run = evaluation_run_create(

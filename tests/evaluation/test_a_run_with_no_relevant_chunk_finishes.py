@@ -18,7 +18,7 @@ from evaluation.services import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 from tests.conftest import wait_for
@@ -49,7 +49,7 @@ def _stub_with_a_baseline(project, stub_factory, n: int):
     golden = make_golden(project, n=4)
     version, answers = _partial_only_version(project, n)
     stub = stub_factory({**golden.answers, **answers})
-    retriever = retriever_create(project=project, name="stub", kind="http", config=stub.config())
+    retriever = retriever_save(project=project, name="stub", kind="http", config=stub.config())
     first = evaluation_run_create(
         project=project, retriever=retriever, version=golden.version, enqueue=False
     )
@@ -144,7 +144,7 @@ def test_a_nan_anywhere_in_the_built_report_is_stored_as_null(
 
     golden = make_golden(personas.project, n=4)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     real = reporting.build_report
@@ -172,7 +172,7 @@ def test_a_nan_anywhere_in_the_built_report_is_stored_as_null(
 def test_a_run_report_field_refuses_nan_instead_of_storing_it(personas, private_urls, stub_factory):
     golden = make_golden(personas.project, n=2)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     run = evaluation_run_create(
@@ -203,7 +203,7 @@ def test_a_run_whose_report_cannot_be_saved_ends_failed_with_the_reason(
 
     golden = make_golden(personas.project, n=3)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     run = evaluation_run_create(

@@ -156,7 +156,7 @@ def test_the_report_counts_the_lists_trec_eval_would_reorder():
 
 def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_path, capsys):
     from evaluation.models import EvaluationRun
-    from evaluation.services import retriever_create, run_file_upload
+    from evaluation.services import retriever_save
     from evaluation.services.reports import per_query_rows
     from tests.evaluation.conftest import make_golden
 
@@ -185,8 +185,8 @@ def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_pat
         )
     run_file = tmp_path / "retriever.jsonl"
     run_file.write_text("\n".join(lines) + "\n")
-    retriever = retriever_create(project=personas.project, name="ranker", kind="runfile", config={})
-    run_file_upload(retriever=retriever, path=run_file, filename="retriever.jsonl")
+    retriever = retriever_save(project=personas.project, name="ranker", kind="runfile", config={})
+    retriever_save(project=personas.project, retriever=retriever, run_file=run_file)
     qrels = tmp_path / "qrels.txt"
     call_command(
         "export_goldset", project="Acme Support", label="v1", format="trec", output=str(qrels)

@@ -8,7 +8,7 @@ from evaluation.models import QueryResult, RunState
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.evaluation.conftest import make_golden
 
@@ -17,7 +17,7 @@ from tests.evaluation.conftest import make_golden
 def test_it_scores_every_query_and_reports_each_k(personas, private_urls, stub_factory):
     golden = make_golden(personas.project, n=12)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     run = evaluation_run_create(

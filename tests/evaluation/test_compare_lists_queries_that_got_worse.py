@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from goldsmith import metrics as M
 from goldsmith.cli import main
@@ -45,7 +45,7 @@ def ab_runs(personas, private_urls, stub_factory):
     runs = []
     for name, answers in (("a", golden.answers), ("b", _changed_answers(golden.answers))):
         stub = stub_factory(answers)
-        r = retriever_create(project=personas.project, name=name, kind="http", config=stub.config())
+        r = retriever_save(project=personas.project, name=name, kind="http", config=stub.config())
         run = evaluation_run_create(
             project=personas.project,
             retriever=r,

@@ -16,7 +16,7 @@ from evaluation.models import RunState
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
@@ -71,7 +71,7 @@ def test_the_run_report_csv_neutralises_formulas_for_a_viewer(personas, private_
     version = _hostile_version(project)
     answers = {q: [f"c{i}", f"n{i}"] for i, q in enumerate(HOSTILE)} | {"plain": ["x", "cp"]}
     stub = stub_factory(answers)
-    retriever = retriever_create(project=project, name="stub", kind="http", config=stub.config())
+    retriever = retriever_save(project=project, name="stub", kind="http", config=stub.config())
     run = evaluation_run_create(
         project=project, retriever=retriever, version=version, enqueue=False
     )

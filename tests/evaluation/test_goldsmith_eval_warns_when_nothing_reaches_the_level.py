@@ -64,7 +64,7 @@ def test_compare_warns_once_for_its_one_qrels_file(tmp_path):
 def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_path, capsys):
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from evaluation.models import EvaluationRun
-    from evaluation.services import retriever_create, run_file_upload
+    from evaluation.services import retriever_save
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     queries = [
@@ -80,8 +80,8 @@ def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_
     )
     path = tmp_path / "run.txt"
     path.write_text("".join(f"q{i} Q0 c{i} 1 1.0 x\n" for i in range(1, 4)))
-    retriever = retriever_create(project=personas.project, name="file", kind="runfile", config={})
-    run_file_upload(retriever=retriever, path=path, filename="run.txt")
+    retriever = retriever_save(project=personas.project, name="file", kind="runfile", config={})
+    retriever_save(project=personas.project, retriever=retriever, run_file=path)
     capsys.readouterr()
     try:
         call_command(

@@ -359,10 +359,10 @@ def test_a_stored_run_with_one_long_id_scores_every_query(personas, tmp_path):
     from evaluation.services import (
         evaluation_run_create,
         evaluation_run_execute_inline,
-        run_file_upload,
+        retriever_save,
     )
 
-    run_file_upload(retriever=run.retriever, path=path, filename="long.txt")
+    retriever_save(project=personas.project, retriever=run.retriever, run_file=path)
     again = evaluation_run_create(
         project=personas.project,
         retriever=run.retriever,

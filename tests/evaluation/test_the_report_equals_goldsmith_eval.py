@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import EvaluationRun
-from evaluation.services import retriever_create
+from evaluation.services import retriever_save
 from tests.evaluation.conftest import make_golden
 
 
@@ -20,7 +20,7 @@ def test_aggregates_and_confidence_intervals_match_the_command_line(
 ):
     golden = make_golden(personas.project, n=40, label="v1")
     stub = stub_factory(golden.answers)
-    retriever_create(project=personas.project, name="stub", kind="http", config=stub.config())
+    retriever_save(project=personas.project, name="stub", kind="http", config=stub.config())
     qrels = tmp_path / "qrels.txt"
     call_command(
         "export_goldset", project="Acme Support", label="v1", format="trec", output=str(qrels)

@@ -12,7 +12,7 @@ from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
     evaluation_settings_update,
-    retriever_create,
+    retriever_save,
 )
 from goldsmith import metrics as M
 from tests.conftest import PASSWORD
@@ -23,7 +23,7 @@ from tests.evaluation.conftest import make_golden
 def run(personas, private_urls, stub_factory):
     golden = make_golden(personas.project, n=16)
     stub = stub_factory(golden.answers)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     )
     created = evaluation_run_create(
@@ -146,7 +146,7 @@ def test_the_run_page_shows_the_hints_with_their_figures(
     # every relevant chunk found, but below a non-relevant and a partly relevant one
     late = {q: [f"n{q[1:]}", f"p{q[1:]}", f"r{q[1:]}a", f"r{q[1:]}b"] for q in golden.query_ids}
     stub = stub_factory(late)
-    retriever = retriever_create(
+    retriever = retriever_save(
         project=personas.project, name="late", kind="http", config=stub.config()
     )
     created = evaluation_run_create(

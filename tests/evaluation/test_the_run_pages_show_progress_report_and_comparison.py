@@ -13,7 +13,7 @@ from evaluation.services import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
@@ -27,7 +27,7 @@ def two_runs(personas, private_urls, stub_factory):
     bad = stub_factory(worse)
     runs = []
     for name, stub in (("good", good), ("bad", bad)):
-        r = retriever_create(project=personas.project, name=name, kind="http", config=stub.config())
+        r = retriever_save(project=personas.project, name=name, kind="http", config=stub.config())
         run = evaluation_run_create(
             project=personas.project, retriever=r, version=golden.version, enqueue=False
         )

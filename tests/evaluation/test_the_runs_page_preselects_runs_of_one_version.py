@@ -10,7 +10,7 @@ import pytest
 from evaluation.services import (
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_create,
+    retriever_save,
 )
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
@@ -20,7 +20,7 @@ from tests.evaluation.conftest import make_golden
 def retriever(personas, private_urls, stub_factory):
     golden = make_golden(personas.project, n=6, label="v1")
     stub = stub_factory(golden.answers)
-    return retriever_create(
+    return retriever_save(
         project=personas.project, name="stub", kind="http", config=stub.config()
     ), golden.version
 

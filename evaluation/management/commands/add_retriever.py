@@ -7,37 +7,55 @@ the name of an environment variable the workers read (--auth-env), or pipe the v
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
 from evaluation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
-from evaluation.services import (
-    RetrieverInvalid,
-    retriever_create,
-    retriever_update,
-    run_file_upload,
-)
+from evaluation.services import RetrieverInvalid, retriever_save
 from goldsmith import formats
+from goldsmith.retrievers.http import HTTP_SETTINGS
 
-HTTP_OPTIONS = (
-    "url",
-    "method",
-    "body_template",
-    "results_path",
-    "id_field",
-    "score_field",
-    "doc_id_field",
-    "text_field",
-    "timeout",
-    "max_concurrency",
-    "retries",
-    "backoff",
-)
+
+def header_line(text: str) -> tuple[str, str]:
+    """``Name: value`` of a --header option."""
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise argparse.ArgumentTypeError(f"write the header as 'Name: value', not {text!r}")
+    return name.strip(), value.strip()
+
+
+def add_http_arguments(group: Any) -> None:
+    """One option per HTTP setting (`HTTP_SETTINGS`): --url, --body-template, …, and a
+    repeatable --header for the headers."""
+    for s in HTTP_SETTINGS:
+        bounds = f" ({s.minimum:g} to {s.maximum:g})" if s.minimum is not None else ""
+        unit = f" {s.unit}" if s.unit else ""
+        words = f"{s.label}: {s.help}" if s.help else s.label
+        if s.value_type is dict:
+            group.add_argument(
+                "--header", dest=s.name, action="append", type=header_line, help=words
+            )
+            continue
+        group.add_argument(
+            "--" + s.name.replace("_", "-"),
+            dest=s.name,
+            type=s.value_type,
+            choices=s.choices or None,
+            help=f"{words}{bounds}{unit}",
+        )
+
+
+def http_options(o: dict[str, Any]) -> dict[str, Any]:
+    """The HTTP settings given on the command line."""
+    config = {s.name: o[s.name] for s in HTTP_SETTINGS if o.get(s.name) is not None}
+    if "headers" in config:
+        config["headers"] = dict(config["headers"])
+    return config
 
 
 class Command(BaseCommand):
@@ -49,18 +67,7 @@ class Command(BaseCommand):
         parser.add_argument("--kind", required=True, choices=RetrieverKind.values)
         parser.add_argument("--update", action="store_true", help="change an existing one")
         http = parser.add_argument_group("HTTP endpoint")
-        http.add_argument("--url", help="may hold {query}, {query_id}, {top_k}")
-        http.add_argument("--method", choices=("GET", "POST", "PUT"))
-        http.add_argument("--body-template", help='JSON, e.g. {"q": "{query}", "k": "{top_k}"}')
-        http.add_argument("--results-path", help="dotted path of the ranked list ('' for root)")
-        http.add_argument("--id-field", help="chunk id field in each result (dotted)")
-        http.add_argument("--score-field")
-        http.add_argument("--doc-id-field")
-        http.add_argument("--text-field")
-        http.add_argument("--timeout", type=float)
-        http.add_argument("--max-concurrency", type=int)
-        http.add_argument("--retries", type=int)
-        http.add_argument("--backoff", type=float)
+        add_http_arguments(http)
         http.add_argument("--auth-header", help="header name, e.g. Authorization")
         http.add_argument(
             "--auth-env",
@@ -75,59 +82,37 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **o: Any) -> None:
         project = project_named(o["project"])
-        config = {k: o[k] for k in HTTP_OPTIONS if o.get(k) is not None}
+        config = http_options(o)
         value = sys.stdin.readline().rstrip("\r\n") if o["auth_value_stdin"] else ""
         if o["auth_value_stdin"] and not value:
             raise bad_input("--auth-value-stdin: nothing on stdin")
         schedule = (
             None if o["schedule"] is None else ("" if o["schedule"] == "none" else o["schedule"])
         )
-        try:
-            with transaction.atomic():
-                retriever = self._save(project, o, config, value, schedule)
-        except RetrieverInvalid as error:
-            raise bad_input(str(error)) from None
-        except formats.FormatError as error:
-            raise bad_input(str(error)) from None
-        verb = "updated" if o["update"] else "added"
-        self.stdout.write(
-            f"{verb} retriever {retriever.name!r} ({retriever.kind}, id {retriever.pk})"
-        )
-
-    def _save(
-        self,
-        project: Any,
-        o: dict[str, Any],
-        config: dict[str, Any],
-        value: str,
-        schedule: str | None,
-    ) -> Retriever:
+        run_file = Path(o["run_file"]) if o["run_file"] else None
+        if run_file is not None and not run_file.is_file():
+            raise bad_input(f"{run_file}: no such file")
+        retriever = None
         if o["update"]:
             retriever = Retriever.objects.filter(project=project, name=o["name"]).first()
             if retriever is None:
                 raise bad_input(f"no retriever named {o['name']!r} to update")
-            retriever = retriever_update(
+        try:
+            retriever = retriever_save(
+                project=project,
                 retriever=retriever,
+                name=o["name"],
+                kind=o["kind"],
                 config=config or None,
                 auth_header_name=o["auth_header"],
                 auth_header_value=value or None,
                 auth_header_env=o["auth_env"],
                 schedule=schedule,
+                run_file=run_file,
             )
-        else:
-            retriever = retriever_create(
-                project=project,
-                name=o["name"],
-                kind=o["kind"],
-                config=config,
-                auth_header_name=o["auth_header"] or "",
-                auth_header_value=value,
-                auth_header_env=o["auth_env"] or "",
-                schedule=schedule or "",
-            )
-        if o["run_file"]:
-            path = Path(o["run_file"])
-            if not path.is_file():
-                raise bad_input(f"{path}: no such file")
-            run_file_upload(retriever=retriever, path=path, filename=path.name)
-        return retriever
+        except (RetrieverInvalid, formats.FormatError) as error:
+            raise bad_input(str(error)) from None
+        verb = "updated" if o["update"] else "added"
+        self.stdout.write(
+            f"{verb} retriever {retriever.name!r} ({retriever.kind}, id {retriever.pk})"
+        )

@@ -1,0 +1,52 @@
+"""What the two kinds of import share (a corpus file, a query log): the file, its progress while
+a worker reads it, and how it ended. `annotation.services.imports` runs both kinds."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ImportStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ImportJob(models.Model):
+    """One import of an uploaded or named file. A failed import stores nothing but its row,
+    with `error` as ``FILE:LINE: reason``. Each kind adds its project and its own figures."""
+
+    filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, blank=True)
+    status = models.CharField(
+        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
+    )
+    phase = models.CharField(max_length=32, blank=True)
+    # Written with every progress update while running; a running import whose heartbeat is
+    # old lost its worker (see `imports_watchdog`).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    bytes_total = models.BigIntegerField(default=0)
+    bytes_read = models.BigIntegerField(default=0)
+    records = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.status})"
+
+    @property
+    def progress(self) -> float:
+        if self.status == ImportStatus.DONE:
+            return 1.0
+        return min(self.bytes_read / self.bytes_total, 1.0) if self.bytes_total else 0.0
