@@ -41,6 +41,7 @@ from evaluation.services import (
     run_file_upload,
 )
 from evaluation.services.reports import (
+    band_table,
     compare_report,
     pool_unjudged,
     report_as_shown,
@@ -48,7 +49,6 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
-from evaluation.services.runs import band_table
 from goldsmith import bands, formats, metrics
 
 TREND_METRICS = ("recall", "ndcg", "pass")
