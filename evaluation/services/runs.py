@@ -5,7 +5,8 @@ service's: services/reports.py.
 How a run travels (STYLE.md "Claim work, don't trust delivery"):
 
 1. `evaluation_run_create` stores the run and its batches (slices of the golden queries) and,
-   after the commit, queues `evaluation_run_start`.
+   after the commit, queues `evaluation_run_start`. Every task here is queued after the commit
+   that wrote its rows, with `task.delay_on_commit(...)` (config/celery.py).
 2. `evaluation_run_start` moves the run from queued to running (a conditional UPDATE, so a
    second delivery does nothing) and dispatches up to `lanes` batches.
 3. `evaluation_batch_execute` claims its batch with a conditional UPDATE that sets a lease,
@@ -188,8 +189,7 @@ def evaluation_run_create(
         if enqueue:
             from evaluation.tasks import evaluation_run_start
 
-            run_id = run.pk
-            transaction.on_commit(lambda: evaluation_run_start.delay(run_id))
+            evaluation_run_start.delay_on_commit(run.pk)
     return run
 
 
@@ -233,7 +233,7 @@ def _dispatch(run_id: int) -> int:
     was sent long ago and never claimed are sent again. Returns how many were sent."""
     from evaluation.tasks import evaluation_batch_execute
 
-    sent: list[int] = []
+    sent = 0
     with transaction.atomic():
         run = (
             EvaluationRun.objects.select_for_update()
@@ -250,12 +250,9 @@ def _dispatch(run_id: int) -> int:
             return 0
         for batch in open_batches.exclude(_live(now, stale)).order_by("index")[:free]:
             RunBatch.objects.filter(pk=batch.pk).update(dispatched_at=now)
-            sent.append(batch.index)
-        if sent:
-            transaction.on_commit(
-                lambda: [evaluation_batch_execute.delay(run_id, index) for index in sent]
-            )
-    return len(sent)
+            evaluation_batch_execute.delay_on_commit(run_id, batch.index)
+            sent += 1
+    return sent
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,8 +488,7 @@ def _finish_save(
             if evaluation_settings_get(project=run.project).webhook_url:
                 from evaluation.tasks import evaluation_alert_notify
 
-                alert_id = alert.pk
-                transaction.on_commit(lambda: evaluation_alert_notify.delay(alert_id))
+                evaluation_alert_notify.delay_on_commit(alert.pk)
 
 
 # --------------------------------------------------------------------------------------------
@@ -526,7 +522,7 @@ def evaluation_watchdog() -> dict[str, int]:
     ):
         run = EvaluationRun.objects.get(pk=run_id)
         if run.created_at < now - timedelta(seconds=lease):
-            transaction.on_commit(lambda r=run_id: evaluation_run_start.delay(r))
+            evaluation_run_start.delay_on_commit(run_id)
             counts["restarted"] += 1
     return counts
 
