@@ -249,6 +249,8 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
                 return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
             return redirect("adjudicate", project_id=project.pk, query_id=query_id)
     view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
+    if view is None:
+        raise Http404("No such query")
     response = render(
         request,
         "annotation/adjudicate.html",
