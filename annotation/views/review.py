@@ -9,6 +9,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from annotation.models import Assignment, Membership, PoolSource, Project, Role
@@ -31,7 +32,7 @@ from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.uploads import upload_copy
 from annotation.views.annotate import _context
-from annotation.views.plots import kappa_histogram_svg, pairwise_matrix
+from goldsmith import plots
 
 
 class PoolBuildForm(forms.Form):
@@ -326,8 +327,9 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
             membership,
             summary=summary,
             counts=summary["states"],
-            histogram_svg=kappa_histogram_svg(summary["kappa_histogram"]),
-            matrix=pairwise_matrix(summary["pairwise"]),
+            # goldsmith.plots escapes every label
+            histogram_svg=mark_safe(plots.kappa_histogram(summary["kappa_histogram"])),
+            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
             alerts=list(recent_alerts(project=project, limit=5)),
         ),
     )
