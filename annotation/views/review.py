@@ -32,6 +32,7 @@ from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.uploads import upload_copy
 from annotation.views.annotate import _context
+from annotation.views.panels import Place, panels_at
 from goldsmith import plots
 
 
@@ -317,8 +318,6 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
         user=request.user, project_id=project_id, action=Action.LEAD
     )
     summary = project_agreement(project=project)
-    from evaluation.selectors import recent_alerts  # the other app; see project_home
-
     return render(
         request,
         "annotation/dashboard.html",
@@ -330,7 +329,8 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
             # goldsmith.plots escapes every label
             histogram_svg=mark_safe(plots.kappa_histogram(summary["kappa_histogram"])),
             matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
-            alerts=list(recent_alerts(project=project, limit=5)),
+            # the evaluation app's drift alerts (annotation/views/panels.py)
+            top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
         ),
     )
 
