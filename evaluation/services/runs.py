@@ -2,7 +2,7 @@
 cancel, watch, schedule. What a run's figures are (report, verdict, drift, bands) is the report
 service's: services/reports.py.
 
-How a run travels (STYLE.md "Claim work, don't trust delivery"):
+How a run travels (docs/design.md, "Background work": claim work, don't trust delivery):
 
 1. `evaluation_run_create` stores the run and its batches (slices of the golden queries) and,
    after the commit, queues `evaluation_run_start`. Every task here is queued after the commit
