@@ -1,4 +1,5 @@
-"""The demo project that `make run` loads: idempotent, built with the real services."""
+"""The annotation part of the demo project that `make run` loads: idempotent, built with the
+real services. The whole demo, with its evaluation runs, is `evaluation.demo.demo_load`."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ DEMO_LOGINS: list[tuple[str, str, str]] = [
 ]
 
 
-def demo_load() -> list[str]:
-    """Create (or leave as is) the demo project; returns what it did, line by line."""
+def demo_project_load() -> list[str]:
+    """Create (or leave as is) the demo project up to its frozen v1 (annotation/demo_tour.py);
+    returns what it did, line by line."""
     setup = project_setup(
         name=DEMO_PROJECT,
         leads=[u for u, role, _ in DEMO_LOGINS if role == "lead"],

@@ -1,5 +1,6 @@
-"""The rest of the demo: pools, assignments, a first round of simulated grades, adjudication
-left for the lead, a frozen v1 and two baseline runs, so every page has something to show.
+"""The rest of the demo's annotation part: pools, assignments, a first round of simulated
+grades, adjudication left for the lead and a frozen v1, so every page has something to show
+(evaluation/demo.py then runs the two built-in baselines against v1).
 
 The grades here are *simulated* (a term-overlap rule with a deterministic disagreement), and the
 demo says so; only part of the sample is graded, so the annotators still have a queue.
@@ -56,7 +57,7 @@ def demo_tour(*, project: Project) -> list[str]:
         queries_assign(project=project, per_query=2)
         done.append("demo assignments: every sampled query to alice and bob")
     done += _simulated_round(project=project)
-    done += _freeze_and_evaluate(project=project)
+    done += _freeze(project=project)
     return done
 
 
@@ -84,15 +85,11 @@ def _simulated_round(*, project: Project) -> list[str]:
     ]
 
 
-def _freeze_and_evaluate(*, project: Project) -> list[str]:
+def _freeze(*, project: Project) -> list[str]:
     if GoldenSetVersion.objects.filter(project=project).exists():
         return ["demo golden set already frozen"]
     lead = get_user_model().objects.get(username="lead")
     version = golden_set_version_freeze(
         project=project, by=lead, note="Demo: queries resolved by rule in the first round"
     )
-    done = [f"demo golden set {version.label}: {version.content_hash[:19]}…"]
-    # Evaluation lives in the other app; imported here so annotation does not depend on it.
-    from evaluation.demo import demo_runs
-
-    return done + demo_runs(project=project, version=version, by=lead)
+    return [f"demo golden set {version.label}: {version.content_hash[:19]}…"]

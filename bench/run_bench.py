@@ -66,7 +66,7 @@ def main() -> int:
     from evaluation.models import QueryResult
     from evaluation.selectors import golden_items, result_rows
     from evaluation.services import evaluation_run_create, retriever_save
-    from evaluation.services.runs import run_report, run_settings
+    from evaluation.services.reports import run_report, run_settings
     from goldsmith import reporting
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
     from tests.evaluation.retriever_stub import StubRetriever

@@ -1,9 +1,14 @@
-"""The demo's evaluation part: the two built-in baselines run against the demo's v1."""
+"""The demo project that `make run` loads (`manage.py load_demo`): the annotation part
+(annotation/demo.py: the project, its corpus and queries, simulated grades, a frozen v1), then
+the two built-in baselines run against v1. It lives here because it uses both apps (imports run
+evaluation → annotation). Idempotent: a second load changes nothing."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
+from annotation.demo import DEMO_PROJECT, demo_project_load
 from annotation.models import GoldenSetVersion, Project
 from evaluation.models import EvaluationRun, Retriever
 from evaluation.services.retrievers import retriever_save
@@ -14,7 +19,19 @@ from evaluation.services.runs import (
 )
 
 
+def demo_load() -> list[str]:
+    """Load the whole demo; returns what it did, line by line."""
+    done = demo_project_load()
+    project = Project.objects.get(name=DEMO_PROJECT)
+    version = GoldenSetVersion.objects.filter(project=project).order_by("created_at", "id").first()
+    if version is None:
+        return done
+    lead = get_user_model().objects.get(username="lead")
+    return done + demo_runs(project=project, version=version, by=lead)
+
+
 def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUser) -> list[str]:
+    """BM25 and TF-IDF against `version`, each run once; BM25's run is the baseline."""
     done: list[str] = []
     for kind in ("bm25", "tfidf"):
         retriever = Retriever.objects.filter(project=project, name=kind).first()

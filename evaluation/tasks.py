@@ -48,6 +48,6 @@ def evaluation_schedule_due() -> list[int]:
 
 @shared_task(acks_late=True, autoretry_for=(TemporaryFailure,), retry_backoff=True, max_retries=5)
 def evaluation_alert_notify(alert_id: int) -> str:
-    from evaluation.services import runs
+    from evaluation.services import reports
 
-    return runs.evaluation_alert_notify(alert_id=alert_id)
+    return reports.evaluation_alert_notify(alert_id=alert_id)

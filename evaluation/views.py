@@ -12,12 +12,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
 from annotation.permissions import Action, project_access, role_allows
 from annotation.services.uploads import UploadRefused
-from evaluation import plots
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
 from evaluation.selectors import (
     baseline_run_id,
@@ -39,6 +39,7 @@ from evaluation.services import (
     retriever_save,
 )
 from evaluation.services.reports import (
+    band_table,
     compare_report,
     pool_unjudged,
     report_as_shown,
@@ -46,8 +47,7 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
-from evaluation.services.runs import band_table
-from goldsmith import bands, formats, metrics
+from goldsmith import bands, formats, metrics, plots
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 TREND_METRICS = ("recall", "ndcg", "pass")
@@ -240,12 +240,14 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
         run_form=run_form,
         runs=retriever.runs.select_related("version").order_by("-created_at")[:50],
         baseline_id=baseline_run_id(retriever=retriever),
-        trend_svg=plots.line_chart(
-            [r["id"] for r in runs],
-            {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]
-            label="Metrics across runs",
-            marker_index=marker,
-            x_labels=[f"#{r['id']}" for r in runs],
+        trend_svg=mark_safe(  # goldsmith.plots escapes every label
+            plots.line_chart(
+                [r["id"] for r in runs],
+                {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]
+                label="Metrics across runs",
+                marker_index=marker,
+                x_labels=[f"#{r['id']}" for r in runs],
+            )
         ),
         config_json=json.dumps(retriever.config, indent=1),
         run_file=retriever.run_files.first(),
@@ -382,15 +384,19 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             judged_key=f"judged@{k}",
             metric_rows=_metric_rows(report, band_map),
             ks=report["settings"]["ks"],
-            curve_svg=plots.line_chart(
-                report["curve"]["ks"],
-                {"Recall@K": report["curve"]["recall"], "nDCG@K": report["curve"]["ndcg"]},
-                label="Recall@K curve",
+            curve_svg=mark_safe(  # goldsmith.plots escapes every label
+                plots.line_chart(
+                    report["curve"]["ks"],
+                    {"Recall@K": report["curve"]["recall"], "nDCG@K": report["curve"]["ndcg"]},
+                    label="Recall@K curve",
+                )
             ),
-            hist_svg=plots.histogram(
-                report["histogram"]["edges"],
-                report["histogram"]["counts"],
-                label=f"Per-query Recall@{k}",
+            hist_svg=mark_safe(
+                plots.recall_histogram(
+                    report["histogram"]["edges"],
+                    report["histogram"]["counts"],
+                    label=f"Per-query Recall@{k}",
+                )
             ),
             categories=_group_rows(report.get("by_category") or {}, k),
             strata=_group_rows(report.get("by_stratum") or {}, k),
@@ -439,12 +445,14 @@ def _topk_context(report: dict[str, Any]) -> dict[str, Any] | None:
         "rows": [r for r in rows if r["shown"]],
         "all_rows": rows if len(rows) > sum(r["shown"] for r in rows) else [],
         "scenario_label": scenario.label if scenario else topk["scenario"],
-        "svg": plots.line_chart(
-            ks,
-            series,
-            label="Weighted top-K score and its metrics at each K",
-            marker_index=ks.index(best) if best in ks else None,
-            marker_label=f"best K = {best}",
+        "svg": mark_safe(  # goldsmith.plots escapes every label
+            plots.line_chart(
+                ks,
+                series,
+                label="Weighted top-K score and its metrics at each K",
+                marker_index=ks.index(best) if best in ks else None,
+                marker_label=f"best K = {best}",
+            )
         ),
     }
 
@@ -561,11 +569,13 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         grid=_compare_grid(comparison["metrics"]),
         changes=comparison["changes"],
         list_limit=COMPARE_LIST_LIMIT,
-        scatter_svg=plots.scatter(
-            [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
-            label=f"Per-query Recall@{k}",
-            a=f"A #{a.pk} Recall@{k}",
-            b=f"B #{b.pk} Recall@{k}",
+        scatter_svg=mark_safe(  # goldsmith.plots escapes every label
+            plots.scatter(
+                [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
+                label=f"Per-query Recall@{k}",
+                a=f"A #{a.pk} Recall@{k}",
+                b=f"B #{b.pk} Recall@{k}",
+            )
         ),
     )
     return render(request, "evaluation/compare.html", ctx)

@@ -4,8 +4,10 @@
   command. It imports no Django, no Celery and neither app, so it installs and runs on its own
   (a CI job scores a run file with no settings and no database).
 - ``annotation`` is the human process (projects, queues, grades, review, golden sets). It uses
-  the engine and never the evaluation app, except through the short list below, each entry with
-  its reason.
+  the engine and never the evaluation app: where its pages show evaluation's runs and drift
+  alerts, the evaluation app puts them there (annotation/views/panels.py), and the demo that
+  ends with evaluation runs is loaded from the evaluation app (evaluation/demo.py). An import
+  that must stay goes on the list below, with its reason.
 - ``evaluation`` (runs, reports, drift) may use both.
 - ``config`` is the site that wires them together and may use all three.
 - Inside annotation, services (writes) may read through selectors, never the other way: a
@@ -34,11 +36,7 @@ ENGINE_MAY_NOT_IMPORT = (
 )
 
 # (importing module, imported module) -> why annotation needs the evaluation app there.
-ANNOTATION_USES_EVALUATION: dict[tuple[str, str], str] = {
-    ("annotation.demo_tour", "evaluation.demo"): "the demo's tour ends with evaluation runs",
-    ("annotation.views.projects", "evaluation.selectors"): "the project page lists recent runs",
-    ("annotation.views.review", "evaluation.selectors"): "the dashboard lists drift alerts",
-}
+ANNOTATION_USES_EVALUATION: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:

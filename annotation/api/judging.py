@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
-from annotation.models import Chunk, Guideline, QueryAnnotation
+from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import chunk_search
 from annotation.selectors.judging import (
@@ -36,6 +36,14 @@ from annotation.services.pooling import candidate_add_by_annotator
 
 def conflict(error: Exception) -> Response:
     return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+
+
+def own_assignment(request: Request, project: Project, query_id: int) -> Assignment:
+    """The caller's assignment for a query of the project; 404 when it is not theirs."""
+    assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+    if assignment is None:
+        raise NotFound("That query is not in your queue")
+    return assignment
 
 
 # --- Queue ----------------------------------------------------------------------------------
@@ -135,7 +143,7 @@ class AnnotationApi(APIView):
         project, _ = project_access(
             user=request.user, project_id=project_id, action=Action.ANNOTATE
         )
-        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        assignment = own_assignment(request, project, query_id)
         view = annotation_view(assignment=assignment)
         payload = {
             "query": {
@@ -162,7 +170,7 @@ class AnnotationApi(APIView):
         project, _ = project_access(
             user=request.user, project_id=project_id, action=Action.ANNOTATE
         )
-        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        assignment = own_assignment(request, project, query_id)
         data = QueryAnnotationInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -209,6 +217,10 @@ class JudgmentApi(APIView):
         candidate, assignment = candidate_for(
             user=request.user, project=project, candidate_id=candidate_id
         )
+        if candidate is None:
+            raise NotFound("No such candidate")
+        if assignment is None:
+            raise NotFound("That query is not in your queue")
         data = JudgmentInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -253,7 +265,7 @@ class CorpusSearchApi(APIView):
         project, _ = project_access(
             user=request.user, project_id=project_id, action=Action.ANNOTATE
         )
-        assignment_for(user=request.user, project=project, query_id=query_id)
+        own_assignment(request, project, query_id)
         hits = chunk_search(project=project, text=request.query_params.get("q", ""))
         return Response(SearchHitOutput(hits, many=True).data)
 
@@ -282,7 +294,7 @@ class CandidateAddApi(APIView):
         project, _ = project_access(
             user=request.user, project_id=project_id, action=Action.ANNOTATE
         )
-        assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+        assignment = own_assignment(request, project, query_id)
         data = CandidateAddInput(data=request.data)
         data.is_valid(raise_exception=True)
         chunk = Chunk.objects.filter(

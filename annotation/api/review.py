@@ -411,6 +411,8 @@ class AdjudicationApi(APIView):
         options.is_valid(raise_exception=True)
         hide = options.validated_data["hide_names"]
         view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
+        if view is None:
+            raise NotFound("No such query")
         return Response(AdjudicationOutput(adjudication_output(view)).data)
 
 
@@ -422,7 +424,8 @@ class AdjudicateApi(APIView):
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        adjudication_view(project=project, query_id=query_id, hide_names=True)  # 404 check
+        if not project.queries.filter(pk=query_id).exists():
+            raise NotFound("No such query")
         data = AdjudicateInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:

@@ -1,4 +1,8 @@
-"""Reads for annotators and leads. Annotator reads only ever touch the caller's own rows."""
+"""Reads for annotators and leads. Annotator reads only ever touch the caller's own rows.
+
+Reads return data: a row that is not there (or not the caller's) comes back as None for the
+view or API view to answer 404, and a chunk's highlighted text comes as segments that the
+templates escape and mark."""
 
 from __future__ import annotations
 
@@ -8,9 +12,6 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, FilteredRelation, Q, QuerySet
 from django.db.models.functions import Coalesce
-from django.http import Http404
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
 
 from annotation.models import (
     Assignment,
@@ -58,8 +59,8 @@ def query_terms(text: str) -> list[str]:
 
 
 def highlight_segments(text: str, terms: list[str]) -> list[tuple[str, bool]]:
-    """Split `text` into (piece, is_query_term) segments. Templates escape every piece, so a
-    chunk holding HTML or script stays inert text."""
+    """Split `text` into (piece, is_query_term) segments. Templates escape every piece and wrap
+    query terms in <mark>, so a chunk holding HTML or script stays inert text."""
     if not terms:
         return [(text, False)]
     pattern = re.compile(
@@ -78,37 +79,26 @@ def highlight_segments(text: str, terms: list[str]) -> list[tuple[str, bool]]:
     return segments
 
 
-def highlight_html(text: str, terms: list[str]) -> SafeString:
-    """The chunk text, escaped, with query terms wrapped in <mark>: HTML or script in a chunk
-    is shown as text, never interpreted."""
-    return mark_safe(  # every piece is escaped here
-        "".join(
-            f"<mark>{escape(piece)}</mark>" if is_term else escape(piece)
-            for piece, is_term in highlight_segments(text, terms)
-        )
-    )
-
-
 def graded_text() -> Coalesce:
     """A candidate's text as annotators grade it: the text it keeps from before a corpus
     re-import changed its graded chunk (`Candidate.judged_text`), else the chunk's own."""
     return Coalesce("judged_text", "chunk__text")
 
 
-def assignment_for(*, user: AbstractBaseUser, project: Project, query_id: int) -> Assignment:
-    """The caller's assignment for a query of the project; 404 when it is not theirs."""
-    assignment = (
+def assignment_for(*, user: AbstractBaseUser, project: Project, query_id: int) -> Assignment | None:
+    """The caller's assignment for a query of the project; None when it is not theirs."""
+    return (
         Assignment.objects.select_related("query")
         .filter(query_id=query_id, query__project=project, annotator_id=user.pk)
         .first()
     )
-    if assignment is None:
-        raise Http404("That query is not in your queue")
-    return assignment
 
 
-def candidate_for(*, user: AbstractBaseUser, project: Project, candidate_id: int):
-    """(candidate, the caller's assignment for its query); 404 when the query is not theirs.
+def candidate_for(
+    *, user: AbstractBaseUser, project: Project, candidate_id: int
+) -> tuple[Candidate | None, Assignment | None]:
+    """(candidate, the caller's assignment for its query): (None, None) when the project has
+    no such candidate, (candidate, None) when its query is not in the caller's queue.
 
     One statement (every grade save runs it): the candidate, its query and the caller's
     assignment (at most one: one per query and annotator) joined."""
@@ -123,11 +113,10 @@ def candidate_for(*, user: AbstractBaseUser, project: Project, candidate_id: int
         .first()
     )
     if candidate is None:
-        raise Http404("No such candidate")
+        return None, None
     assignment = getattr(candidate, "mine", None)  # absent when the join found no row
-    if assignment is None:
-        raise Http404("That query is not in your queue")
-    assignment.query = candidate.query
+    if assignment is not None:
+        assignment.query = candidate.query
     return candidate, assignment
 
 
@@ -163,7 +152,7 @@ class CandidateView:
     chunk_id: str
     document_title: str
     text: str
-    highlighted: SafeString
+    segments: list[tuple[str, bool]]  # the text in pieces, query terms marked True
     grade: int | None
     note: str
 
@@ -220,7 +209,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
             chunk_id=chunk_id,
             document_title=title,
             text=text,
-            highlighted=highlight_html(text, terms),
+            segments=highlight_segments(text, terms),
             grade=own.get(cid, (None, ""))[0],
             note=own.get(cid, (None, ""))[1],
         )
@@ -298,7 +287,7 @@ class AdjudicationRow:
     chunk_id: str
     document_title: str
     text: str
-    highlighted: SafeString
+    segments: list[tuple[str, bool]]  # the text in pieces, query terms marked True
     grades: list[tuple[str, int | None, str]]  # (annotator label, grade, note) per annotator
     final: int | None
     provenance: str
@@ -316,11 +305,14 @@ class AdjudicationView:
     rows: list[AdjudicationRow]
 
 
-def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> AdjudicationView:
-    """Every annotator's grade and note per candidate, side by side (for leads only)."""
+def adjudication_view(
+    *, project: Project, query_id: int, hide_names: bool
+) -> AdjudicationView | None:
+    """Every annotator's grade and note per candidate, side by side (for leads only); None
+    when the project has no such query."""
     query = Query.objects.filter(project=project, pk=query_id).first()
     if query is None:
-        raise Http404("No such query")
+        return None
     assigned = list(
         Assignment.objects.filter(query=query)
         .order_by("annotator__username")
@@ -361,7 +353,7 @@ def adjudication_view(*, project: Project, query_id: int, hide_names: bool) -> A
                 chunk_id=chunk_id,
                 document_title=title,
                 text=text,
-                highlighted=highlight_html(text, terms),
+                segments=highlight_segments(text, terms),
                 grades=grades,
                 final=final.grade if final else None,
                 provenance=final.provenance if final else "",

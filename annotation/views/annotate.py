@@ -7,7 +7,7 @@ import nh3
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
@@ -84,6 +84,8 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
         user=request.user, project_id=project_id, action=Action.ANNOTATE
     )
     assignment = assignment_for(user=request.user, project=project, query_id=query_id)
+    if assignment is None:
+        raise Http404("That query is not in your queue")
     view = annotation_view(assignment=assignment)
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()

@@ -13,6 +13,7 @@ from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
 from annotation.selectors.projects import memberships_of
 from annotation.services.projects import membership_remove, membership_set
+from annotation.views.panels import Place, panels_at
 from annotation.wording import with_article
 
 
@@ -28,9 +29,6 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(
         user=request.user, project_id=project_id, action=Action.VIEW
     )
-    # Evaluation is the other app: imported here so that annotation does not depend on it.
-    from evaluation.selectors import recent_alerts, runs_of
-
     can_oversee = role_allows(membership.role, Action.OVERSEE)
     context = {
         "project": project,
@@ -40,8 +38,9 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
         "can_oversee": can_oversee,
         "members": project.memberships.select_related("user").order_by("role", "user__username"),
         "overview": project_overview(project=project, user=request.user, with_review=can_oversee),
-        "latest_runs": list(runs_of(project=project).select_related("retriever", "version")[:5]),
-        "alerts": list(recent_alerts(project=project, limit=5)),
+        # the evaluation app's runs and drift alerts (annotation/views/panels.py)
+        "top_panels": panels_at(Place.PROJECT_TOP, project=project, membership=membership),
+        "card_panels": panels_at(Place.PROJECT_CARDS, project=project, membership=membership),
     }
     return render(request, "annotation/project_home.html", context)
 

@@ -9,6 +9,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from annotation.models import Assignment, Membership, PoolSource, Project, Role
@@ -31,7 +32,8 @@ from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.services.uploads import upload_file
 from annotation.views.annotate import _context
-from annotation.views.plots import kappa_histogram_svg, pairwise_matrix
+from annotation.views.panels import Place, panels_at
+from goldsmith import plots
 
 
 class PoolBuildForm(forms.Form):
@@ -249,6 +251,8 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
                 return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
             return redirect("adjudicate", project_id=project.pk, query_id=query_id)
     view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
+    if view is None:
+        raise Http404("No such query")
     response = render(
         request,
         "annotation/adjudicate.html",
@@ -314,8 +318,6 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
         user=request.user, project_id=project_id, action=Action.LEAD
     )
     summary = project_agreement(project=project)
-    from evaluation.selectors import recent_alerts  # the other app; see project_home
-
     return render(
         request,
         "annotation/dashboard.html",
@@ -324,9 +326,11 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
             membership,
             summary=summary,
             counts=summary["states"],
-            histogram_svg=kappa_histogram_svg(summary["kappa_histogram"]),
-            matrix=pairwise_matrix(summary["pairwise"]),
-            alerts=list(recent_alerts(project=project, limit=5)),
+            # goldsmith.plots escapes every label
+            histogram_svg=mark_safe(plots.kappa_histogram(summary["kappa_histogram"])),
+            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
+            # the evaluation app's drift alerts (annotation/views/panels.py)
+            top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
         ),
     )
 

@@ -1,5 +1,6 @@
 """Writes of the evaluation app (services), re-exported for callers."""
 
+from evaluation.services.reports import RunInvalid, evaluation_alert_notify, run_report
 from evaluation.services.retrievers import (
     RetrieverInvalid,
     effective_thresholds,
@@ -8,9 +9,7 @@ from evaluation.services.retrievers import (
     retriever_save,
 )
 from evaluation.services.runs import (
-    RunInvalid,
     baseline_set,
-    evaluation_alert_notify,
     evaluation_batch_execute,
     evaluation_run_cancel,
     evaluation_run_create,
@@ -19,7 +18,6 @@ from evaluation.services.runs import (
     evaluation_run_start,
     evaluation_schedule_due,
     evaluation_watchdog,
-    run_report,
 )
 
 __all__ = [

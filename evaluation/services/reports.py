@@ -1,25 +1,168 @@
-"""Reports, comparisons, downloads and the way back into the annotation pools."""
+"""What a run's figures are: its report, verdict and drift against the baseline (recomputed
+from the stored rows), quality bands, comparisons, downloads, drift alerts sent to a webhook,
+and the way back into the annotation pools. The run's life cycle is services/runs.py, which
+calls `run_report` and `run_assessment` when a run finishes."""
 
 from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 
-from annotation.models import Chunk, PoolSource, Query
+from annotation.models import Chunk, PoolSource, Project, Query
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import pool_add_hits
-from evaluation.models import EvaluationRun, QueryResult, RunState
-from evaluation.selectors import golden_items, result_rows
-from evaluation.services.retrievers import evaluation_settings_get, topk_choice
-from evaluation.services.runs import RunInvalid, run_places, run_report, run_scored, run_settings
-from goldsmith import reporting
+from evaluation.models import (
+    Baseline,
+    DriftAlert,
+    EvaluationRun,
+    Matching,
+    QueryResult,
+    RetrieverKind,
+    RunState,
+)
+from evaluation.selectors import chunk_places, chunk_texts, golden_items, result_rows
+from evaluation.services.retrievers import (
+    effective_thresholds,
+    evaluation_settings_get,
+    project_targets,
+    topk_choice,
+)
+from goldsmith import bands, reporting, verdicts
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
+
+DEFAULT_KS = (5, 10)  # the cut-offs of a run created without any
+
+
+class RunInvalid(ValueError):
+    """A run cannot be created, compared or pooled with these inputs; the message says why.
+
+    Defined here, below services/runs.py (which imports this module to finish a run), so that
+    both services raise the same error."""
+
+
+# --------------------------------------------------------------------------------------------
+# A run's figures: settings, report, verdict and drift, bands
+
+
+def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporting.RunSettings:
+    return reporting.RunSettings(
+        ks=tuple(ks or run.ks or DEFAULT_KS),
+        relevance_threshold=run.relevance_threshold,
+        gain=run.gain,  # type: ignore[arg-type]
+        pass_threshold=run.pass_threshold,
+        matching=run.matching,
+        headline=run.headline_k,
+    )
+
+
+def run_places(
+    run: EvaluationRun, items: Sequence[reporting.GoldItem], rows: dict[str, reporting.ResultRow]
+) -> dict[str, reporting.ChunkPlace] | None:
+    if run.matching == Matching.CHUNK:
+        return None
+    ids = {c for r in rows.values() for c in r.ids} | {
+        j.chunk_id for i in items for j in i.judgments
+    }
+    return chunk_places(project=run.project, chunk_ids=ids)
+
+
+def run_report(run: EvaluationRun) -> dict[str, Any]:
+    """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
+    the top-K weights are the project's at the time (the report states both)."""
+    items = golden_items(version_id=run.version_id)
+    rows = result_rows(run=run)
+    project = run.project
+    record = evaluation_settings_get(project=project)
+    scenario, weights = topk_choice(record)
+    s = replace(
+        run_settings(run),
+        low_recall_cutoff=record.low_recall_cutoff,
+        topk_scenario=scenario,
+        topk_weights=weights,
+    )
+    return reporting.build_report(
+        items,
+        rows,
+        s,
+        places=run_places(run, items, rows),
+        snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
+        # Built-in retrievers return their lists by score, ties by id (trec_eval's rule);
+        # HTTP retrievers and run files are scored in the order they gave.
+        ranked_by="score"
+        if run.retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
+        else "retriever",
+    )
+
+
+def run_scored(
+    run: EvaluationRun, s: reporting.RunSettings, metric_names: Sequence[str] | None = None
+) -> reporting.Scored:
+    items = golden_items(version_id=run.version_id)
+    rows = result_rows(run=run)
+    return reporting.score(items, rows, s, run_places(run, items, rows), metric_names=metric_names)
+
+
+def run_conditions(run: EvaluationRun) -> verdicts.Conditions:
+    """What a baseline must share with a run for their figures to be compared."""
+    return verdicts.Conditions(
+        headline_k=run_settings(run).headline_k,
+        relevance_threshold=run.relevance_threshold,
+        matching=run.matching,
+        pass_threshold=run.pass_threshold,
+    )
+
+
+def run_assessment(run: EvaluationRun) -> dict[str, Any]:
+    """The run's verdict against the project's targets and floors, and its drift against the
+    retriever's baseline (``drift`` None without one, for the baseline itself and for runs
+    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them."""
+    record = evaluation_settings_get(project=run.project)
+    t = effective_thresholds(record)
+    targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
+    s = run_settings(run)
+    k = s.headline_k
+    heads = [f"recall@{k}", f"pass@{k}"]
+    current = run_scored(run, s, metric_names=heads)
+    baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
+    if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:
+        return verdicts.assess(current.result, k=k, targets=targets)
+    now, before = run_conditions(run), run_conditions(baseline.run)
+    comparable = now == before
+    out = verdicts.assess(
+        current.result,
+        k=k,
+        targets=targets,
+        drops=verdicts.DropLimits(t["max_recall_drop"], t["max_pass_rate_drop"]),
+        baseline=run_scored(baseline.run, s, metric_names=heads).result if comparable else None,
+        conditions=now,
+        baseline_conditions=before,
+    )
+    changed = []
+    if baseline.run.version_id != run.version_id:
+        changed.append("golden_set")
+    if baseline.run.retriever_fingerprint != run.retriever_fingerprint:
+        changed.append("retriever_config")
+    if baseline.run.corpus_hash != run.corpus_hash:
+        changed.append("corpus")
+    out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
+    return out
+
+
+def band_table(project: Project) -> dict[str, bands.Band]:
+    """The project's quality bands: its preset's, with its own overrides and targets."""
+    record = evaluation_settings_get(project=project)
+    return bands.bands_for(record.preset, record.band_overrides, project_targets(record))
+
+
+# --------------------------------------------------------------------------------------------
+# Reports as shown and downloaded
 
 
 def run_report_cached(run: EvaluationRun) -> dict[str, Any]:
@@ -182,6 +325,51 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         if getattr(b, name) != getattr(a, name)
     ]
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Drift alerts
+
+
+def evaluation_alert_notify(*, alert_id: int) -> str:
+    """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
+    the task to retry."""
+    from evaluation.services.executors import ssrf_policy
+    from goldsmith.retrievers.http import PermanentFailure, post_json
+
+    alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
+        pk=alert_id
+    )
+    url = evaluation_settings_get(project=alert.run.project).webhook_url
+    if not url:
+        return "no webhook"
+    drift = (alert.run.report or {}).get("drift") or {}
+    payload = {
+        "event": "goldsmith.drift",
+        "project": alert.run.project.name,
+        "retriever": alert.run.retriever.name,
+        "run": alert.run_id,
+        "baseline_run": alert.baseline_run_id,
+        "verdict": alert.run.verdict or None,
+        "verdict_summary": ((alert.run.report or {}).get("verdict") or {}).get("summary"),
+        "fired": alert.fired,
+        "significance": drift.get("significance") or {},
+        "comparable": drift.get("comparable", True),
+        "settings_changed": drift.get("settings_changed") or [],
+        "changed": alert.changed,
+        "newly_failing": alert.newly_failing[:50],
+    }
+    try:
+        status = post_json(url, payload, policy=ssrf_policy())
+        alert.webhook_status = f"HTTP {status}"
+    except PermanentFailure as error:
+        alert.webhook_status = str(error)[:200]
+    alert.save(update_fields=["webhook_status"])
+    return alert.webhook_status
+
+
+# --------------------------------------------------------------------------------------------
+# Back into the annotation pools
 
 
 @transaction.atomic

@@ -1,9 +1,12 @@
-"""Evaluation runs: create, start, execute batches under a lease, finish, cancel, watch.
+"""The life cycle of evaluation runs: create, start, execute batches under a lease, finish,
+cancel, watch, schedule. What a run's figures are (report, verdict, drift, bands) is the report
+service's: services/reports.py.
 
-How a run travels (STYLE.md "Claim work, don't trust delivery"):
+How a run travels (docs/design.md, "Background work": claim work, don't trust delivery):
 
 1. `evaluation_run_create` stores the run and its batches (slices of the golden queries) and,
-   after the commit, queues `evaluation_run_start`.
+   after the commit, queues `evaluation_run_start`. Every task here is queued after the commit
+   that wrote its rows, with `task.delay_on_commit(...)` (config/celery.py).
 2. `evaluation_run_start` moves the run from queued to running (a conditional UPDATE, so a
    second delivery does nothing) and dispatches up to `lanes` batches.
 3. `evaluation_batch_execute` claims its batch with a conditional UPDATE that sets a lease,
@@ -11,8 +14,8 @@ How a run travels (STYLE.md "Claim work, don't trust delivery"):
    QueryResult per (run, query) while renewing the lease, marks the batch done, dispatches the
    next batch and finishes the run when every batch is done. A batch that is done, or leased
    by a live worker, is not claimed again: running it twice changes nothing.
-4. `evaluation_run_finish` recomputes the report from the stored rows (goldsmith.metrics via
-   goldsmith.reporting), checks drift against the retriever's baseline, and sets the final
+4. `evaluation_run_finish` has the report service (services/reports.py) recompute the report
+   from the stored rows and check drift against the retriever's baseline, then sets the final
    state with a conditional UPDATE (so two finishers store one outcome and one alert).
 5. `evaluation_watchdog` (Celery beat) re-dispatches batches whose lease expired (their worker
    died) or whose message was lost, restarts runs whose start message was lost, and finishes
@@ -28,7 +31,6 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -54,23 +56,21 @@ from evaluation.models import (
     RunState,
     Schedule,
 )
-from evaluation.selectors import chunk_places, chunk_texts, corpus_state, golden_items, result_rows
+from evaluation.selectors import corpus_state, golden_items
 from evaluation.services.executors import stream_outcomes
+from evaluation.services.reports import DEFAULT_KS, RunInvalid, run_assessment, run_report
 from evaluation.services.retrievers import (
     RetrieverInvalid,
     effective_thresholds,
     evaluation_settings_get,
-    project_targets,
     retriever_snapshot,
     snapshot_fingerprint,
-    topk_choice,
 )
-from goldsmith import bands, reporting, verdicts
+from goldsmith import reporting
 from goldsmith.retrievers.http import Outcome
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_KS = (5, 10)
 MAX_K = 1000
 MAX_ATTEMPTS = 5  # a batch that crashed its worker this often fails the run
 FLUSH_SECONDS = 0.5
@@ -81,10 +81,6 @@ SCHEDULE_INTERVALS = {
     Schedule.NIGHTLY: timedelta(days=1),
     Schedule.WEEKLY: timedelta(days=7),
 }
-
-
-class RunInvalid(ValueError):
-    """A run cannot be created with these inputs; the message says why."""
 
 
 def _clean_ks(ks: Sequence[int] | None) -> list[int]:
@@ -193,8 +189,7 @@ def evaluation_run_create(
         if enqueue:
             from evaluation.tasks import evaluation_run_start
 
-            run_id = run.pk
-            transaction.on_commit(lambda: evaluation_run_start.delay(run_id))
+            evaluation_run_start.delay_on_commit(run.pk)
     return run
 
 
@@ -238,7 +233,7 @@ def _dispatch(run_id: int) -> int:
     was sent long ago and never claimed are sent again. Returns how many were sent."""
     from evaluation.tasks import evaluation_batch_execute
 
-    sent: list[int] = []
+    sent = 0
     with transaction.atomic():
         run = (
             EvaluationRun.objects.select_for_update()
@@ -255,12 +250,9 @@ def _dispatch(run_id: int) -> int:
             return 0
         for batch in open_batches.exclude(_live(now, stale)).order_by("index")[:free]:
             RunBatch.objects.filter(pk=batch.pk).update(dispatched_at=now)
-            sent.append(batch.index)
-        if sent:
-            transaction.on_commit(
-                lambda: [evaluation_batch_execute.delay(run_id, index) for index in sent]
-            )
-    return len(sent)
+            evaluation_batch_execute.delay_on_commit(run_id, batch.index)
+            sent += 1
+    return sent
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,117 +400,13 @@ def evaluation_run_execute_inline(*, run_id: int) -> EvaluationRun:
 
 
 # --------------------------------------------------------------------------------------------
-# Finishing: report, drift, alert
+# Finishing: the report and the drift alert
 
 
 def _fail(run: EvaluationRun, error: str) -> None:
     EvaluationRun.objects.filter(pk=run.pk, state=RunState.RUNNING).update(
         state=RunState.FAILED, error=error[:2000], finished_at=timezone.now()
     )
-
-
-def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporting.RunSettings:
-    return reporting.RunSettings(
-        ks=tuple(ks or run.ks or DEFAULT_KS),
-        relevance_threshold=run.relevance_threshold,
-        gain=run.gain,  # type: ignore[arg-type]
-        pass_threshold=run.pass_threshold,
-        matching=run.matching,
-        headline=run.headline_k,
-    )
-
-
-def run_places(
-    run: EvaluationRun, items: Sequence[reporting.GoldItem], rows: dict[str, reporting.ResultRow]
-) -> dict[str, reporting.ChunkPlace] | None:
-    if run.matching == Matching.CHUNK:
-        return None
-    ids = {c for r in rows.values() for c in r.ids} | {
-        j.chunk_id for i in items for j in i.judgments
-    }
-    return chunk_places(project=run.project, chunk_ids=ids)
-
-
-def run_report(run: EvaluationRun) -> dict[str, Any]:
-    """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
-    the top-K weights are the project's at the time (the report states both)."""
-    items = golden_items(version_id=run.version_id)
-    rows = result_rows(run=run)
-    project = run.project
-    record = evaluation_settings_get(project=project)
-    scenario, weights = topk_choice(record)
-    s = replace(
-        run_settings(run),
-        low_recall_cutoff=record.low_recall_cutoff,
-        topk_scenario=scenario,
-        topk_weights=weights,
-    )
-    return reporting.build_report(
-        items,
-        rows,
-        s,
-        places=run_places(run, items, rows),
-        snippets=lambda ids: chunk_texts(project=project, chunk_ids=list(ids)),
-        # Built-in retrievers return their lists by score, ties by id (trec_eval's rule);
-        # HTTP retrievers and run files are scored in the order they gave.
-        ranked_by="score"
-        if run.retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
-        else "retriever",
-    )
-
-
-def run_scored(
-    run: EvaluationRun, s: reporting.RunSettings, metric_names: Sequence[str] | None = None
-) -> reporting.Scored:
-    items = golden_items(version_id=run.version_id)
-    rows = result_rows(run=run)
-    return reporting.score(items, rows, s, run_places(run, items, rows), metric_names=metric_names)
-
-
-def run_conditions(run: EvaluationRun) -> verdicts.Conditions:
-    """What a baseline must share with a run for their figures to be compared."""
-    return verdicts.Conditions(
-        headline_k=run_settings(run).headline_k,
-        relevance_threshold=run.relevance_threshold,
-        matching=run.matching,
-        pass_threshold=run.pass_threshold,
-    )
-
-
-def run_assessment(run: EvaluationRun) -> dict[str, Any]:
-    """The run's verdict against the project's targets and floors, and its drift against the
-    retriever's baseline (``drift`` None without one, for the baseline itself and for runs
-    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them."""
-    record = evaluation_settings_get(project=run.project)
-    t = effective_thresholds(record)
-    targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
-    s = run_settings(run)
-    k = s.headline_k
-    heads = [f"recall@{k}", f"pass@{k}"]
-    current = run_scored(run, s, metric_names=heads)
-    baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
-    if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:
-        return verdicts.assess(current.result, k=k, targets=targets)
-    now, before = run_conditions(run), run_conditions(baseline.run)
-    comparable = now == before
-    out = verdicts.assess(
-        current.result,
-        k=k,
-        targets=targets,
-        drops=verdicts.DropLimits(t["max_recall_drop"], t["max_pass_rate_drop"]),
-        baseline=run_scored(baseline.run, s, metric_names=heads).result if comparable else None,
-        conditions=now,
-        baseline_conditions=before,
-    )
-    changed = []
-    if baseline.run.version_id != run.version_id:
-        changed.append("golden_set")
-    if baseline.run.retriever_fingerprint != run.retriever_fingerprint:
-        changed.append("retriever_config")
-    if baseline.run.corpus_hash != run.corpus_hash:
-        changed.append("corpus")
-    out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
-    return out
 
 
 def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
@@ -600,45 +488,7 @@ def _finish_save(
             if evaluation_settings_get(project=run.project).webhook_url:
                 from evaluation.tasks import evaluation_alert_notify
 
-                alert_id = alert.pk
-                transaction.on_commit(lambda: evaluation_alert_notify.delay(alert_id))
-
-
-def evaluation_alert_notify(*, alert_id: int) -> str:
-    """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
-    the task to retry."""
-    from evaluation.services.executors import ssrf_policy
-    from goldsmith.retrievers.http import PermanentFailure, post_json
-
-    alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
-        pk=alert_id
-    )
-    url = evaluation_settings_get(project=alert.run.project).webhook_url
-    if not url:
-        return "no webhook"
-    drift = (alert.run.report or {}).get("drift") or {}
-    payload = {
-        "event": "goldsmith.drift",
-        "project": alert.run.project.name,
-        "retriever": alert.run.retriever.name,
-        "run": alert.run_id,
-        "baseline_run": alert.baseline_run_id,
-        "verdict": alert.run.verdict or None,
-        "verdict_summary": ((alert.run.report or {}).get("verdict") or {}).get("summary"),
-        "fired": alert.fired,
-        "significance": drift.get("significance") or {},
-        "comparable": drift.get("comparable", True),
-        "settings_changed": drift.get("settings_changed") or [],
-        "changed": alert.changed,
-        "newly_failing": alert.newly_failing[:50],
-    }
-    try:
-        status = post_json(url, payload, policy=ssrf_policy())
-        alert.webhook_status = f"HTTP {status}"
-    except PermanentFailure as error:
-        alert.webhook_status = str(error)[:200]
-    alert.save(update_fields=["webhook_status"])
-    return alert.webhook_status
+                evaluation_alert_notify.delay_on_commit(alert.pk)
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,7 +522,7 @@ def evaluation_watchdog() -> dict[str, int]:
     ):
         run = EvaluationRun.objects.get(pk=run_id)
         if run.created_at < now - timedelta(seconds=lease):
-            transaction.on_commit(lambda r=run_id: evaluation_run_start.delay(r))
+            evaluation_run_start.delay_on_commit(run_id)
             counts["restarted"] += 1
     return counts
 
@@ -719,8 +569,3 @@ def evaluation_schedule_due(*, now: datetime | None = None) -> list[int]:
             continue
         created.append(run.pk)
     return created
-
-
-def band_table(project: Project) -> dict[str, bands.Band]:
-    record = evaluation_settings_get(project=project)
-    return bands.bands_for(record.preset, record.band_overrides, project_targets(record))

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands._project_arg import project_from
+from annotation.management.commands._args import project_named
 from annotation.services.assignment import queries_assign
 
 
@@ -12,7 +12,7 @@ class Command(BaseCommand):
         parser.add_argument("--per-query", type=int, default=None)
 
     def handle(self, *args, project, per_query, **options):
-        project = project_from(project)
+        project = project_named(project)
         try:
             result = queries_assign(project=project, per_query=per_query)
         except ValueError as error:

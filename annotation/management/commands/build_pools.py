@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands._project_arg import project_from
+from annotation.management.commands._args import project_named
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("-k", type=int, default=DEFAULT_K, help="top k per source")
 
     def handle(self, *args, project, retrievers, run, format, k, **options):
-        project = project_from(project)
+        project = project_named(project)
         if retrievers is None:
             retrievers = [] if run else ["bm25", "tfidf"]
         results = []

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands._goldset_args import project_named, version_labelled
+from annotation.management.commands._args import project_named, version_labelled
 from annotation.selectors.goldsets import version_diff
 from goldsmith.formats.diff import diff_text
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands._goldset_args import bad_input, project_named, version_labelled
+from annotation.management.commands._args import bad_input, project_named, version_labelled
 from annotation.selectors.goldsets import export_stream, golden_queries, version_meta
 from goldsmith.formats.goldset import StreamingHash, goldset_lines
 

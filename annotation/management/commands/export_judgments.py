@@ -2,7 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands._project_arg import project_from
+from annotation.management.commands._args import project_named
 from annotation.services.agreement import judgments_csv
 
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", "-o", default="-", help="file (default: stdout)")
 
     def handle(self, *args, project, output, **options):
-        project = project_from(project)
+        project = project_named(project)
         if output == "-":
             rows = judgments_csv(project=project, out=sys.stdout)
         else:

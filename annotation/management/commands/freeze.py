@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands._goldset_args import bad_input, project_named, user_named
+from annotation.management.commands._args import bad_input, project_named, user_named
 from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
 
 

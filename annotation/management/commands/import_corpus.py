@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._args import project_named
 from annotation.management.commands._progress import progress_printer
-from annotation.models import ImportStatus, Project
+from annotation.models import ImportStatus
 from annotation.services.corpus import changed_text_warning, corpus_import
 from goldsmith.intake.readers import ReadError
 
@@ -15,16 +16,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--project", required=True, help="project name or id")
         parser.add_argument("file", type=Path)
         parser.add_argument("--chunk-size", type=int, default=1000, help="characters (documents)")
         parser.add_argument("--overlap", type=int, default=100, help="characters (documents)")
         parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
     def handle(self, *args, project, file, chunk_size, overlap, quiet, **options):
-        found = Project.objects.filter(name=project).first()
-        if found is None:
-            raise CommandError(f"no project named {project!r}", returncode=2)
+        found = project_named(project)
         if not file.is_file():
             raise CommandError(f"{file}: no such file", returncode=2)
         try:

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.management.commands._goldset_args import bad_input, project_named, user_named
+from annotation.management.commands._args import bad_input, project_named, user_named
 from annotation.services.goldsets import (
     IMPORT_FORMATS,
     golden_set_version_import,

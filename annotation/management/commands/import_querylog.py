@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.commands._args import project_named
 from annotation.management.commands._progress import progress_printer
-from annotation.models import ImportStatus, Project
+from annotation.models import ImportStatus
 from annotation.services.querylogs import query_log_import, scrub_pattern_set
 from goldsmith.intake.pii import parse_patterns
 from goldsmith.intake.readers import ReadError
@@ -16,7 +17,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--project", required=True, help="project name or id")
         parser.add_argument("file", type=Path)
         parser.add_argument(
             "--threshold",
@@ -35,9 +36,7 @@ class Command(BaseCommand):
         parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
     def handle(self, *args, project, file, threshold, clusters, pattern, quiet, **options):
-        found = Project.objects.filter(name=project).first()
-        if found is None:
-            raise CommandError(f"no project named {project!r}", returncode=2)
+        found = project_named(project)
         if not file.is_file():
             raise CommandError(f"{file}: no such file", returncode=2)
         try:

@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import ImportStatus, Project, QueryLog
+from annotation.management.commands._args import project_named
+from annotation.models import ImportStatus, QueryLog
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from goldsmith.intake.sampling import ALLOCATIONS, STRATEGIES
 
@@ -11,7 +12,7 @@ class Command(BaseCommand):
     help = "Sample real queries from an imported log into the project, reproducibly."
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--project", required=True, help="project name or id")
         parser.add_argument("--n", type=int, required=True, help="how many queries")
         parser.add_argument("--strategy", required=True, choices=STRATEGIES)
         parser.add_argument(
@@ -24,9 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="table", choices=["table", "json"])
 
     def handle(self, *args, **o):
-        project = Project.objects.filter(name=o["project"]).first()
-        if project is None:
-            raise CommandError(f"no project named {o['project']!r}", returncode=2)
+        project = project_named(o["project"])
         logs = QueryLog.objects.filter(project=project, status=ImportStatus.DONE)
         log = logs.filter(pk=o["log"]).first() if o["log"] else logs.order_by("-id").first()
         if log is None:

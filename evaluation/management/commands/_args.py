@@ -1,25 +1,13 @@
-"""Shared arguments of the evaluation commands: exit 2 with a one-line reason on bad input."""
+"""Arguments of the evaluation commands: the golden-set version to run on, the retriever. The
+project and the exit on bad input are every command's (annotation/management/commands/_args.py).
+"""
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError
-
+from annotation.management.commands._args import bad_input
 from annotation.models import Project
 from annotation.models.goldsets import GoldenSetVersion
 from evaluation.models import Retriever
-
-
-def bad_input(message: str) -> CommandError:
-    return CommandError(" ".join(message.split()), returncode=2)
-
-
-def project_named(value: str) -> Project:
-    project = Project.objects.filter(name=value).first()
-    if project is None and value.isdigit():
-        project = Project.objects.filter(pk=int(value)).first()
-    if project is None:
-        raise bad_input(f"no project named {value!r}")
-    return project
 
 
 def version_labelled(project: Project, label: str | None) -> GoldenSetVersion:

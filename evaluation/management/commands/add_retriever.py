@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from evaluation.management.commands._args import bad_input, project_named
+from annotation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
 from evaluation.services import RetrieverInvalid, retriever_save
 from goldsmith import formats

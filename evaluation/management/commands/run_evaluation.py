@@ -20,12 +20,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.management.commands._args import (
-    bad_input,
-    project_named,
-    retriever_named,
-    version_labelled,
-)
+from annotation.management.commands._args import bad_input, project_named
+from evaluation.management.commands._args import retriever_named, version_labelled
 from evaluation.models import EvaluationRun, Matching, RunState
 from evaluation.services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
 from evaluation.services.reports import per_query_rows, run_trec_save

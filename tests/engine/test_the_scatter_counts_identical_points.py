@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from evaluation.plots import scatter
+from goldsmith.plots import scatter
 
 
 def circles(svg: str) -> list[dict[str, str]]:

@@ -3,8 +3,9 @@ nothing."""
 
 import pytest
 
-from annotation.demo import DEMO_PROJECT, demo_load
+from annotation.demo import DEMO_PROJECT
 from annotation.models import Chunk, CorpusImport, LogQuery, Project, Query, QueryLog, Sample
+from evaluation.demo import demo_load
 
 
 def counts():

@@ -1,4 +1,8 @@
-"""Shared arguments of the golden-set commands: bad input exits 2 with a one-line reason."""
+"""Arguments every command shares: `--project NAME|ID`, a golden-set version, a user.
+
+Bad input exits 2 with a one-line reason (`bad_input`). The evaluation commands use these too
+(evaluation/management/commands/_args.py adds a retriever and the latest version).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,12 @@ from annotation.models import GoldenSetVersion, Project
 
 
 def bad_input(message: str) -> CommandError:
-    return CommandError(message, returncode=2)
+    """Exit 2 with `message` on one line."""
+    return CommandError(" ".join(message.split()), returncode=2)
 
 
 def project_named(value: str) -> Project:
+    """The project named `value`, else the one whose id it is."""
     project = Project.objects.filter(name=value).first()
     if project is None and value.isdigit():
         project = Project.objects.filter(pk=int(value)).first()

@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand
 
-from annotation.demo import demo_load
+from evaluation.demo import demo_load
 
 
 class Command(BaseCommand):
-    help = "Load the demo project (idempotent)."
+    help = "Load the demo project, its frozen golden set and two baseline runs (idempotent)."
 
     def handle(self, *args, **options):
         for line in demo_load():
