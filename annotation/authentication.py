@@ -41,7 +41,7 @@ class ThrottledModelBackend(ModelBackend):
 class HashedTokenAuthentication(authentication.TokenAuthentication):
     keyword = "Token"
 
-    def authenticate_credentials(self, key: str):  # type: ignore[override]
+    def authenticate_credentials(self, key: str):  # type: ignore[override]  # DRF's base method is untyped; same arguments
         token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid token.")

@@ -149,21 +149,21 @@ def _refuse(problem: str | None) -> None:
 
 
 class JSONParser(parsers.JSONParser):
-    def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = super().parse(stream, media_type, parser_context)
         _refuse(unstorable_text(data, "the body"))
         return data
 
 
 class FormParser(parsers.FormParser):
-    def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = super().parse(stream, media_type, parser_context)
         _refuse(_fields(data, "the form"))
         return data
 
 
 class MultiPartParser(parsers.MultiPartParser):
-    def parse(self, stream, media_type=None, parser_context=None):  # type: ignore[no-untyped-def]
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         parsed = super().parse(stream, media_type, parser_context)
         _refuse(_fields(parsed.data, "the form") or _file_names(parsed.files))
         return parsed

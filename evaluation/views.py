@@ -193,7 +193,7 @@ class RunForm(forms.Form):
 
     def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]
+        self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]  # a ModelChoiceField's queryset, which Field does not declare
 
     def clean_ks(self) -> list[int]:
         try:
@@ -243,7 +243,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
         trend_svg=mark_safe(  # goldsmith.plots escapes every label
             plots.line_chart(
                 [r["id"] for r in runs],
-                {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]
+                {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]  # series is a dict in a finished report
                 label="Metrics across runs",
                 marker_index=marker,
                 x_labels=[f"#{r['id']}" for r in runs],

@@ -40,7 +40,7 @@ class FrozenQuerySet(models.QuerySet):
     def delete(self) -> NoReturn:
         _refuse(f"deleting {self.model._meta.verbose_name_plural}")
 
-    delete.queryset_only = True  # type: ignore[attr-defined]
+    delete.queryset_only = True  # type: ignore[attr-defined]  # Django's marker that a manager does not get this method
 
 
 class FrozenModel(models.Model):

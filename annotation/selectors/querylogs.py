@@ -42,9 +42,9 @@ def _bars(before: dict[str, float], after: dict[str, float] | None) -> list[dict
         rows.append({"label": label or "(none)", "before": b, "after": a})
     top = max([r["before"] for r in rows] + [r["after"] or 0.0 for r in rows] + [1e-9])
     for r in rows:
-        r["before_pct"] = round(100 * float(r["before"]) / top, 1)  # type: ignore[arg-type]
+        r["before_pct"] = round(100 * float(r["before"]) / top, 1)  # type: ignore[arg-type]  # a values() row: an int count, typed object
         r["after_pct"] = (
-            round(100 * float(r["after"]) / top, 1) if r["after"] is not None else None  # type: ignore[arg-type]
+            round(100 * float(r["after"]) / top, 1) if r["after"] is not None else None  # type: ignore[arg-type]  # a values() row: an int count, typed object
         )
     return rows
 
@@ -111,7 +111,7 @@ def preview_distribution(*, log: QueryLog, log_query_ids: list[int]) -> dict[str
     after = distribution_of_rows(log=log, log_query_ids=log_query_ids)
     result: dict[str, object] = {}
     for key in ("category", "band", "cluster"):
-        before = {str(r["label"]): float(r["before"]) for r in base[key]}  # type: ignore[index]
+        before = {str(r["label"]): float(r["before"]) for r in base[key]}  # type: ignore[index]  # a values() row: an int count, typed object
         before = {("" if k == "(none)" else k): v for k, v in before.items()}
         rows = _bars(before, after[key])
         if key == "band":

@@ -46,6 +46,7 @@ from goldsmith.formats.goldset import (
     GRADES,
     LABEL_PATTERN,
     GoldenQuery,
+    GoldsetHeader,
     GradeMap,
     JudgmentRow,
     QueryRecord,
@@ -448,8 +449,9 @@ def goldset_load(
             raise ValueError("a native golden set is imported as it is: no --grade-map")
         items = iter_goldset(path)
         head = next(items)
+        assert isinstance(head, GoldsetHeader)  # iter_goldset yields the header first
         queries = [q for q in items if isinstance(q, GoldenQuery)]
-        return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)  # type: ignore[union-attr]
+        return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)
     if fmt == "trec":
         if topics is None:
             raise ValueError("a TREC import needs a topics file (qid<TAB>query) with --topics")

@@ -188,8 +188,9 @@ def pool_import_run(
     name = single_line(name, "a run's name")
     if not name or name in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
         raise ValueError("give the run a name of its own (not bm25, tfidf or annotators)")
-    fmt = None if format == "auto" else format
-    run = read_run(path, fmt)  # type: ignore[arg-type]
+    if format not in ("auto", "trec", "jsonl"):
+        raise ValueError(f"unknown run format {format!r}; use auto, trec or jsonl")
+    run = read_run(path, None if format == "auto" else format)  # type: ignore[arg-type]  # checked just above
     chunk_ids = dict(Chunk.objects.filter(project=project).values_list("chunk_id", "id"))
     query_ids = set(Query.objects.filter(project=project).values_list("id", flat=True))
     hits: dict[int, list[int]] = {}

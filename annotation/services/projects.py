@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,9 +28,9 @@ class ProjectSetup:
 def project_setup(
     *,
     name: str,
-    leads: list[str],
-    annotators: list[str] = (),  # type: ignore[assignment]
-    viewers: list[str] = (),  # type: ignore[assignment]
+    leads: Sequence[str],
+    annotators: Sequence[str] = (),
+    viewers: Sequence[str] = (),
     password: str | None = None,
 ) -> ProjectSetup:
     """Create the project and any missing users, and give each their role.

@@ -3,6 +3,8 @@ its counts, agreement and exports, and the diff of two versions."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -11,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import path
 
 from annotation.api.goldsets import streamed_export
-from annotation.models import GoldenItem, GoldenSetVersion, Project, Query
+from annotation.models import GoldenItem, GoldenSetVersion, Membership, Project, Query
 from annotation.models.judging import ReviewState
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.goldsets import (
@@ -33,7 +35,7 @@ EXPORT_LABELS = {
 }
 
 
-def _context(project: Project, membership, **extra) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def _context(project: Project, membership: Membership, **extra: object) -> dict[str, object]:
     return {
         "project": project,
         "membership": membership,
@@ -68,13 +70,13 @@ class FreezeForm(forms.Form):
         required=False, min_value=0.01, max_value=0.99, initial=0.5, label="Test share"
     )
 
-    def __init__(self, *args, project: Project, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         approved = Query.objects.filter(project=project, review__state=ReviewState.APPROVED)
         for name, field_name in (("category", "categories"), ("stratum", "strata")):
             values = sorted(set(approved.exclude(**{name: ""}).values_list(name, flat=True)))
             if values:
-                self.fields[field_name].choices = [(v, v) for v in values]  # type: ignore[attr-defined]
+                self.fields[field_name].choices = [(v, v) for v in values]  # type: ignore[attr-defined]  # a ChoiceField's choices, which Field does not declare
             else:
                 del self.fields[field_name]  # nothing to filter by
 

@@ -16,7 +16,8 @@ class ThrottledFormMixin:
         refusal = getattr(self.request, "signin_refusal", None)
         if refusal is not None:
             return ValidationError(refusal.reason, code="throttled")
-        return super().get_invalid_login_error()  # type: ignore[misc]
+        # A mixin: AuthenticationForm, after it in the class's bases, defines the method.
+        return super().get_invalid_login_error()  # type: ignore[misc]  # a mixin: the form it is mixed into defines the method
 
 
 class SignInForm(ThrottledFormMixin, AuthenticationForm):

@@ -25,7 +25,7 @@ from django.db.utils import OperationalError
 try:
     import fcntl
 except ImportError:  # not on a POSIX system: threads queue, processes wait in SQLite's handler
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # fcntl is absent on Windows: the lock is then a no-op
 
 _process_locks: dict[str, threading.Lock] = {}
 _process_locks_guard = threading.Lock()

@@ -55,7 +55,7 @@ def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporti
     return reporting.RunSettings(
         ks=tuple(ks or run.ks or DEFAULT_KS),
         relevance_threshold=run.relevance_threshold,
-        gain=run.gain,  # type: ignore[arg-type]
+        gain=run.gain,  # type: ignore[arg-type]  # gain is one of the Gain choices, which EvalSettings takes
         pass_threshold=run.pass_threshold,
         matching=run.matching,
         headline=run.headline_k,

@@ -533,7 +533,7 @@ def evaluation_schedule_due(*, now: datetime | None = None) -> list[int]:
     now = now or timezone.now()
     created: list[int] = []
     for retriever in Retriever.objects.exclude(schedule="").select_related("project"):
-        interval = SCHEDULE_INTERVALS.get(retriever.schedule)  # type: ignore[call-overload]
+        interval = SCHEDULE_INTERVALS.get(retriever.schedule)  # type: ignore[call-overload]  # schedule is one of the Schedule choices, the keys
         if interval is None:
             continue
         last = retriever.last_scheduled_at

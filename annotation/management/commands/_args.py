@@ -37,7 +37,7 @@ def version_labelled(project: Project, label: str) -> GoldenSetVersion:
     return version
 
 
-def user_named(username: str | None):  # type: ignore[no-untyped-def]
+def user_named(username: str | None):  # type: ignore[no-untyped-def]  # returns a User, which has no static type without django-stubs
     if not username:
         return None
     user = get_user_model().objects.filter(username=username).first()

@@ -35,7 +35,7 @@ class Command(BaseCommand):
             if format == "beir":
                 raise bad_input("a BEIR zip cannot go to stdout: name a file with -o")
             for piece in export_stream(version, format).pieces():
-                sys.stdout.write(piece)  # type: ignore[arg-type]
+                sys.stdout.write(piece)  # type: ignore[arg-type]  # text formats yield str pieces; BEIR (bytes) was refused above
             return
         path = Path(output)
         if not path.parent.is_dir():
@@ -52,7 +52,7 @@ class Command(BaseCommand):
             + ", ".join(str(p) for p in written)
         )
 
-    def _write(self, path: Path, version, fmt: str) -> Path:  # type: ignore[no-untyped-def]
+    def _write(self, path: Path, version, fmt: str) -> Path:  # type: ignore[no-untyped-def]  # version: a GoldenSetVersion, untyped without django-stubs
         """Write to a temporary name, then rename: a failed export leaves no partial file."""
         partial = path.with_name(path.name + ".partial")
         try:
@@ -60,7 +60,7 @@ class Command(BaseCommand):
                 # Check the stored rows against the stored hash while writing.
                 check = StreamingHash()
 
-                def hashed():  # type: ignore[no-untyped-def]
+                def hashed():  # type: ignore[no-untyped-def]  # a generator of the pieces, typed by its caller
                     for q in golden_queries(version):
                         check.add(q)
                         yield q

@@ -47,11 +47,11 @@ class Command(BaseCommand):
         "1 the run failed, 2 bad input, 3 the verdict is at or below --gate or a drift rule fired."
     )
 
-    def create_parser(self, prog_name, subcommand, **kwargs):  # type: ignore[no-untyped-def]
+    def create_parser(self, prog_name, subcommand, **kwargs):  # type: ignore[no-untyped-def]  # Django's signature, untyped
         # `--version LABEL` names the golden-set version; Django's own --version gives way.
         return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]  # Django's signature, untyped
         parser.add_argument("--project", required=True, help="project name or id")
         parser.add_argument(
             "--version", dest="label", default="latest", help="version label (default: latest)"
