@@ -5,6 +5,13 @@ characters. A paragraph longer than that is cut at the last whitespace before th
 Consecutive chunks overlap by up to `overlap` characters (the next chunk starts at a word
 boundary at most `overlap` characters before the previous one ended).
 
+Chinese has no spaces between words: a paragraph is cut after the last Chinese sentence end
+before the limit (the ideographic full stop 。 and the full-width ！？； as Chinese is typed,
+with ｡ and ． and the closing quotes or brackets that follow) rather than at a space, unless
+that would leave less than half a chunk and a space comes later. The overlap starts after a
+Chinese sentence end or pause (，、：) as well as after a space. Text without these marks is
+chunked exactly as before.
+
 Every chunk carries its character offsets, and ``text[start:end] == chunk.text`` always holds,
 so that judgments can be matched by span after re-chunking.
 """
@@ -15,6 +22,10 @@ import re
 from dataclasses import dataclass
 
 _PARAGRAPH_RE = re.compile(r"\S(?:.*?\S)?(?=\s*\n\s*\n|\s*\Z)", re.S)
+# A Chinese sentence end with the closing quotes and brackets after it; a Chinese pause
+# (，、：) where an overlap may start.
+_SENTENCE_END_RE = re.compile("[。｡！？；．][”’」』）》〉】〕]*")
+_CHINESE_MARKS = frozenset("。｡！？；．，、：")
 
 
 @dataclass(frozen=True)
@@ -29,13 +40,30 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
 
 
 def _cut(text: str, start: int, limit: int) -> int:
-    """End of a piece starting at `start`: the last whitespace before `limit`, if any."""
+    """End of a piece starting at `start`: just after the last Chinese sentence end before
+    `limit` when it leaves at least half a piece, else the later of the last whitespace and
+    that sentence end, else `limit`."""
     if limit >= len(text):
         return len(text)
+    sentence_end = _last_sentence_end(text, start + 1, limit)
+    if sentence_end > start + (limit - start) // 2:
+        return sentence_end
     space = text.rfind(" ", start + 1, limit + 1)
     newline = text.rfind("\n", start + 1, limit + 1)
-    cut = max(space, newline)
+    cut = max(space, newline, sentence_end)
     return cut if cut > start else limit
+
+
+def _last_sentence_end(text: str, lower: int, limit: int) -> int:
+    """The end of the last Chinese sentence end (with its closing marks) that lies within
+    ``text[lower:limit]``; -1 when there is none. Text without such marks costs one scan."""
+    window = text[lower:limit]
+    if window.isascii():
+        return -1
+    best = -1
+    for match in _SENTENCE_END_RE.finditer(window):
+        best = lower + match.end()
+    return best
 
 
 def _overlap_start(text: str, end: int, overlap: int, floor: int) -> int:
@@ -46,6 +74,11 @@ def _overlap_start(text: str, end: int, overlap: int, floor: int) -> int:
     if lower >= end:
         return end
     space = text.find(" ", lower, end)
+    window = text[lower:end]
+    if not window.isascii():  # or after a Chinese sentence end or pause, whichever is first
+        mark = next((lower + i for i, ch in enumerate(window) if ch in _CHINESE_MARKS), -1)
+        if mark != -1 and (space == -1 or mark < space):
+            space = mark
     if space == -1:
         return end
     start = space + 1

@@ -1,13 +1,21 @@
 """Query normalisation and near-duplicate grouping: pure, no Django.
 
 `normalize_query` is the key of exact de-duplication: Unicode NFKC, case-folded, whitespace
-collapsed. `display_text` keeps the case a person typed (NFKC and whitespace only).
+collapsed; for a Chinese project also Chinese punctuation as its ASCII counterpart, traditional
+characters as simplified (OpenCC's ``t2s``) and no spaces between Han characters, so that
+"怎麼退款。" and "怎么退款." are one query. `display_text` keeps the case, and the traditional or
+simplified characters, that a person typed (NFKC and whitespace only).
 
-`near_duplicate_groups` groups distinct queries whose TF-IDF character n-gram vectors have a
-cosine similarity ≥ `threshold` (single linkage), punctuation ignored. To stay fast on hundreds
-of thousands of distinct queries it compares only queries that share a *blocking key* (one of
-their two longest words, or their first 12 characters) and sit near each other in that block's
-sort order. Two variants that share no long word and no prefix are not grouped.
+`near_duplicate_groups` groups distinct queries whose TF-IDF vectors have a cosine similarity
+≥ `threshold` (single linkage), punctuation ignored. With the default tokenizer the vectors are
+of character 3-grams inside words. With a Chinese tokenizer (`goldsmith.intake.tokenizers`) a
+Chinese word (or bigram) is a feature of its own, Chinese stop words are left out and
+interrogatives of one meaning count as one (如何 = 怎么), while words outside Chinese runs still
+give their character 3-grams: "怎么退款", "如何退款？" and "怎麼退款" are one group, "退款期限" and
+"退货期限" are not. To stay fast on hundreds of thousands of distinct queries it compares only
+queries that share a *blocking key* (one of their two longest words, or their first 12
+characters) and sit near each other in that block's sort order. Two variants that share no
+long word and no prefix are not grouped.
 """
 
 from __future__ import annotations
@@ -20,21 +28,45 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from goldsmith.intake.tokenizers import (
+    DEFAULT,
+    HAN,
+    QUESTION_WORDS,
+    chinese_term,
+    get_tokenizer,
+    is_han_token,
+    to_simplified,
+)
+
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
 _SPACE_RE = re.compile(r"\s+")
 _WORD_RE = re.compile(r"\w+")
 _PUNCT_RE = re.compile(r"[^\w\s]+")
+# Chinese punctuation that NFKC leaves alone, as the ASCII a query typed in English would use
+# (NFKC already turns full-width ，？！：；（） into , ? ! : ; ( )).
+_CHINESE_PUNCTUATION = str.maketrans(
+    {"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"', "“": '"', "”": '"',
+     "‘": "'", "’": "'", "《": '"', "》": '"', "〈": '"', "〉": '"', "【": "[", "】": "]",
+     "〔": "(", "〕": ")", "—": "-"}
+)  # fmt: skip
+_SPACE_BETWEEN_HAN_RE = re.compile(rf"(?<=[{HAN}])\s+(?=[{HAN}])")
 
 
 def display_text(text: str) -> str:
     return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
 
 
-def normalize_query(text: str) -> str:
-    """NFKC, case-folded, whitespace collapsed: the key of exact de-duplication."""
-    return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+def normalize_query(text: str, *, chinese: bool = False) -> str:
+    """The key of exact de-duplication: NFKC, case-folded, whitespace collapsed; with
+    `chinese`, Chinese punctuation, traditional characters and spaces between Han characters
+    folded too (see the module docstring). Text without a non-ASCII character never pays for
+    the Chinese folding."""
+    key = unicodedata.normalize("NFKC", text).casefold()
+    if chinese and not key.isascii():
+        key = _SPACE_BETWEEN_HAN_RE.sub("", to_simplified(key.translate(_CHINESE_PUNCTUATION)))
+    return _SPACE_RE.sub(" ", key).strip()
 
 
 def _blocks_of(text: str) -> list[str]:
@@ -109,7 +141,37 @@ def char_trigram_tfidf(texts: Sequence[str]) -> csr_matrix:
         (np.ones(len(column), dtype=np.float32), column, indptr), shape=(n, max(width, 1))
     )
     del column
-    counts.sum_duplicates()  # the count of each 3-gram in each text
+    return _sublinear_tfidf(counts, n)
+
+
+def feature_tfidf(features: Sequence[Sequence[str]]) -> csr_matrix:
+    """TF-IDF vectors of lists of features (one list per text), rows L2-normalised: what
+    scikit-learn's ``TfidfVectorizer(analyzer=<the lists>, sublinear_tf=True)`` computes (up
+    to the order of the columns). The Chinese path of :func:`near_duplicate_groups` uses it."""
+    from scipy.sparse import csr_matrix
+
+    vocabulary: dict[str, int] = {}
+    number = vocabulary.setdefault
+    indices: list[int] = []
+    indptr = [0]
+    for row in features:
+        indices.extend(number(feature, len(vocabulary)) for feature in row)
+        indptr.append(len(indices))
+    counts = csr_matrix(
+        (
+            np.ones(len(indices), dtype=np.float32),
+            np.asarray(indices, dtype=np.int32),
+            np.asarray(indptr, dtype=np.int64),
+        ),
+        shape=(len(features), max(len(vocabulary), 1)),
+    )
+    return _sublinear_tfidf(counts, len(features))
+
+
+def _sublinear_tfidf(counts: csr_matrix, n: int) -> csr_matrix:
+    """Feature counts (one entry per occurrence, rows in text order) into sublinear TF-IDF
+    with scikit-learn's smooth idf, rows L2-normalised, in place and in float32."""
+    counts.sum_duplicates()  # the count of each feature in each text
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1.0 + n) / (1.0 + df)) + 1.0  # smooth idf, as scikit-learn's default
     data = counts.data  # in place, in float32 like scikit-learn's float32 output
@@ -161,31 +223,42 @@ class _UnionFind:
 
 
 def near_duplicate_groups(
-    texts: Sequence[str], *, threshold: float = 0.85, window: int = 5
+    texts: Sequence[str], *, threshold: float = 0.85, window: int = 5, tokenizer: str = DEFAULT
 ) -> list[int]:
     """The group of each text, as the index of the group's first member.
 
     Callers pass texts ordered by descending count, so a group is named after its most
     frequent variant. `threshold` ≥ 1 disables grouping (every text is its own group).
+    `tokenizer` is the project's (`goldsmith.intake.tokenizers`); see the module docstring.
     Inside each block (see the module docstring) every text is compared with its `window`
     next neighbours in sort order (the sorted-neighbourhood method): cost O(n · window).
     """
     n = len(texts)
     if n < 2 or threshold >= 1.0:
         return list(range(n))
-    # Punctuation does not make a different question: "parse json?" is "parse json".
-    matrix = char_trigram_tfidf([_PUNCT_RE.sub(" ", t) for t in texts])
     blocks: dict[str, list[int]] = defaultdict(list)
-    for index, text in enumerate(texts):
-        for block in _blocks_of(text):
-            blocks[block].append(index)
+    if tokenizer == DEFAULT:
+        # Punctuation does not make a different question: "parse json?" is "parse json".
+        matrix = char_trigram_tfidf([_PUNCT_RE.sub(" ", t) for t in texts])
+        keys = texts
+        for index, text in enumerate(texts):
+            for block in _blocks_of(text):
+                blocks[block].append(index)
+    else:
+        split = get_tokenizer(tokenizer).tokens
+        units = [_units(split(text)) for text in texts]
+        matrix = feature_tfidf([_features(u) for u in units])
+        keys = [" ".join(u) for u in units]
+        for index, (text, words) in enumerate(zip(texts, units, strict=True)):
+            for block in _unit_blocks(words, text):
+                blocks[block].append(index)
     # Candidate pairs as small integer arrays, block by block (the blocks are freed as we go).
     parts: list[np.ndarray] = []
     while blocks:
         block, members = blocks.popitem()
         if len(members) < 2:
             continue
-        members.sort(key=lambda i: _sort_key(block, texts[i]))
+        members.sort(key=lambda i: _sort_key(block, keys[i]))
         order = np.asarray(members, dtype=np.int64)
         for offset in range(1, min(window, len(order) - 1) + 1):
             a, b = order[:-offset], order[offset:]
@@ -202,3 +275,41 @@ def near_duplicate_groups(
             for i, j in zip(a[close].tolist(), b[close].tolist(), strict=True):
                 uf.union(i, j)
     return [uf.find(i) for i in range(n)]
+
+
+def _units(tokens: list[str]) -> list[str]:
+    """A query's words as near-duplicate grouping sees them with a Chinese tokenizer: Chinese
+    stop words out, interrogatives folded (如何 → 怎么), every other word kept."""
+    units = []
+    for token in tokens:
+        if is_han_token(token):
+            term = chinese_term(token)
+            if term is not None:
+                units.append(term)
+        else:
+            units.append(token)
+    return units
+
+
+def _features(units: list[str]) -> list[str]:
+    """A Chinese word is one feature; another word gives its character 3-grams, padded with a
+    space on each side as scikit-learn's ``char_wb`` analyzer pads it."""
+    features = []
+    for unit in units:
+        if is_han_token(unit):
+            features.append(unit)
+        else:
+            padded = f" {unit} "
+            features.extend(padded[i : i + 3] for i in range(len(padded) - 2))
+    return features
+
+
+def _unit_blocks(units: list[str], text: str) -> list[str]:
+    """The blocks of a text with a Chinese tokenizer: its two longest words (a Han character
+    counting twice, interrogatives left out), at least 4 long, and its prefix."""
+    weight = {u: (2 * len(u) if is_han_token(u) else len(u)) for u in units}
+    words = sorted(
+        (u for u, w in weight.items() if w >= 4 and u not in QUESTION_WORDS),
+        key=lambda u: (-weight[u], u),
+    )
+    return [f"w:{w}" for w in words[:2]] + [f"p:{text[:12]}"]

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from goldsmith.intake.tokenizers import DEFAULT, QUESTION_WORDS, get_tokenizer
+
 UNIFORM = "uniform"
 STRATIFIED = "stratified"
 FREQUENCY = "frequency"
@@ -213,9 +215,11 @@ def strata_for(
 
 
 def cluster_queries(
-    texts: Sequence[str], *, k: int, seed: int, fit_limit: int = 20000
+    texts: Sequence[str], *, k: int, seed: int, fit_limit: int = 20000, tokenizer: str = DEFAULT
 ) -> tuple[list[int], list[str]]:
-    """Intents: TF-IDF (words and bigrams, English stop words) + k-means.
+    """Intents: TF-IDF (words and bigrams, English stop words) + k-means. With a Chinese
+    `tokenizer` (`goldsmith.intake.tokenizers`) the words are its terms without interrogatives
+    (怎么, 为什么…): an intent is what is asked about.
 
     Returns each text's cluster and each cluster's name (its three heaviest terms). Fitted on
     at most `fit_limit` texts (a seeded subset), then every text is assigned.
@@ -230,9 +234,29 @@ def cluster_queries(
 
     if k == 1:
         return [0] * n, ["(all)"]
-    vectorizer = TfidfVectorizer(
-        stop_words="english", ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_features=20000
-    )
+    if tokenizer == DEFAULT:
+        vectorizer = TfidfVectorizer(
+            stop_words="english",
+            ngram_range=(1, 2),
+            sublinear_tf=True,
+            min_df=1,
+            max_features=20000,
+        )
+    else:
+        terms = get_tokenizer(tokenizer).terms
+
+        def topic_terms(text: str) -> list[str]:
+            return [t for t in terms(text) if t not in QUESTION_WORDS]
+
+        vectorizer = TfidfVectorizer(
+            tokenizer=topic_terms,
+            token_pattern=None,
+            lowercase=False,
+            ngram_range=(1, 2),
+            sublinear_tf=True,
+            min_df=1,
+            max_features=20000,
+        )
     rng = np.random.default_rng(seed)
     fit_rows = np.sort(rng.choice(n, size=fit_limit, replace=False)) if n > fit_limit else None
     fit_texts = [texts[i] for i in fit_rows] if fit_rows is not None else list(texts)

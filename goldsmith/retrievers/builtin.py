@@ -10,16 +10,24 @@ document id descending, compared bytewise on UTF-8 like ``strcmp``), both inside
 at the cut: when the k-th and the (k+1)-th scores are equal, the larger ids make the cut. A
 saved run therefore ranks the same in Goldsmith (which keeps the returned order) and in
 trec_eval (which re-sorts by score). Scores are the float32 values the index computes.
+
+Both take the project's tokenizer by name (`goldsmith.intake.tokenizers`). ``default`` is the
+behaviour they always had: words of two or more word characters, lower-cased, English stop words
+(scikit-learn's list for TF-IDF, bm25s' for BM25). ``zh-words`` and ``zh-bigrams`` index the
+tokenizer's terms (Chinese words or bigrams, other words whole, stop words of both languages
+out), so that Chinese queries find Chinese chunks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+
+from goldsmith.intake.tokenizers import DEFAULT, get_tokenizer
 
 IntArray = NDArray[np.int64]
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -65,23 +73,28 @@ def _top_k(scores: np.ndarray, ids: Sequence[str], id_rank: IntArray, k: int) ->
 
 
 class TfidfRetriever:
-    """Cosine similarity of sublinear TF-IDF vectors (l2-normalised, English stop words)."""
+    """Cosine similarity of sublinear TF-IDF vectors (l2-normalised, stop words out)."""
 
     name = "tfidf"
 
-    def __init__(self, corpus: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, corpus: Sequence[tuple[str, str]], *, tokenizer: str = DEFAULT) -> None:
         self.ids = [doc_id for doc_id, _ in corpus]
         self.id_rank = descending_id_order(self.ids)
         # Imported on use: scikit-learn costs over a second at every Django start otherwise.
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self.vectorizer = TfidfVectorizer(
-            lowercase=True,
-            token_pattern=TOKEN_PATTERN,
-            stop_words="english",
-            sublinear_tf=True,
-            dtype=np.float32,
-        )
+        if tokenizer == DEFAULT:
+            self.vectorizer = TfidfVectorizer(
+                lowercase=True,
+                token_pattern=TOKEN_PATTERN,
+                stop_words="english",
+                sublinear_tf=True,
+                dtype=np.float32,
+            )
+        else:
+            self.vectorizer = TfidfVectorizer(
+                analyzer=get_tokenizer(tokenizer).terms, sublinear_tf=True, dtype=np.float32
+            )
         texts = [text for _, text in corpus]
         try:
             self.matrix = self.vectorizer.fit_transform(texts).tocsr()
@@ -101,11 +114,11 @@ class TfidfRetriever:
 
 
 class Bm25Retriever:
-    """Okapi BM25 (k1=1.5, b=0.75, Lucene idf) via bm25s, English stop words, no stemming."""
+    """Okapi BM25 (k1=1.5, b=0.75, Lucene idf) via bm25s, stop words out, no stemming."""
 
     name = "bm25"
 
-    def __init__(self, corpus: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, corpus: Sequence[tuple[str, str]], *, tokenizer: str = DEFAULT) -> None:
         import bm25s
 
         self._bm25s = bm25s
@@ -113,24 +126,33 @@ class Bm25Retriever:
         self.id_rank = descending_id_order(self.ids)
         texts = [text for _, text in corpus]
         self.model = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
-        tokens = bm25s.tokenize(
-            texts, token_pattern=TOKEN_PATTERN, stopwords="en", show_progress=False
-        )
+        if tokenizer == DEFAULT:
+            self._terms = None
+            tokens = bm25s.tokenize(
+                texts, token_pattern=TOKEN_PATTERN, stopwords="en", show_progress=False
+            )
+        else:
+            self._terms = get_tokenizer(tokenizer).terms
+            tokens = _bm25s_tokens(bm25s, [self._terms(text) for text in texts])
         self.vocab = tokens.vocab
-        self.model.index(tokens, show_progress=False)
+        if self.vocab:  # else (stop words only) nothing can match, and bm25s cannot index it
+            self.model.index(tokens, show_progress=False)
 
     def search(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
-        if not self.ids or k <= 0:
+        if not self.vocab or k <= 0:
             return [[] for _ in queries]
         results: list[list[Hit]] = []
         for text in queries:
-            tokens = self._bm25s.tokenize(
-                [text],
-                token_pattern=TOKEN_PATTERN,
-                stopwords="en",
-                show_progress=False,
-                return_ids=False,
-            )[0]
+            if self._terms is None:
+                tokens = self._bm25s.tokenize(
+                    [text],
+                    token_pattern=TOKEN_PATTERN,
+                    stopwords="en",
+                    show_progress=False,
+                    return_ids=False,
+                )[0]
+            else:
+                tokens = self._terms(text)
             known = [t for t in tokens if t in self.vocab]
             if not known:
                 results.append([])
@@ -140,17 +162,29 @@ class Bm25Retriever:
         return results
 
 
+def _bm25s_tokens(bm25s: Any, documents: list[list[str]]) -> Any:
+    """Term lists as bm25s' own tokenizer returns them: ids per document, and the vocabulary."""
+    vocab: dict[str, int] = {}
+    number = vocab.setdefault
+    ids = [[number(term, len(vocab)) for term in doc] for doc in documents]
+    return bm25s.tokenization.Tokenized(ids=ids, vocab=vocab)
+
+
 BUILTIN_RETRIEVERS: dict[str, type[TfidfRetriever] | type[Bm25Retriever]] = {
     "bm25": Bm25Retriever,
     "tfidf": TfidfRetriever,
 }
 
 
-def build_retriever(name: str, corpus: Sequence[tuple[str, str]]) -> Retriever:
-    """A built-in retriever by name ("bm25" or "tfidf") indexed over `corpus`."""
+def build_retriever(
+    name: str, corpus: Sequence[tuple[str, str]], *, tokenizer: str = DEFAULT
+) -> Retriever:
+    """A built-in retriever by name ("bm25" or "tfidf") indexed over `corpus`, cutting text
+    with the tokenizer called `tokenizer` (`goldsmith.intake.tokenizers`)."""
     try:
         cls = BUILTIN_RETRIEVERS[name]
     except KeyError:
         known = ", ".join(sorted(BUILTIN_RETRIEVERS))
         raise ValueError(f"unknown built-in retriever {name!r}; use one of {known}") from None
-    return cls(corpus)
+    get_tokenizer(tokenizer)  # an unknown tokenizer is refused before any indexing
+    return cls(corpus, tokenizer=tokenizer)

@@ -1,0 +1,28 @@
+"""Intent clustering of Chinese queries uses the project's tokenizer: queries about one thing
+share a cluster whatever interrogative they use, and clusters are named by Chinese words."""
+
+from __future__ import annotations
+
+import pytest
+
+from goldsmith.intake.sampling import cluster_queries
+
+QUERIES = ["怎么退款", "如何退款", "退款要多久", "快递到哪里了", "快递什么时候到", "快递单号查询",
+           "发票怎么开", "开发票", "电子发票下载"]  # fmt: skip
+
+
+@pytest.mark.parametrize("tokenizer", ["zh-words", "zh-bigrams"])
+def test_queries_about_one_thing_share_a_cluster(tokenizer):
+    labels, names = cluster_queries(QUERIES, k=3, seed=0, tokenizer=tokenizer)
+    refunds, deliveries, invoices = labels[0:3], labels[3:6], labels[6:9]
+    assert len(set(refunds)) == len(set(deliveries)) == len(set(invoices)) == 1
+    assert len({refunds[0], deliveries[0], invoices[0]}) == 3
+    assert "退款" in names[refunds[0]] and "快递" in names[deliveries[0]]
+    assert "发票" in names[invoices[0]]
+    assert not any("怎么" in name for name in names)
+
+
+def test_the_default_tokenizer_sees_each_chinese_query_as_one_word():
+    labels, names = cluster_queries(QUERIES, k=3, seed=0)
+    assert len(labels) == len(QUERIES)
+    assert any(name in QUERIES for n in names for name in n.split(", "))
