@@ -360,6 +360,7 @@ class AdjudicationRow:
     provenance: str
     suggested: int | None
     sources: list[tuple[str, int | None]]
+    provenance_label: str = ""  # "Tie → lower" for tie_lower
 
 
 @dataclass
@@ -426,6 +427,7 @@ def adjudication_view(
                 grades=grades,
                 final=final.grade if final else None,
                 provenance=final.provenance if final else "",
+                provenance_label=final.get_provenance_display() if final else "",
                 suggested=final.grade if final else (ruled[0] if ruled else None),
                 sources=sources.get(cid, []),
             )
