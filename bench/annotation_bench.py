@@ -6,12 +6,18 @@ Usage (against a database of its own; it is wiped):
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/gs_bench GOLDSMITH_VAR_DIR=/tmp/gs-bench
     .venv/bin/python bench/annotation_bench.py setup          # data + timings of recomputation
     .venv/bin/python bench/annotation_bench.py serve-and-load # gunicorn + locust, 50 annotators
+    .venv/bin/python bench/annotation_bench.py tie-rules      # share sent to a lead, per rule
 
 `setup` builds the project (20,000 chunks, 10,000 queries, 300,000 candidates, 50 annotators,
 20,000 assignments), stores judgments for 90 % of the queries (540,000 rows) and leaves the rest
 for the load test to grade; it then times the project's agreement recomputation and the
 dashboard summary. `serve-and-load` starts gunicorn (DEBUG off) and runs `bench/locustfile.py`
-headless with 50 users, printing locust's percentiles.
+headless with 50 users, printing locust's percentiles. `tie-rules` sets each tie rule in turn
+(`project_tie_rule_set`) and reports the share of finished queries flagged for a lead and how
+many final grades each rule decided. Each annotator gives a chunk's true grade with probability
+0.88, else a grade drawn at random (which may be the true one); with `setup --errors adjacent`
+a grade one away from the true one instead (a mistake is never two grades off).
+`setup --queries N` builds a smaller project with the same proportions.
 """
 
 from __future__ import annotations
@@ -115,7 +121,7 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
                 normalized=f"q{i}",
                 category=rng.choice(["howto", "error", "concept"]),
             )
-            for i in range(N_QUERIES)
+            for i in range(args.queries)
         ],
         batch_size=5000,
     )
@@ -131,7 +137,7 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
         batch_size=10_000,
     )
     t_data = time.perf_counter()
-    finished = set(rng.sample(query_ids, int(N_QUERIES * FINISHED_SHARE)))
+    finished = set(rng.sample(query_ids, int(args.queries * FINISHED_SHARE)))
     order = dict.fromkeys(annotators, 0)
     assignments = []
     pairs: dict[int, list[int]] = {}
@@ -157,7 +163,12 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
     for q, cand in Candidate.objects.filter(query_id__in=finished).values_list("query_id", "id"):
         truth = rng.choices([0, 1, 2], weights=[75, 15, 10])[0]
         for uid in pairs[q]:
-            grade = truth if rng.random() < 0.88 else rng.choice([0, 1, 2])
+            if rng.random() < 0.88:
+                grade = truth
+            elif args.errors == "adjacent":
+                grade = rng.choice([g for g in (truth - 1, truth + 1) if 0 <= g <= 2])
+            else:
+                grade = rng.choice([0, 1, 2])
             judgments.append(
                 Judgment(candidate_id=cand, annotator_id=uid, grade=grade, guideline_version=1)
             )
@@ -169,7 +180,7 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
         cursor.execute("VACUUM ANALYZE")
     t_loaded = time.perf_counter()
     result = {
-        "queries": N_QUERIES,
+        "queries": args.queries,
         "candidates": Candidate.objects.filter(query__project=project).count(),
         "judgments": Judgment.objects.filter(candidate__query__project=project).count(),
         "annotators": N_ANNOTATORS,
@@ -223,6 +234,51 @@ def recompute(args: argparse.Namespace) -> dict[str, object]:
     }
     if args.command == "recompute":
         print(json.dumps(result, indent=2))
+    return result
+
+
+def tie_rules(args: argparse.Namespace) -> dict[str, object]:
+    """Under each tie rule: the share of finished queries flagged for a lead, the flag reasons,
+    how many final grades each rule decided, and how long settling again took. The project's
+    rule is put back afterwards."""
+    django_setup()
+    from collections import Counter
+
+    from annotation.models import Project, QueryAgreement, QueryReview
+    from annotation.selectors.judging import grades_decided_by
+    from annotation.services.adjudication import project_tie_rule_set
+
+    project = Project.objects.get(name=PROJECT)
+    before = project.tie_rule
+    result: dict[str, object] = {}
+    for rule in ("lead", "lower", "higher"):
+        start = time.perf_counter()
+        changed = project_tie_rule_set(project=project, tie_rule=rule)
+        seconds = time.perf_counter() - start
+        states = Counter(
+            QueryReview.objects.filter(query__project=project).values_list("state", flat=True)
+        )
+        finished = states["flagged"] + states["resolved"] + states["approved"]
+        reasons = Counter(
+            reason
+            for row in QueryAgreement.objects.filter(
+                query__project=project, flagged=True
+            ).values_list("flag_reasons", flat=True)
+            for reason in row
+        )
+        result[rule] = {
+            "finished": finished,
+            "flagged": states["flagged"],
+            "flagged_share": round(states["flagged"] / finished, 4) if finished else None,
+            "flag_reasons": dict(sorted(reasons.items())),
+            "grades_decided_by": {
+                row["provenance"]: row["count"] for row in grades_decided_by(project=project)
+            },
+            "queries_changed": changed,
+            "settle_seconds": round(seconds, 2),
+        }
+    project_tie_rule_set(project=project, tie_rule=before)
+    print(json.dumps(result, indent=2))
     return result
 
 
@@ -322,8 +378,11 @@ def serve_and_load(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("setup")
+    build = sub.add_parser("setup")
+    build.add_argument("--queries", type=int, default=N_QUERIES)
+    build.add_argument("--errors", choices=["uniform", "adjacent"], default="uniform")
     sub.add_parser("recompute")
+    sub.add_parser("tie-rules")
     load = sub.add_parser("serve-and-load")
     load.add_argument("--users", type=int, default=N_ANNOTATORS)
     load.add_argument("--duration", default="3m")
@@ -331,7 +390,12 @@ def main() -> None:
     load.add_argument("--spawn-rate", type=float, default=2.0, help="users started per second")
     load.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
-    commands = {"setup": setup, "recompute": recompute, "serve-and-load": serve_and_load}
+    commands = {
+        "setup": setup,
+        "recompute": recompute,
+        "serve-and-load": serve_and_load,
+        "tie-rules": tie_rules,
+    }
     commands[args.command](args)
 
 

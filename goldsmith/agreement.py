@@ -431,6 +431,15 @@ def agreement_by_group(
 # How a final grade was decided by rule (the values the app stores as a resolution's provenance).
 UNANIMOUS = "unanimous"
 MAJORITY = "majority"
+TIE_LOWER = "tie_lower"  # shown as "tie → lower"
+TIE_HIGHER = "tie_higher"  # shown as "tie → higher"
+
+# A project's tie rule: what a candidate whose grades are one apart with no majority gets in a
+# query that is not otherwise flagged — the lower grade, the higher grade, or a lead.
+LOWER = "lower"
+HIGHER = "higher"
+LEAD = "lead"
+TIE_RULES = (LOWER, HIGHER, LEAD)
 
 # Why a finished query needs a lead (the values the app stores as its flag reasons).
 LOW_KAPPA = "low_kappa"
@@ -520,11 +529,18 @@ def two_rater_query_stats(
     }
 
 
-def rule_resolution(grades: Sequence[int]) -> tuple[int, str] | None:
-    """(final grade, how it was decided) of one candidate by rule, or None (a tie, or no grade).
+def rule_resolution(grades: Sequence[int], *, tie_rule: str) -> tuple[int, str] | None:
+    """(final grade, how it was decided) of one candidate by rule, or None (left to a lead, or
+    no grade).
 
     :data:`UNANIMOUS` when every grade is equal; :data:`MAJORITY` when one grade has more than
-    half the votes; otherwise None, which flags the query for a lead (:data:`TIE`)."""
+    half the votes; otherwise a tie. A tie whose grades are one apart (e.g. 2/1, or 1/1/0/0)
+    goes by ``tie_rule``: :data:`LOWER` gives the lower grade (:data:`TIE_LOWER`),
+    :data:`HIGHER` the higher (:data:`TIE_HIGHER`), :data:`LEAD` None, which flags the query for
+    a lead (:data:`TIE`). A tie over grades two apart is always None (such a query is flagged
+    anyway, :data:`TWO_APART`)."""
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {tie_rule!r}; use one of {', '.join(TIE_RULES)}")
     if not grades:
         return None
     grade, votes = Counter(grades).most_common(1)[0]
@@ -532,18 +548,29 @@ def rule_resolution(grades: Sequence[int]) -> tuple[int, str] | None:
         return grade, UNANIMOUS
     if votes * 2 > len(grades):
         return grade, MAJORITY
-    return None
+    if max(grades) - min(grades) != 1 or tie_rule == LEAD:
+        return None
+    if tie_rule == LOWER:
+        return min(grades), TIE_LOWER
+    return max(grades), TIE_HIGHER
 
 
 def flag_reasons(
-    *, kappa: float | None, threshold: float, grades: QueryGrades, ambiguous: bool
+    *,
+    kappa: float | None,
+    threshold: float,
+    grades: QueryGrades,
+    ambiguous: bool,
+    tie_rule: str,
 ) -> list[str]:
     """Why a finished query needs a lead (empty: it resolves by rule), in this order:
     :data:`LOW_KAPPA` when its kappa is below ``threshold`` (an undefined kappa, every grade
     identical, is unanimous and never low); :data:`TWO_APART` when two annotators are two grades
     apart on a candidate; :data:`AMBIGUOUS` when an annotator marked it ambiguous; and only when
-    none of these holds, :data:`TIE` when a candidate's grades have no majority
-    (:func:`rule_resolution`). ``grades``: annotator → candidate → grade."""
+    none of these holds, :data:`TIE` when a candidate's grades have no majority and the
+    project's ``tie_rule`` leaves ties to a lead (:func:`rule_resolution`; with :data:`LOWER`
+    or :data:`HIGHER` every such tie resolves, so :data:`TIE` is never given).
+    ``grades``: annotator → candidate → grade."""
     reasons = []
     if kappa is not None and kappa < threshold:
         reasons.append(LOW_KAPPA)
@@ -555,9 +582,72 @@ def flag_reasons(
         reasons.append(TWO_APART)
     if ambiguous:
         reasons.append(AMBIGUOUS)
-    if not reasons and any(rule_resolution(g) is None for g in by_item.values()):
+    if not reasons and any(rule_resolution(g, tie_rule=tie_rule) is None for g in by_item.values()):
         reasons.append(TIE)
     return reasons
+
+
+def flag_sentences(
+    *,
+    reasons: Sequence[str],
+    kappa: float | None,
+    threshold: float,
+    grades: QueryGrades,
+    names: Mapping[int, str],
+    chunk_numbers: Mapping[int, int],
+    ambiguous_by: Sequence[str],
+    limit: int = 3,
+) -> list[str]:
+    """The stored flag ``reasons`` of a query as sentences a lead reads, in the same order:
+    "κ 0.29 below 0.6"; "alice 2 and bob 0 on chunk 3" for each candidate with grades two
+    apart (the lowest and highest grade given; at most ``limit``, then "and N more chunks two
+    grades apart"); "marked ambiguous by bob"; "alice 2 and bob 1 on chunk 4, no majority" for
+    a tie. ``names``: annotator → name; ``chunk_numbers``: candidate → its 1-based place in the
+    query's list (the adjudication page's order)."""
+    by_item: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    for uid in sorted(grades, key=lambda u: names.get(u, str(u))):
+        for item, grade in grades[uid].items():
+            by_item[item].append((names.get(uid, str(uid)), grade))
+    ordered = sorted(by_item, key=lambda c: (chunk_numbers.get(c, 1 << 30), c))
+
+    def chunks(items: list[int], tail: str) -> list[str]:
+        out = []
+        for c in items[:limit]:
+            votes = by_item[c]
+            low = min(votes, key=lambda v: v[1])
+            high = max(votes, key=lambda v: v[1])
+            where = f"chunk {chunk_numbers[c]}" if c in chunk_numbers else f"candidate {c}"
+            out.append(f"{high[0]} {high[1]} and {low[0]} {low[1]} on {where}{tail}")
+        if len(items) > limit:
+            out.append(f"and {len(items) - limit} more chunks{tail or ' two grades apart'}")
+        return out
+
+    sentences: list[str] = []
+    for reason in reasons:
+        if reason == LOW_KAPPA:
+            shown = "undefined" if kappa is None else f"{kappa:.2f}"
+            sentences.append(f"κ {shown} below {threshold:g}")
+        elif reason == TWO_APART:
+            apart = [c for c in ordered if _spread(by_item[c]) >= 2]
+            sentences.extend(chunks(apart, ""))
+        elif reason == AMBIGUOUS:
+            who = ", ".join(ambiguous_by) if ambiguous_by else "an annotator"
+            sentences.append(f"marked ambiguous by {who}")
+        elif reason == TIE:
+            tied = [
+                c
+                for c in ordered
+                if rule_resolution([g for _, g in by_item[c]], tie_rule=LEAD) is None
+            ]
+            sentences.extend(chunks(tied, ", no majority"))
+        else:
+            sentences.append(reason)
+    return sentences
+
+
+def _spread(votes: Sequence[tuple[str, int]]) -> int:
+    grades = [g for _, g in votes]
+    return max(grades) - min(grades) if grades else 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import ApiToken, Membership, Role
+from annotation.models import ApiToken, Membership, Role, TieRule
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
+from annotation.services.adjudication import project_tie_rule_set
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -30,6 +31,10 @@ class ProjectOutput(serializers.Serializer):
     role = serializers.CharField()
     annotators_per_query = serializers.IntegerField()
     kappa_threshold = serializers.FloatField()
+    tie_rule = serializers.ChoiceField(
+        choices=TieRule.choices,
+        help_text="What a one-grade tie gets in a query that is not otherwise flagged",
+    )
 
 
 def _project_output(membership) -> dict[str, object]:
@@ -41,6 +46,7 @@ def _project_output(membership) -> dict[str, object]:
         "role": membership.role,
         "annotators_per_query": project.annotators_per_query,
         "kappa_threshold": project.kappa_threshold,
+        "tie_rule": project.tie_rule,
     }
 
 
@@ -94,6 +100,36 @@ class MemberListApi(APIView):
 
 class DetailOutput(serializers.Serializer):
     detail = serializers.CharField()
+
+
+class TieRuleInput(serializers.Serializer):
+    tie_rule = serializers.ChoiceField(choices=TieRule.choices)
+
+
+class TieRuleOutput(serializers.Serializer):
+    tie_rule = serializers.ChoiceField(choices=TieRule.choices)
+    resettled = serializers.IntegerField(
+        help_text="Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
+        "resolved with other final grades"
+    )
+
+
+class ProjectTieRuleApi(APIView):
+    @extend_schema(
+        request=TieRuleInput,
+        responses={
+            200: TieRuleOutput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Set the tie rule (lead); queries not yet approved are settled again under it",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = TieRuleInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        tie_rule = data.validated_data["tie_rule"]
+        resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
+        return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
 
 
 class MemberDetailApi(APIView):
@@ -196,6 +232,7 @@ class TokenRevokeApi(APIView):
 urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
+    path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
     path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
     path(
         "projects/<int:project_id>/members/<str:username>/",

@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import Assignment, PoolSource, QueryAnnotation
-from annotation.models.judging import AdjudicationReason, SourceKind
+from annotation.models.judging import AdjudicationReason, Provenance, SourceKind
+from annotation.models.projects import TieRule
 from annotation.permissions import Action, project_access
 from annotation.selectors.judging import adjudication_view, disagreement_queue, resolved_queue
 from annotation.services.adjudication import (
@@ -529,6 +530,12 @@ class GuidelinesWarningOutput(serializers.Serializer):
     text = serializers.CharField(help_text="the warning in plain words")
 
 
+class DecidedByOutput(serializers.Serializer):
+    provenance = serializers.ChoiceField(choices=Provenance.choices)
+    label = serializers.CharField()
+    count = serializers.IntegerField()
+
+
 class ProjectAgreementOutput(serializers.Serializer):
     items = serializers.IntegerField()
     judgments = serializers.IntegerField()
@@ -541,6 +548,10 @@ class ProjectAgreementOutput(serializers.Serializer):
     annotators = AnnotatorStatsOutput(many=True)
     overall = OverallProgressOutput()
     states = serializers.DictField(child=serializers.IntegerField())
+    tie_rule = serializers.ChoiceField(choices=TieRule.choices)
+    decided_by = DecidedByOutput(
+        many=True, help_text="How many final grades each rule decided, and how many a lead set"
+    )
     guidelines_warning = GuidelinesWarningOutput(
         allow_null=True,
         help_text="present when Krippendorff's α (or, without it, the mean κ) is below 0.6: "

@@ -27,7 +27,7 @@ from annotation.models.judging import (
     QueryReview,
     Resolution,
 )
-from annotation.models.projects import ApiToken, Membership, Project, Role
+from annotation.models.projects import ApiToken, Membership, Project, Role, TieRule
 from annotation.models.queries import Query
 from annotation.models.querylogs import LogQuery, QueryLog, ScrubPattern
 from annotation.models.sampling import Sample
@@ -63,5 +63,6 @@ __all__ = [
     "Sample",
     "ScrubPattern",
     "SearchBacklog",
+    "TieRule",
     "WorkerPing",
 ]

@@ -273,6 +273,8 @@ class QueryReview(models.Model):
 class Provenance(models.TextChoices):
     UNANIMOUS = "unanimous", "Unanimous"
     MAJORITY = "majority", "Majority"
+    TIE_LOWER = "tie_lower", "Tie → lower"
+    TIE_HIGHER = "tie_higher", "Tie → higher"
     ADJUDICATED = "adjudicated", "Adjudicated"
 
 

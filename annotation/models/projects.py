@@ -16,6 +16,15 @@ class Role(models.TextChoices):
     VIEWER = "viewer", "Viewer"
 
 
+class TieRule(models.TextChoices):
+    """What a one-grade tie gets in a query that is not otherwise flagged (the values of
+    `goldsmith.agreement.TIE_RULES`; docs/design.md "Agreement conventions")."""
+
+    LOWER = "lower", "Lower grade (tie → lower)"
+    HIGHER = "higher", "Higher grade (tie → higher)"
+    LEAD = "lead", "A lead decides"
+
+
 class Project(models.Model):
     """A golden-set project: its corpus, queries, annotators and versions."""
 
@@ -23,6 +32,7 @@ class Project(models.Model):
     description = models.TextField(blank=True)
     annotators_per_query = models.PositiveSmallIntegerField(default=2)
     kappa_threshold = models.FloatField(default=0.6)
+    tie_rule = models.CharField(max_length=8, choices=TieRule.choices, default=TieRule.LOWER)
     # Salt for hashing user/session ids from query logs; never shown or exported.
     hash_salt = models.CharField(max_length=64, default=secrets.token_hex, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -25,8 +25,8 @@ from annotation.models import (
     QueryReview,
     Resolution,
 )
-from annotation.models.judging import AssignmentStatus, ReviewState
-from goldsmith.agreement import rule_resolution
+from annotation.models.judging import AssignmentStatus, Provenance, ReviewState
+from goldsmith.agreement import flag_sentences, rule_resolution
 
 TERM = re.compile(r"(?u)\b\w\w+\b")
 
@@ -281,6 +281,73 @@ def review_counts(*, project: Project) -> dict[str, int]:
     return counts
 
 
+def flag_reasons_in_words(*, project: Project, reviews: list[QueryReview]) -> dict[int, list[str]]:
+    """query → why it is flagged, as sentences (`goldsmith.agreement.flag_sentences`): the
+    kappa against the project's threshold, who gave which grade on which chunk (numbered as on
+    the adjudication page), who marked it ambiguous. Assigned annotators only. `reviews` come
+    from `disagreement_queue` (with their agreement rows)."""
+    ids = [r.query_id for r in reviews]
+    assigned = set(
+        Assignment.objects.filter(query_id__in=ids).values_list("query_id", "annotator_id")
+    )
+    names = dict(
+        Assignment.objects.filter(query_id__in=ids).values_list(
+            "annotator_id", "annotator__username"
+        )
+    )
+    grades: dict[int, dict[int, dict[int, int]]] = {q: {} for q in ids}
+    for qid, cid, uid, grade in Judgment.objects.filter(candidate__query_id__in=ids).values_list(
+        "candidate__query_id", "candidate_id", "annotator_id", "grade"
+    ):
+        if (qid, uid) in assigned:
+            grades[qid].setdefault(uid, {})[cid] = grade
+    numbers: dict[int, dict[int, int]] = {q: {} for q in ids}
+    for qid, cid in (
+        Candidate.objects.filter(query_id__in=ids)
+        .order_by("query_id", "shuffle_key", "id")
+        .values_list("query_id", "id")
+    ):
+        numbers[qid][cid] = len(numbers[qid]) + 1
+    ambiguous: dict[int, list[str]] = {q: [] for q in ids}
+    for qid, uid in (
+        QueryAnnotation.objects.filter(query_id__in=ids, ambiguous=True)
+        .order_by("annotator__username")
+        .values_list("query_id", "annotator_id")
+    ):
+        if (qid, uid) in assigned:
+            ambiguous[qid].append(names[uid])
+    out = {}
+    for review in reviews:
+        agreement = getattr(review.query, "agreement", None)
+        if agreement is None:
+            continue
+        out[review.query_id] = flag_sentences(
+            reasons=agreement.flag_reasons,
+            kappa=agreement.kappa,
+            threshold=project.kappa_threshold,
+            grades=grades[review.query_id],
+            names=names,
+            chunk_numbers=numbers[review.query_id],
+            ambiguous_by=ambiguous[review.query_id],
+        )
+    return out
+
+
+def grades_decided_by(*, project: Project) -> list[dict[str, object]]:
+    """How many final grades each rule decided (unanimous, majority, tie → lower, tie →
+    higher) and how many a lead set, in that order, zeros included."""
+    counts = dict(
+        Resolution.objects.filter(candidate__query__project=project)
+        .values("provenance")
+        .annotate(n=Count("id"))
+        .values_list("provenance", "n")
+    )
+    return [
+        {"provenance": value, "label": label, "count": counts.get(value, 0)}
+        for value, label in Provenance.choices
+    ]
+
+
 @dataclass
 class AdjudicationRow:
     candidate_id: int
@@ -293,6 +360,7 @@ class AdjudicationRow:
     provenance: str
     suggested: int | None
     sources: list[tuple[str, int | None]]
+    provenance_label: str = ""  # "Tie → lower" for tie_lower
 
 
 @dataclass
@@ -345,7 +413,9 @@ def adjudication_view(
             (labels[uid], given.get(uid, (None, ""))[0], given.get(uid, (None, ""))[1])
             for uid, _ in assigned
         ]
-        ruled = rule_resolution([g for _, g, _ in grades if g is not None])
+        ruled = rule_resolution(
+            [g for _, g, _ in grades if g is not None], tie_rule=project.tie_rule
+        )
         final = finals.get(cid)
         rows.append(
             AdjudicationRow(
@@ -357,6 +427,7 @@ def adjudication_view(
                 grades=grades,
                 final=final.grade if final else None,
                 provenance=final.provenance if final else "",
+                provenance_label=final.get_provenance_display() if final else "",
                 suggested=final.grade if final else (ruled[0] if ruled else None),
                 sources=sources.get(cid, []),
             )

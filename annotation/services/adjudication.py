@@ -3,7 +3,8 @@
 A query whose assigned annotators have all finished is *settled*: its agreement is computed
 and stored (`annotation.services.agreement`); if it is flagged it waits for a lead, otherwise
 every candidate resolves by rule (`goldsmith.agreement.rule_resolution`: unanimous, else
-majority; a tie flags the query). Leads adjudicate flagged queries and approve resolved ones.
+majority, else the project's tie rule: the lower or the higher of two grades one apart, or a
+lead, which flags the query). Leads adjudicate flagged queries and approve resolved ones.
 Every write of a lead names the review `version` it was based on; a stale version is refused
 with `StaleReview` (HTTP 409) so that two leads never overwrite each other.
 """
@@ -30,6 +31,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
+from annotation.models.projects import TieRule
 from annotation.services.agreement import query_agreement_compute, query_agreements_compute
 from goldsmith.agreement import rule_resolution
 
@@ -63,7 +65,10 @@ def query_settle(*, query_id: int) -> QueryReview:
     ).values_list("candidate_id", "grade"):
         by_candidate[cand_id].append(grade)
     candidate_ids = list(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
-    ruled = {cid: rule_resolution(by_candidate.get(cid, [])) for cid in candidate_ids}
+    tie_rule = Project.objects.filter(queries__id=query_id).values_list("tie_rule", flat=True)[0]
+    ruled = {
+        cid: rule_resolution(by_candidate.get(cid, []), tie_rule=tie_rule) for cid in candidate_ids
+    }
     if agreement.flagged:
         Resolution.objects.filter(candidate__query_id=query_id).exclude(
             provenance=Provenance.ADJUDICATED
@@ -102,12 +107,13 @@ def queries_settle(
     *,
     flagged: Mapping[int, bool],
     grades: Mapping[int, Mapping[int, Mapping[int, int]]],
+    tie_rule: str,
 ) -> int:
     """What `query_settle` does, for many finished queries at once (a project's
     recomputation; one query at a time took 25 ms each). `flagged` holds each query's flag as
     just computed and stored, `grades` the assigned annotators' grades (query -> annotator ->
-    candidate -> grade). Approved queries and adjudicated ones are left alone. Returns how
-    many queries changed state."""
+    candidate -> grade), `tie_rule` the project's. Approved queries and adjudicated ones are
+    left alone. Returns how many queries changed state."""
     ids = sorted(flagged)
     if not ids:
         return 0
@@ -151,7 +157,7 @@ def queries_settle(
             for cid, grade in per_candidate.items():
                 by_candidate[cid].append(grade)
         for cid, votes in by_candidate.items():
-            result = rule_resolution(votes)
+            result = rule_resolution(votes, tie_rule=tie_rule)
             if result is not None and cid not in adjudicated:
                 rows.append(Resolution(candidate_id=cid, grade=result[0], provenance=result[1]))
     Resolution.objects.bulk_create(
@@ -191,8 +197,61 @@ def project_agreement_recompute(*, project: Project) -> int:
             if qid in computed.flag_changed or states.get(qid, ReviewState.OPEN) == ReviewState.OPEN
         },
         grades=computed.grades,
+        tie_rule=project.tie_rule,
     )
     return len(computed.flagged)
+
+
+def _settled_outcomes(project: Project, query_ids: set[int]) -> dict[int, tuple[str, frozenset]]:
+    """query → (review state, its final grades by rule as (candidate, grade, provenance))."""
+    states = dict(
+        QueryReview.objects.filter(query__project=project).values_list("query_id", "state")
+    )
+    finals: dict[int, set[tuple[int, int, str]]] = defaultdict(set)
+    for qid, cid, grade, provenance in (
+        Resolution.objects.filter(candidate__query__project=project)
+        .exclude(provenance=Provenance.ADJUDICATED)
+        .values_list("candidate__query_id", "candidate_id", "grade", "provenance")
+    ):
+        if qid in query_ids:
+            finals[qid].add((cid, grade, provenance))
+    return {qid: (states.get(qid, ReviewState.OPEN), frozenset(finals[qid])) for qid in query_ids}
+
+
+@transaction.atomic
+def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
+    """Set `project`'s tie rule and settle again every finished query not yet approved (and not
+    adjudicated: a lead's grades stand) under it, in one transaction. Approved queries, and so
+    every frozen version, are left alone. Returns how many queries changed: flagged ↔ resolved,
+    or resolved with other final grades.
+
+    The project's reviews are locked before its agreement rows are written: the order a grade
+    save takes its locks in, so the two cannot deadlock."""
+    if tie_rule not in TieRule.values:
+        raise ValueError(f"unknown tie rule {tie_rule!r}; use one of {', '.join(TieRule.values)}")
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    reviews = list(
+        QueryReview.objects.select_for_update()
+        .filter(query__project=project)
+        .order_by("id")
+        .values_list("query_id", "state", "adjudicated_at")
+    )
+    movable = {
+        qid
+        for qid, state, adjudicated_at in reviews
+        if state in (ReviewState.FLAGGED, ReviewState.RESOLVED) and adjudicated_at is None
+    }
+    before = _settled_outcomes(project, movable)
+    project.tie_rule = tie_rule
+    project.save(update_fields=["tie_rule"])
+    computed = query_agreements_compute(project=project)
+    queries_settle(
+        flagged={qid: f for qid, f in computed.flagged.items() if qid in movable},
+        grades=computed.grades,
+        tie_rule=tie_rule,
+    )
+    after = _settled_outcomes(project, movable)
+    return sum(1 for qid in movable if before[qid] != after[qid])
 
 
 def _locked_review(project: Project, query_id: int, version: int | None) -> QueryReview:

@@ -37,7 +37,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import AssignmentStatus
-from annotation.selectors.judging import review_counts
+from annotation.selectors.judging import grades_decided_by, review_counts
 from goldsmith import agreement as rules
 
 
@@ -68,9 +68,11 @@ STAT_FIELDS = ["n_annotators", "n_items", "kappa", "kappa_linear", "raw_agreemen
 @transaction.atomic
 def query_agreement_compute(*, query_id: int) -> QueryAgreement:
     """Recompute and store one query's agreement and flags (safe to run twice)."""
-    threshold = (
-        Project.objects.filter(queries__id=query_id).values_list("kappa_threshold", flat=True)
-    ).first()
+    threshold, tie_rule = (
+        Project.objects.filter(queries__id=query_id)
+        .values_list("kappa_threshold", "tie_rule")
+        .first()
+    ) or (0.6, rules.LOWER)
     grades = _query_grades([query_id]).get(query_id, {})
     stats = rules.query_stats(grades)
     ambiguous = QueryAnnotation.objects.filter(
@@ -80,9 +82,10 @@ def query_agreement_compute(*, query_id: int) -> QueryAgreement:
     ).exists()
     reasons = rules.flag_reasons(
         kappa=stats["kappa"],
-        threshold=threshold if threshold is not None else 0.6,
+        threshold=threshold,
         grades=grades,
         ambiguous=ambiguous,
+        tie_rule=tie_rule,
     )
     agreement, _ = QueryAgreement.objects.update_or_create(
         query_id=query_id,
@@ -162,6 +165,7 @@ def query_agreements_compute(*, project: Project) -> ComputedAgreements:
             threshold=project.kappa_threshold,
             grades=query_grades,
             ambiguous=qid in ambiguous,
+            tie_rule=project.tie_rule,
         )
         rows.append(
             QueryAgreement(
@@ -293,7 +297,8 @@ def _judgment_summary(project: Project) -> dict[str, Any]:
 
 def project_agreement(*, project: Project) -> dict[str, Any]:
     """The dashboard's numbers: pooled agreement, kappa histogram, pairwise matrix, per
-    annotator volume, speed and agreement with the final grades, review counts, and the
+    annotator volume, speed and agreement with the final grades, review counts, the tie rule
+    and how many final grades each rule decided, and the
     "revisit the guidelines" warning when project-level agreement is below 0.6
     (:func:`goldsmith.agreement.guidelines_warning`; None otherwise)."""
     summary = _judgment_summary(project)
@@ -318,6 +323,8 @@ def project_agreement(*, project: Project) -> dict[str, Any]:
             "judgments": summary["judgments"],
         },
         "states": review_counts(project=project),
+        "tie_rule": project.tie_rule,
+        "decided_by": grades_decided_by(project=project),
         "guidelines_warning": rules.guidelines_warning(
             alpha=summary["alpha_ordinal"],
             kappa=summary["kappa"],

@@ -14,7 +14,7 @@ from django.urls import path
 
 from annotation.api.goldsets import streamed_export
 from annotation.models import GoldenItem, GoldenSetVersion, Membership, Project, Query
-from annotation.models.judging import ReviewState
+from annotation.models.judging import Provenance, ReviewState
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
@@ -166,7 +166,11 @@ def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpRes
             exports=[(f, EXPORT_LABELS[f]) for f in EXPORT_FORMATS],
             others=others,
             grades=counts.get("grades", {}),
-            provenance=counts.get("provenance", {}),
+            # stored values as the page names them ("tie_lower" → "Tie → lower")
+            provenance={
+                Provenance(name).label if name in Provenance.values else name: n
+                for name, n in counts.get("provenance", {}).items()
+            },
             splits=counts.get("splits", {}),
             agreement=version.agreement_summary,
         ),

@@ -14,15 +14,18 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Assignment, Membership, PoolSource, Project, Role
 from annotation.models.judging import AdjudicationReason
+from annotation.models.projects import TieRule
 from annotation.permissions import Action, project_access
 from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
+    flag_reasons_in_words,
     resolved_queue,
     review_counts,
 )
 from annotation.services.adjudication import (
     StaleReview,
+    project_tie_rule_set,
     queries_approve,
     query_adjudicate,
     query_approve,
@@ -56,6 +59,10 @@ class RunImportForm(forms.Form):
 
 class AssignForm(forms.Form):
     per_query = forms.IntegerField(min_value=1, max_value=20, label="Annotators per query")
+
+
+class TieRuleForm(forms.Form):
+    tie_rule = forms.ChoiceField(choices=TieRule.choices, label="Ties one grade apart")
 
 
 class ReassignForm(forms.Form):
@@ -192,13 +199,15 @@ def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
 def _review_queue_page(
     request: HttpRequest, project: Project, membership: Membership, status: int = 200
 ) -> HttpResponse:
+    flagged = list(disagreement_queue(project=project)[:500])
+    why = flag_reasons_in_words(project=project, reviews=flagged)
     return render(
         request,
         "annotation/review_queue.html",
         _context(
             project,
             membership,
-            flagged=list(disagreement_queue(project=project)[:500]),
+            flagged=[(r, why.get(r.query_id, [])) for r in flagged],
             resolved=list(resolved_queue(project=project)[:500]),
             counts=review_counts(project=project),
         ),
@@ -317,6 +326,16 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(
         user=request.user, project_id=project_id, action=Action.LEAD
     )
+    return _dashboard_page(request, project, membership)
+
+
+def _dashboard_page(
+    request: HttpRequest,
+    project: Project,
+    membership: Membership,
+    form: TieRuleForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     summary = project_agreement(project=project)
     return render(
         request,
@@ -331,8 +350,29 @@ def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
             matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
+            tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
         ),
+        status=status,
     )
+
+
+@login_required
+@require_POST
+def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = TieRuleForm(request.POST)
+    if not form.is_valid():
+        return _dashboard_page(request, project, membership, form=form, status=400)
+    tie_rule = form.cleaned_data["tie_rule"]
+    changed = project_tie_rule_set(project=project, tie_rule=tie_rule)
+    messages.success(
+        request,
+        f"Ties one grade apart now go to: {TieRule(tie_rule).label}. "
+        f"{changed} {'query' if changed == 1 else 'queries'} not yet approved settled differently.",
+    )
+    return redirect("dashboard", project_id=project.pk)
 
 
 P = "projects/<int:project_id>/"
@@ -343,4 +383,5 @@ urlpatterns = [
     path(f"{P}review/<int:query_id>/", adjudicate, name="adjudicate"),
     path(f"{P}review/<int:query_id>/approve/", approve, name="review-approve"),
     path(f"{P}dashboard/", dashboard, name="dashboard"),
+    path(f"{P}dashboard/tie-rule/", tie_rule_set, name="tie-rule-set"),
 ]

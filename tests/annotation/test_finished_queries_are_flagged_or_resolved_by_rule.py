@@ -70,8 +70,11 @@ def test_an_ambiguity_flag_flags_the_query(personas, api_client_for):
     assert QueryReview.objects.get(query=query).state == "flagged"
 
 
-def test_a_tie_between_two_annotators_flags_the_query(personas, api_client_for):
+def test_a_tie_between_two_annotators_flags_the_query_when_ties_go_to_a_lead(
+    personas, api_client_for
+):
     personas.project.kappa_threshold = -1.0  # only the tie can flag it
+    personas.project.tie_rule = "lead"
     personas.project.save()
     query, _ = finish(personas, api_client_for, [2, 1, 0, 0], [2, 1, 0, 1], per_query=4)
     agreement = QueryAgreement.objects.get(query=query)
@@ -79,12 +82,34 @@ def test_a_tie_between_two_annotators_flags_the_query(personas, api_client_for):
     assert QueryReview.objects.get(query=query).state == "flagged"
 
 
+def test_a_tie_between_two_annotators_resolves_to_the_lower_grade_by_default(
+    personas, api_client_for
+):
+    personas.project.kappa_threshold = -1.0
+    personas.project.save()
+    query, candidates = finish(personas, api_client_for, [2, 1, 0, 0], [2, 1, 0, 1], per_query=4)
+    assert QueryAgreement.objects.get(query=query).flag_reasons == []
+    assert QueryReview.objects.get(query=query).state == "resolved"
+    final = Resolution.objects.get(candidate=candidates[3])
+    assert (final.grade, final.provenance) == (0, "tie_lower")
+
+
 def test_the_rule_is_unanimous_else_majority_else_tie():
-    assert rule_resolution([1, 1, 1]) == (1, "unanimous")
-    assert rule_resolution([2, 2, 1]) == (2, "majority")
-    assert rule_resolution([2, 1]) is None
-    assert rule_resolution([2, 1, 0]) is None
+    assert rule_resolution([1, 1, 1], tie_rule="lead") == (1, "unanimous")
+    assert rule_resolution([2, 2, 1], tie_rule="lead") == (2, "majority")
+    assert rule_resolution([2, 1], tie_rule="lead") is None
+    assert rule_resolution([2, 1, 0], tie_rule="lower") is None
 
 
 def test_the_rules_names_are_stored_as_the_models_provenances():
-    assert {rule_resolution([1])[1], rule_resolution([2, 2, 0])[1]} <= set(Provenance.values)
+    names = {
+        rule_resolution(grades, tie_rule=rule)[1]
+        for grades, rule in [
+            ([1], "lead"),
+            ([2, 2, 0], "lead"),
+            ([1, 0], "lower"),
+            ([1, 0], "higher"),
+        ]
+    }
+    assert names == {"unanimous", "majority", "tie_lower", "tie_higher"}
+    assert names <= set(Provenance.values)

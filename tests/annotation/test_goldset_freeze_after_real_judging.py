@@ -10,6 +10,7 @@ from annotation.services.assignment import queries_assign
 from annotation.services.goldsets import golden_set_version_freeze
 from annotation.services.judging import judgment_save
 from annotation.services.pooling import pool_add_hits
+from goldsmith.formats.goldset import goldset_content_hash, read_goldset
 from tests.annotation.goldset_factories import make_corpus
 
 
@@ -66,3 +67,36 @@ def test_settled_and_adjudicated_grades_are_frozen_with_their_provenance(persona
     assert frozen[(d, "doc-0#1")] == (2, "adjudicated")
     assert version.agreement_summary["adjudicated_queries"] == 1
     assert version.agreement_summary["queries_with_agreement"] == 2
+
+
+def test_grades_decided_by_the_tie_rule_are_frozen_and_exported_as_such(
+    personas, tmp_path, run_command
+):
+    project = personas.project  # tie rule "lower", the default
+    project.kappa_threshold = -1.0  # only the tie rule decides here
+    project.save()
+    chunks = make_corpus(project, docs=1, chunks_per_doc=3)
+    query = Query.objects.create(
+        project=project, text="how to close an account", normalized="how to close an account"
+    )
+    source = PoolSource.objects.create(project=project, name="bm25", kind=SourceKind.BM25)
+    pool_add_hits(source=source, hits={query.pk: [c.pk for c in chunks]})
+    queries_assign(project=project, per_query=2)
+    grade(personas.bob, query, {"doc-0#0": 2, "doc-0#1": 1, "doc-0#2": 0})
+    grade(personas.carol, query, {"doc-0#0": 1, "doc-0#1": 1, "doc-0#2": 0})
+    queries_approve(project=project, by=personas.alice)
+    version = golden_set_version_freeze(project=project, by=personas.alice)
+
+    out = tmp_path / "v1.jsonl"
+    run_command(
+        "export_goldset", "--project", project.name, "--version", version.label,
+        "--format", "jsonl", "-o", out,
+    )  # fmt: skip
+    exported = read_goldset(out)
+    judgments = {j.chunk_id: (j.grade, j.provenance) for q in exported.queries for j in q.judgments}
+    assert judgments == {
+        "doc-0#0": (1, "tie_lower"),
+        "doc-0#1": (1, "unanimous"),
+        "doc-0#2": (0, "unanimous"),
+    }
+    assert goldset_content_hash(exported.queries) == version.content_hash

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation.models import QueryReview, Resolution
@@ -46,7 +48,7 @@ def test_two_annotators_and_a_lead_go_from_pool_to_approval(personas, live_serve
 
     # The lead finds it in the disagreement queue and adjudicates it.
     lead.goto(f"{base}/review/")
-    lead.locator("#flagged").get_by_text("two_apart").wait_for()
+    lead.locator("#flagged").get_by_text(re.compile(r"bob 2 and carol 0 on chunk \d")).wait_for()
     lead.click("#flagged >> text=Adjudicate")
     lead.wait_for_url(f"**/review/{query.pk}/")
     assert lead.locator(".adj-row").count() == n

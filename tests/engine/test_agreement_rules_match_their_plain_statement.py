@@ -28,9 +28,10 @@ def query_grades(min_annotators: int = 1) -> st.SearchStrategy[dict[int, dict[in
     )
 
 
-def plain_rule(grades: list[int]) -> tuple[int, str] | None:
+def plain_rule(grades: list[int], tie_rule: str = "lead") -> tuple[int, str] | None:
     """Unanimous when every grade is the same; else the grade more than half the votes gave;
-    else none (a tie, or nothing to resolve)."""
+    else, when the grades are one apart, the lower one ("tie → lower") or the higher one
+    ("tie → higher") as the tie rule says; else none (the lead's, or nothing to resolve)."""
     if not grades:
         return None
     if len(set(grades)) == 1:
@@ -38,18 +39,32 @@ def plain_rule(grades: list[int]) -> tuple[int, str] | None:
     for g in set(grades):
         if 2 * grades.count(g) > len(grades):
             return g, "majority"
+    if max(grades) - min(grades) == 1 and tie_rule == "lower":
+        return min(grades), "tie_lower"
+    if max(grades) - min(grades) == 1 and tie_rule == "higher":
+        return max(grades), "tie_higher"
     return None
 
 
-@given(votes)
+tie_rules = st.sampled_from(["lower", "higher", "lead"])
+
+
+@given(votes, tie_rules)
 @settings(max_examples=300, deadline=None)
-def test_the_resolution_rule_is_unanimous_else_majority_else_none(grades):
-    assert A.rule_resolution(grades) == plain_rule(grades)
+def test_the_resolution_rule_is_unanimous_else_majority_else_the_tie_rule(grades, tie_rule):
+    assert A.rule_resolution(grades, tie_rule=tie_rule) == plain_rule(grades, tie_rule)
 
 
 def test_the_rule_names_are_the_stored_provenances():
-    assert A.rule_resolution([2, 2]) == (2, A.UNANIMOUS) == (2, "unanimous")
-    assert A.rule_resolution([1, 1, 0]) == (1, A.MAJORITY) == (1, "majority")
+    assert A.rule_resolution([2, 2], tie_rule=A.LEAD) == (2, A.UNANIMOUS) == (2, "unanimous")
+    assert A.rule_resolution([1, 1, 0], tie_rule=A.LEAD) == (1, A.MAJORITY) == (1, "majority")
+    assert A.rule_resolution([2, 1], tie_rule=A.LOWER) == (1, A.TIE_LOWER) == (1, "tie_lower")
+    assert A.rule_resolution([2, 1], tie_rule=A.HIGHER) == (2, A.TIE_HIGHER) == (2, "tie_higher")
+
+
+def test_an_unknown_tie_rule_is_refused():
+    with pytest.raises(ValueError, match="unknown tie rule"):
+        A.rule_resolution([1, 0], tie_rule="coin")
 
 
 @given(
@@ -57,9 +72,12 @@ def test_the_rule_names_are_the_stored_provenances():
     st.none() | st.floats(min_value=-1, max_value=1),
     st.floats(min_value=0, max_value=1),
     st.booleans(),
+    tie_rules,
 )
 @settings(max_examples=300, deadline=None)
-def test_flag_reasons_follow_the_rules_in_their_order(grades, kappa, threshold, ambiguous):
+def test_flag_reasons_follow_the_rules_in_their_order(
+    grades, kappa, threshold, ambiguous, tie_rule
+):
     per_candidate: dict[int, list[int]] = {}
     for by_candidate in grades.values():
         for cid, g in by_candidate.items():
@@ -73,15 +91,23 @@ def test_flag_reasons_follow_the_rules_in_their_order(grades, kappa, threshold, 
         expected.append("two_apart")
     if ambiguous:
         expected.append("ambiguous")
-    if not expected and any(plain_rule(gs) is None for gs in per_candidate.values()):
+    if not expected and any(plain_rule(gs, tie_rule) is None for gs in per_candidate.values()):
         expected.append("tie")
-    got = A.flag_reasons(kappa=kappa, threshold=threshold, grades=grades, ambiguous=ambiguous)
+    got = A.flag_reasons(
+        kappa=kappa, threshold=threshold, grades=grades, ambiguous=ambiguous, tie_rule=tie_rule
+    )
     assert got == expected
 
 
 def test_an_undefined_kappa_is_never_low():
     grades = {1: {10: 0, 11: 0}, 2: {10: 0, 11: 0}}
-    assert A.flag_reasons(kappa=None, threshold=0.6, grades=grades, ambiguous=False) == []
+    for tie_rule in A.TIE_RULES:
+        assert (
+            A.flag_reasons(
+                kappa=None, threshold=0.6, grades=grades, ambiguous=False, tie_rule=tie_rule
+            )
+            == []
+        )
 
 
 def same(got: float | None, expected: float | None) -> bool:
