@@ -27,33 +27,16 @@ from annotation.models import (
 )
 from annotation.models.judging import AssignmentStatus, Provenance, ReviewState
 from goldsmith.agreement import flag_sentences, rule_resolution
+from goldsmith.intake.tokenizers import ENGLISH_STOP_WORDS
 
 TERM = re.compile(r"(?u)\b\w\w+\b")
-
-
-# English function words, not worth highlighting (a list of our own: importing scikit-learn's
-# for it cost every server process 1.2 s on its first annotation page).
-_STOP_WORDS = """
-    a about above after again against all almost also am among an and any are aren as at be
-    because been before being below between both but by can cannot could couldn did didn do
-    does doesn doing don down during each either else ever every few for from further get gets
-    got had hadn has hasn have haven having he her here hers herself him himself his how however
-    i if in into is isn it its itself just least less many may me might more most much must
-    my myself neither no nor not now of off often on once one only or other ought our ours
-    ourselves out over own per rather same shall shan she should shouldn since so some still
-    such than that the their theirs them themselves then there these they this those though
-    through thus to too under until up upon us very via was wasn we were weren
-    what whatever when where whether which while who whom whose why will with within without
-    won would wouldn yet you your yours yourself yourselves
-"""
-STOP_WORDS = frozenset(_STOP_WORDS.split())
 
 
 def query_terms(text: str) -> list[str]:
     """The words of a query worth highlighting: two letters or more, no stop words."""
     seen: dict[str, None] = {}
     for term in TERM.findall(text.lower()):
-        if term not in STOP_WORDS:
+        if term not in ENGLISH_STOP_WORDS:
             seen.setdefault(term)
     return list(seen)
 
