@@ -52,6 +52,7 @@ class CorpusImportOutput(serializers.ModelSerializer):
             "changed_chunk_ids",
             "judged_chunks_changed",
             "warning",
+            "tokenizer_detected",
             "chunk_size",
             "overlap",
             "error",

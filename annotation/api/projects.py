@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import ApiToken, Membership, Role, TieRule
+from annotation.models import ApiToken, Membership, Role, TieRule, Tokenizer, TokenizerOrigin
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
 from annotation.services.adjudication import project_tie_rule_set
@@ -21,6 +21,7 @@ from annotation.services.projects import (
     api_token_revoke,
     membership_remove,
     membership_set,
+    project_tokenizer_set,
 )
 
 
@@ -35,6 +36,16 @@ class ProjectOutput(serializers.Serializer):
         choices=TieRule.choices,
         help_text="What a one-grade tie gets in a query that is not otherwise flagged",
     )
+    tokenizer = serializers.ChoiceField(
+        choices=Tokenizer.choices,
+        help_text="How texts are cut into words for the built-in retrievers, highlighting, "
+        "near-duplicates and clusters",
+    )
+    tokenizer_origin = serializers.ChoiceField(
+        choices=TokenizerOrigin.choices,
+        help_text="Who chose the tokenizer: nobody yet (the first import detects it from its "
+        "texts' language), the first import, or a lead",
+    )
 
 
 def _project_output(membership) -> dict[str, object]:
@@ -47,6 +58,8 @@ def _project_output(membership) -> dict[str, object]:
         "annotators_per_query": project.annotators_per_query,
         "kappa_threshold": project.kappa_threshold,
         "tie_rule": project.tie_rule,
+        "tokenizer": project.tokenizer,
+        "tokenizer_origin": project.tokenizer_origin,
     }
 
 
@@ -130,6 +143,37 @@ class ProjectTieRuleApi(APIView):
         tie_rule = data.validated_data["tie_rule"]
         resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
         return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
+
+
+class TokenizerInput(serializers.Serializer):
+    tokenizer = serializers.ChoiceField(choices=Tokenizer.choices)
+
+
+class TokenizerOutput(serializers.Serializer):
+    tokenizer = serializers.ChoiceField(choices=Tokenizer.choices)
+    tokenizer_origin = serializers.ChoiceField(choices=TokenizerOrigin.choices)
+
+
+class ProjectTokenizerApi(APIView):
+    @extend_schema(
+        request=TokenizerInput,
+        responses={
+            200: TokenizerOutput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Choose the tokenizer (lead); imports no longer detect it. Pool and run again "
+        "for the built-in retrievers to use it",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = TokenizerInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_tokenizer_set(project=project, tokenizer=data.validated_data["tokenizer"])
+        return Response(
+            TokenizerOutput(
+                {"tokenizer": project.tokenizer, "tokenizer_origin": project.tokenizer_origin}
+            ).data
+        )
 
 
 class MemberDetailApi(APIView):
@@ -233,6 +277,11 @@ urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
     path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
+    path(
+        "projects/<int:project_id>/tokenizer/",
+        ProjectTokenizerApi.as_view(),
+        name="api-project-tokenizer",
+    ),
     path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
     path(
         "projects/<int:project_id>/members/<str:username>/",

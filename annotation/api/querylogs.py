@@ -41,6 +41,7 @@ class QueryLogOutput(serializers.ModelSerializer):
             "clusters",
             "scrubbed",
             "report",
+            "tokenizer_detected",
             "error",
             "created_at",
             "finished_at",

@@ -27,7 +27,15 @@ from annotation.models.judging import (
     QueryReview,
     Resolution,
 )
-from annotation.models.projects import ApiToken, Membership, Project, Role, TieRule
+from annotation.models.projects import (
+    ApiToken,
+    Membership,
+    Project,
+    Role,
+    TieRule,
+    Tokenizer,
+    TokenizerOrigin,
+)
 from annotation.models.queries import Query
 from annotation.models.querylogs import LogQuery, QueryLog, ScrubPattern
 from annotation.models.sampling import Sample
@@ -64,5 +72,7 @@ __all__ = [
     "ScrubPattern",
     "SearchBacklog",
     "TieRule",
+    "Tokenizer",
+    "TokenizerOrigin",
     "WorkerPing",
 ]

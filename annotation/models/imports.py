@@ -31,6 +31,9 @@ class ImportJob(models.Model):
     bytes_read = models.BigIntegerField(default=0)
     records = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The tokenizer this import chose for its project from its texts' language ('' when it
+    # chose none: not the project's first import, or a lead had chosen).
+    tokenizer_detected = models.CharField(max_length=16, blank=True)
     upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

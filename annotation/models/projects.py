@@ -25,6 +25,23 @@ class TieRule(models.TextChoices):
     LEAD = "lead", "A lead decides"
 
 
+class Tokenizer(models.TextChoices):
+    """How the project's texts are cut into words (`goldsmith.intake.tokenizers`)."""
+
+    DEFAULT = "default", "Words between spaces (English and most languages)"
+    ZH_WORDS = "zh-words", "Chinese words (jieba)"
+    ZH_BIGRAMS = "zh-bigrams", "Chinese character pairs"
+
+
+class TokenizerOrigin(models.TextChoices):
+    """Who chose the tokenizer: nobody yet (the first import detects it), the first import,
+    or a lead (then imports never change it)."""
+
+    DEFAULT = "default", "Not chosen yet"
+    DETECTED = "detected", "Detected on import"
+    LEAD = "lead", "Chosen by a lead"
+
+
 class Project(models.Model):
     """A golden-set project: its corpus, queries, annotators and versions."""
 
@@ -33,6 +50,12 @@ class Project(models.Model):
     annotators_per_query = models.PositiveSmallIntegerField(default=2)
     kappa_threshold = models.FloatField(default=0.6)
     tie_rule = models.CharField(max_length=8, choices=TieRule.choices, default=TieRule.LOWER)
+    tokenizer = models.CharField(
+        max_length=16, choices=Tokenizer.choices, default=Tokenizer.DEFAULT
+    )
+    tokenizer_origin = models.CharField(
+        max_length=16, choices=TokenizerOrigin.choices, default=TokenizerOrigin.DEFAULT
+    )
     # Salt for hashing user/session ids from query logs; never shown or exported.
     hash_salt = models.CharField(max_length=64, default=secrets.token_hex, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -6,7 +6,6 @@ templates escape and mark."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -27,39 +26,22 @@ from annotation.models import (
 )
 from annotation.models.judging import AssignmentStatus, Provenance, ReviewState
 from goldsmith.agreement import flag_sentences, rule_resolution
-from goldsmith.intake.tokenizers import ENGLISH_STOP_WORDS
-
-TERM = re.compile(r"(?u)\b\w\w+\b")
+from goldsmith.intake.tokenizers import DEFAULT, get_tokenizer
 
 
-def query_terms(text: str) -> list[str]:
-    """The words of a query worth highlighting: two letters or more, no stop words."""
-    seen: dict[str, None] = {}
-    for term in TERM.findall(text.lower()):
-        if term not in ENGLISH_STOP_WORDS:
-            seen.setdefault(term)
-    return list(seen)
+def query_terms(text: str, *, tokenizer: str = DEFAULT) -> list[str]:
+    """The words of a query worth highlighting, as the project's tokenizer cuts them: with the
+    default one, two letters or more, no stop words; with a Chinese one, its words without
+    stop words and interrogatives (`goldsmith.intake.tokenizers`)."""
+    return get_tokenizer(tokenizer).query_terms(text)
 
 
-def highlight_segments(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+def highlight_segments(
+    text: str, terms: list[str], *, tokenizer: str = DEFAULT
+) -> list[tuple[str, bool]]:
     """Split `text` into (piece, is_query_term) segments. Templates escape every piece and wrap
     query terms in <mark>, so a chunk holding HTML or script stays inert text."""
-    if not terms:
-        return [(text, False)]
-    pattern = re.compile(
-        r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\b",
-        re.IGNORECASE,
-    )
-    segments: list[tuple[str, bool]] = []
-    last = 0
-    for match in pattern.finditer(text):
-        if match.start() > last:
-            segments.append((text[last : match.start()], False))
-        segments.append((match.group(0), True))
-        last = match.end()
-    if last < len(text):
-        segments.append((text[last:], False))
-    return segments
+    return get_tokenizer(tokenizer).highlight(text, terms)
 
 
 def graded_text() -> Coalesce:
@@ -174,7 +156,8 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
     """Everything the annotation page shows: the query, its candidates in the shared shuffled
     order, and the caller's own grades, flags and note (never anyone else's)."""
     query = assignment.query
-    terms = query_terms(query.text)
+    tokenizer = Project.objects.values_list("tokenizer", flat=True).get(pk=query.project_id)
+    terms = query_terms(query.text, tokenizer=tokenizer)
     own = {
         cid: (grade, note)
         for cid, grade, note in Judgment.objects.filter(
@@ -192,7 +175,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
             chunk_id=chunk_id,
             document_title=title,
             text=text,
-            segments=highlight_segments(text, terms),
+            segments=highlight_segments(text, terms, tokenizer=tokenizer),
             grade=own.get(cid, (None, ""))[0],
             note=own.get(cid, (None, ""))[1],
         )
@@ -384,7 +367,7 @@ def adjudication_view(
         sources[cand.pk] = sorted(
             ((s.source.name, s.rank) for s in cand.sources.all()), key=lambda x: x[0]
         )
-    terms = query_terms(query.text)
+    terms = query_terms(query.text, tokenizer=project.tokenizer)
     rows = []
     for cid, chunk_id, title, text in (
         Candidate.objects.filter(query=query)
@@ -406,7 +389,7 @@ def adjudication_view(
                 chunk_id=chunk_id,
                 document_title=title,
                 text=text,
-                segments=highlight_segments(text, terms),
+                segments=highlight_segments(text, terms, tokenizer=project.tokenizer),
                 grades=grades,
                 final=final.grade if final else None,
                 provenance=final.provenance if final else "",

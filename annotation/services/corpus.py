@@ -40,6 +40,7 @@ from annotation.models.corpus import CHANGED_IDS_SHOWN
 from annotation.services.bulk import bulk_insert
 from annotation.services.imports import import_run
 from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.projects import project_tokenizer_detect
 from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
 from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.chunking import chunk_text
@@ -54,6 +55,7 @@ from goldsmith.intake.readers import read_corpus as read_corpus_records
 
 logger = logging.getLogger(__name__)
 BATCH = 2000
+LANGUAGE_SAMPLE = 2000  # texts whose language chooses a new project's tokenizer
 CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
                 "metadata", "text_sha256", "text_changed", "removed", "updated_at"]  # fmt: skip
 
@@ -197,10 +199,13 @@ class _Store:
         )
         self.changed_ids: list[str] = []  # the first CHANGED_IDS_SHOWN, in file order
         self.pending: list[ChunkRecord] = []
+        self.sample: list[str] = []  # the first texts, to detect the corpus's language
         self.backlog = False  # the project's search backlog row was written
 
     def add(self, chunk: ChunkRecord) -> None:
         self.pending.append(chunk)
+        if len(self.sample) < LANGUAGE_SAMPLE:
+            self.sample.append(chunk.text)
         if len(self.pending) >= BATCH:
             self.flush()
 
@@ -428,6 +433,9 @@ def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) ->
                 total=record.bytes_total,
             )
     counts = store.finish()
+    record.tokenizer_detected = project_tokenizer_detect(
+        project_id=record.project_id, texts=store.sample
+    )
     record.mode = mode
     record.changed_chunk_ids = store.changed_ids
     return counts

@@ -146,7 +146,8 @@ def pool_build_builtin(
     k: int = DEFAULT_K,
     query_ids: Iterable[int] | None = None,
 ) -> PoolResult:
-    """Pool the top k of a built-in retriever ("bm25" or "tfidf") over the project's corpus."""
+    """Pool the top k of a built-in retriever ("bm25" or "tfidf") over the project's corpus,
+    its texts cut by the project's tokenizer."""
     from goldsmith.retrievers.builtin import build_retriever
 
     if kind not in (SourceKind.BM25, SourceKind.TFIDF):
@@ -158,7 +159,7 @@ def pool_build_builtin(
         queries = queries.filter(id__in=list(query_ids))
     rows = list(queries.values_list("id", "text"))
     corpus, pks = _corpus(project)
-    retriever = build_retriever(kind, corpus)
+    retriever = build_retriever(kind, corpus, tokenizer=project.tokenizer)
     results = retriever.search([text for _, text in rows], k)
     hits = {
         qid: [pks[hit.id] for hit in ranked] for (qid, _), ranked in zip(rows, results, strict=True)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -10,9 +10,20 @@ from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import ApiToken, Membership, Project, Role
+from annotation.models import (
+    ApiToken,
+    CorpusImport,
+    ImportStatus,
+    Membership,
+    Project,
+    QueryLog,
+    Role,
+    Tokenizer,
+    TokenizerOrigin,
+)
 from annotation.models.projects import token_digest
 from annotation.text_input import single_line
+from goldsmith.intake.tokenizers import detect_language
 
 User = get_user_model()
 
@@ -164,3 +175,42 @@ def api_tokens_revoke_without_membership(*, user: AbstractUser) -> int:
     if Membership.objects.filter(user=user).exists():
         return 0
     return api_tokens_revoke_all(user=user)
+
+
+def project_tokenizer_set(*, project: Project, tokenizer: str) -> Project:
+    """A lead chooses how the project's texts are cut into words; imports never change it
+    afterwards. Pools already built and runs already made keep what they found with the old
+    tokenizer: pool again, run again."""
+    if tokenizer not in Tokenizer.values:
+        raise ValueError(
+            f"unknown tokenizer {tokenizer!r}; use one of {', '.join(Tokenizer.values)}"
+        )
+    project.tokenizer = tokenizer
+    project.tokenizer_origin = TokenizerOrigin.LEAD
+    project.save(update_fields=["tokenizer", "tokenizer_origin"])
+    return project
+
+
+def project_tokenizer_detect(*, project_id: int, texts: Iterable[str]) -> str:
+    """On a project's first import (while it runs: no corpus import or query log of the
+    project is done yet), while nobody has chosen its tokenizer: ``zh-words`` when most of
+    `texts` (a sample of the file's) are Chinese (`goldsmith.intake.tokenizers.detect_language`).
+    The decision is claimed with a conditional UPDATE, so that two first imports at once
+    decide once and a lead's choice made meanwhile is never overwritten.
+
+    Returns the tokenizer this import chose, "" when it chose none (the language is not
+    Chinese, or this is not the project's first import, or the tokenizer was chosen)."""
+    project = Project.objects.filter(pk=project_id).values("tokenizer_origin").first()
+    if project is None or project["tokenizer_origin"] != TokenizerOrigin.DEFAULT:
+        return ""
+    done = ImportStatus.DONE
+    if (
+        CorpusImport.objects.filter(project_id=project_id, status=done).exists()
+        or QueryLog.objects.filter(project_id=project_id, status=done).exists()
+    ):
+        return ""
+    chosen = Tokenizer.ZH_WORDS if detect_language(texts) == "zh" else Tokenizer.DEFAULT
+    claimed = Project.objects.filter(
+        pk=project_id, tokenizer_origin=TokenizerOrigin.DEFAULT, tokenizer=Tokenizer.DEFAULT
+    ).update(tokenizer=chosen, tokenizer_origin=TokenizerOrigin.DETECTED)
+    return chosen if claimed and chosen != Tokenizer.DEFAULT else ""

@@ -22,10 +22,18 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from annotation.models import ImportStatus, LogQuery, Project, QueryLog, ScrubPattern
+from annotation.models import (
+    ImportStatus,
+    LogQuery,
+    Project,
+    QueryLog,
+    ScrubPattern,
+    TokenizerOrigin,
+)
 from annotation.services.bulk import bulk_insert
 from annotation.services.imports import import_run
 from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.projects import project_tokenizer_detect
 from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.normalize import (
     display_text,
@@ -43,12 +51,14 @@ from goldsmith.intake.readers import (
 )
 from goldsmith.intake.readers import read_querylog as read_querylog_records
 from goldsmith.intake.sampling import cluster_queries, frequency_bands
+from goldsmith.intake.tokenizers import DEFAULT
 
 BATCH = 5000
 NEAR_DUPLICATE_LIMIT = 300_000  # distinct queries compared for near-duplicates (most frequent)
 # Entries of the per-import cache raw query -> scrubbed text, bounded so that memory stays flat
 # however long the log is.
 SEEN_LIMIT = 300_000
+LANGUAGE_SAMPLE = 2000  # queries whose language chooses a new project's tokenizer
 
 
 @dataclass(slots=True)
@@ -168,7 +178,37 @@ def query_log_run(
     )
 
 
+def _language_sample(log: QueryLog, source: Path) -> list[str]:
+    """The first queries of the file, read ahead of the import to detect their language."""
+    sample: list[str] = []
+    with source.open("rb") as handle:
+        for rec in read_querylog_records(
+            handle,
+            log.filename,
+            max_query_chars=settings.GOLDSMITH_QUERY_MAX_CHARS,
+            max_line_bytes=settings.GOLDSMITH_UPLOAD_MAX_LINE_BYTES,
+        ):
+            sample.append(rec.query)
+            if len(sample) >= LANGUAGE_SAMPLE:
+                break
+    return sample
+
+
+def _tokenizer(log: QueryLog, source: Path) -> str:
+    """The project's tokenizer, detected first from the file when this is the project's first
+    import and nobody chose one (`project_tokenizer_detect`): normalisation, near-duplicates
+    and clusters depend on it, so it is settled before the read."""
+    if log.project.tokenizer_origin == TokenizerOrigin.DEFAULT:
+        log.tokenizer_detected = project_tokenizer_detect(
+            project_id=log.project_id, texts=_language_sample(log, source)
+        )
+        log.project.refresh_from_db(fields=["tokenizer", "tokenizer_origin"])
+    return log.project.tokenizer
+
+
 def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
+    tokenizer = _tokenizer(log, source)
+    chinese = tokenizer != DEFAULT
     timings: dict[str, float] = {}
     cpu: dict[str, float] = {}
     started, started_cpu = time.perf_counter(), time.process_time()
@@ -202,7 +242,7 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
             if cached is None:
                 found: Counter[str] = Counter()
                 text = display_text(scrubber.scrub_into(rec.query, found))
-                cached = (normalize_query(text), text, tuple(found.items()))
+                cached = (normalize_query(text, chinese=chinese), text, tuple(found.items()))
                 if len(seen) < SEEN_LIMIT:
                     seen[rec.query] = cached
             key, text, scrubbed = cached
@@ -272,12 +312,14 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
     counts = np.fromiter((a.count for _, a in items), dtype=np.int64, count=len(items))
     t, c = time.perf_counter(), time.process_time()
     limit = min(len(keys), NEAR_DUPLICATE_LIMIT)
-    groups = near_duplicate_groups(keys[:limit], threshold=log.near_duplicate_threshold)
+    groups = near_duplicate_groups(
+        keys[:limit], threshold=log.near_duplicate_threshold, tokenizer=tokenizer
+    )
     groups.extend(range(limit, len(keys)))
     timings["near_duplicates"] = time.perf_counter() - t
     cpu["near_duplicates"] = time.process_time() - c
     t, c = time.perf_counter(), time.process_time()
-    cluster_ids, cluster_names = cluster_queries(keys, k=log.clusters, seed=0)
+    cluster_ids, cluster_names = cluster_queries(keys, k=log.clusters, seed=0, tokenizer=tokenizer)
     timings["clusters"] = time.perf_counter() - t
     cpu["clusters"] = time.process_time() - c
     group_volume = np.zeros(len(keys), dtype=np.int64)
@@ -327,6 +369,7 @@ def _import(log: QueryLog, source: Path, progress: ProgressWriter) -> None:
             "records": records,
             "volume": volume,
             "distinct": len(keys),
+            "tokenizer": tokenizer,
             "exact_duplicates": records - len(keys),
             "near_duplicate_groups": len(multi),
             "near_duplicate_variants": sum(multi),

@@ -8,11 +8,15 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from annotation.models import Membership, Role
+from annotation.models import Membership, Role, Tokenizer
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
 from annotation.selectors.projects import memberships_of
-from annotation.services.projects import membership_remove, membership_set
+from annotation.services.projects import (
+    membership_remove,
+    membership_set,
+    project_tokenizer_set,
+)
 from annotation.views.panels import Place, panels_at
 from annotation.wording import with_article
 
@@ -50,6 +54,10 @@ class MembershipForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
 
 
+class TokenizerForm(forms.Form):
+    tokenizer = forms.ChoiceField(choices=Tokenizer.choices, label="Cut texts into")
+
+
 @login_required
 def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
     """Leads add members or change their role."""
@@ -74,6 +82,7 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
             "project": project,
             "membership": membership,
             "form": form,
+            "tokenizer_form": TokenizerForm(initial={"tokenizer": project.tokenizer}),
             "members": members,
             "can_lead": True,
         },
@@ -98,10 +107,30 @@ def project_member_remove(request: HttpRequest, project_id: int, username: str) 
     return redirect("project-members", project_id=project.pk)
 
 
+@login_required
+@require_POST
+def project_tokenizer(request: HttpRequest, project_id: int) -> HttpResponse:
+    """A lead chooses the project's tokenizer (on the members page, the project's settings)."""
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    form = TokenizerForm(request.POST)
+    if form.is_valid():
+        project_tokenizer_set(project=project, tokenizer=form.cleaned_data["tokenizer"])
+        label = Tokenizer(project.tokenizer).label
+        messages.success(
+            request,
+            f"Texts are now cut into: {label}. Pool again and run again for the built-in "
+            "retrievers to use it.",
+        )
+    else:
+        messages.error(request, "Choose one of the tokenizers listed.")
+    return redirect("project-members", project_id=project.pk)
+
+
 urlpatterns = [
     path("", project_list, name="project-list"),
     path("projects/<int:project_id>/", project_home, name="project-home"),
     path("projects/<int:project_id>/members/", project_members, name="project-members"),
+    path("projects/<int:project_id>/tokenizer/", project_tokenizer, name="project-tokenizer"),
     path(
         "projects/<int:project_id>/members/<str:username>/remove/",
         project_member_remove,

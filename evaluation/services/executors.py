@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from annotation.models import Chunk
+from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import EvaluationRun, Retriever, RetrieverKind, RunFileRow
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
@@ -22,7 +22,7 @@ from goldsmith.retrievers.http import Hit, HttpRetrieverClient, HttpRetrieverCon
 from goldsmith.retrievers.ssrf import Policy
 
 Items = Sequence[tuple[str, str]]
-_INDEXES: dict[tuple[int, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}
+_INDEXES: dict[tuple[int, str, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}
 _INDEX_LOCK = threading.Lock()
 _GROUP = 25
 
@@ -111,8 +111,10 @@ def _stream_runfile(run: EvaluationRun, items: Items) -> Iterator[list[Outcome]]
 
 
 def _builtin_index(run: EvaluationRun, kind: str) -> tuple[BuiltinRetriever, dict[str, str]]:
-    """The built-in index of the project's corpus, built once per worker process and corpus."""
-    key = (run.project_id, kind, run.corpus_hash)
+    """The built-in index of the project's corpus, its texts cut by the project's tokenizer,
+    built once per worker process, corpus and tokenizer."""
+    tokenizer = Project.objects.values_list("tokenizer", flat=True).get(pk=run.project_id)
+    key = (run.project_id, kind, run.corpus_hash, tokenizer)
     with _INDEX_LOCK:
         cached = _INDEXES.get(key)
         if cached is None:
@@ -126,7 +128,7 @@ def _builtin_index(run: EvaluationRun, kind: str) -> tuple[BuiltinRetriever, dic
             for chunk_id, title, text, doc_id in rows.iterator(chunk_size=5000):
                 corpus.append((chunk_id, f"{title}\n{text}" if title else text))
                 docs[chunk_id] = doc_id
-            cached = (build_retriever(kind, corpus), docs)
+            cached = (build_retriever(kind, corpus, tokenizer=tokenizer), docs)
             _INDEXES.clear()  # one corpus at a time: indexes are large
             _INDEXES[key] = cached
     return cached
