@@ -297,11 +297,21 @@ def _pair_key(qidx: IntArray, hashes: NDArray[np.uint64], n_queries: int) -> NDA
     return (qidx.astype(np.uint64) << _U(64 - qbits)) | (hashes >> _U(qbits))
 
 
+def trec_eval_scores(scores: Sequence[float] | NDArray[Any]) -> NDArray[np.float32]:
+    """Scores as trec_eval compares them. It keeps a result's score in a C ``float`` (32 bits),
+    so scores that differ only beyond that precision tie, and are then ordered by docno
+    (1.00000001 and 1.0; 1e-300 and 0.0), and a score beyond its range is infinite. Every
+    ordering that claims to be trec_eval's compares these, never the 64-bit scores."""
+    with np.errstate(over="ignore"):
+        return np.asarray(scores, dtype=np.float64).astype(np.float32)
+
+
 def _ranking_order(
     qidx: IntArray, scores: FloatArray, ranks: IntArray, ids: BytesArray, order: Order
 ) -> tuple[IntArray, IntArray] | None:
     """Rows to move to put them in (query, ranking) order, as (dst, src): new[dst] = old[src];
-    None when already in order."""
+    None when already in order. By score, scores compare at trec_eval's precision
+    (:func:`trec_eval_scores`)."""
     n = len(qidx)
     if n < 2:
         return None
@@ -310,13 +320,14 @@ def _ranking_order(
         if bool(((dq > 0) | ((dq == 0) & (np.diff(ranks) >= 0))).all()):
             return None
         return np.arange(n), np.lexsort((ranks, qidx))  # stable: equal ranks keep file order
-    ds = np.diff(scores)
+    held = trec_eval_scores(scores)
+    # Neighbours compared, not subtracted: two scores that are infinite in 32 bits tie.
     perm: IntArray | None = None
-    if not bool(((dq > 0) | ((dq == 0) & (ds <= 0))).all()):
-        perm = np.lexsort((-scores, qidx))
+    if not bool(((dq > 0) | ((dq == 0) & (held[1:] <= held[:-1]))).all()):
+        perm = np.lexsort((-held, qidx))
         dq = np.diff(qidx[perm])
-        ds = np.diff(scores[perm])
-    tie = (dq == 0) & (ds == 0)
+        held = held[perm]
+    tie = (dq == 0) & (held[1:] == held[:-1])
     if not bool(tie.any()):
         return None if perm is None else (np.arange(n), perm)
     # Ties in (query, score): order each tied run by id, descending bytewise (trec_eval).

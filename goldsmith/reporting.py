@@ -471,8 +471,9 @@ def lists_not_in_score_order(rows: Mapping[str, ResultRow]) -> list[str]:
         same = owner[1:] == owner[:-1]
         bad = np.zeros(len(flat), dtype=bool)
         bad[owner[~np.isfinite(scores)]] = True
-        bad[owner[1:][same & (scores[1:] > scores[:-1])]] = True
-        tied = np.flatnonzero(same & (scores[1:] == scores[:-1])).tolist()
+        held = metrics.trec_eval_scores(scores)  # compared as trec_eval holds them
+        bad[owner[1:][same & (held[1:] > held[:-1])]] = True
+        tied = np.flatnonzero(same & (held[1:] == held[:-1])).tolist()
         if tied:
             # Python orders str by code point, the order of their UTF-8 bytes (strcmp's).
             ids = list(chain.from_iterable(r.ids for _, r in flat))

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from goldsmith.formats import FormatError
 from goldsmith.formats.common import PIECE_LINES, bytes_array, decode_utf8
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment, GradeMap, judgment_order, map_grade
-from goldsmith.metrics import JudgmentColumns, RankingColumns, id_hash, pair_hash
+from goldsmith.metrics import JudgmentColumns, RankingColumns, id_hash, pair_hash, trec_eval_scores
 
 _BLOCK = 1 << 22  # bytes per TREC block (a few are in flight, each with ~6x temporaries)
 _MAX_SIMPLE_DIGITS = 15  # decimal mantissas this short convert exactly (see _floats)
@@ -541,13 +541,17 @@ def write_trec_run(
 def in_trec_eval_order(ids: Sequence[str], scores: Sequence[float | None]) -> bool:
     """Whether trec_eval, which sorts a query's results by score descending and breaks ties by
     docno descending (``strcmp``, i.e. bytewise on UTF-8), keeps ``ids`` in the given order:
-    every score is present and finite, and each (score, id) comes strictly before the next."""
+    every score is present and finite, and each (score, id) comes strictly before the next,
+    scores compared in 32 bits as trec_eval holds them (a score that becomes infinite there
+    counts as a tie with its like)."""
     if len(scores) < len(ids):
         return False
+    if any(s is None or not math.isfinite(s) for s in scores[: len(ids)]):
+        return False
+    # Compared as trec_eval keeps them, in 32 bits (goldsmith.metrics.trec_eval_scores).
+    kept = trec_eval_scores([s for s in scores[: len(ids)] if s is not None]).tolist()
     previous: tuple[float, bytes] | None = None
-    for doc, score in zip(ids, scores, strict=False):
-        if score is None or not math.isfinite(score):
-            return False
+    for doc, score in zip(ids, kept, strict=True):
         key = doc.encode("utf-8")
         if previous is not None and (
             score > previous[0] or (score == previous[0] and key >= previous[1])
