@@ -26,6 +26,7 @@ from annotation.models.judging import (
     QueryAnnotation,
     QueryReview,
     Resolution,
+    VisitTime,
 )
 from annotation.models.projects import ApiToken, Membership, Project, Role, TieRule
 from annotation.models.queries import Query
@@ -64,5 +65,6 @@ __all__ = [
     "ScrubPattern",
     "SearchBacklog",
     "TieRule",
+    "VisitTime",
     "WorkerPing",
 ]

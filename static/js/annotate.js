@@ -249,7 +249,6 @@
   function mergeQuery(old, fresh) {
     const merged = Object.assign({}, old, fresh);
     merged.flags = Object.assign({}, old.flags || {}, fresh.flags || {});
-    merged.seconds = (old.seconds || 0) + (fresh.seconds || 0);
     return merged;
   }
 
@@ -280,13 +279,30 @@
     });
   }
 
-  // Time spent counts only while the page is visible.
+  // Time spent counts only while the page is visible. Each visit of the page has its own id
+  // and reports its total so far; the server stores one total per visit, so a report sent as
+  // the page unloads and sent again from the outbox after it (its answer never arrived) counts
+  // once. A newer total replaces an older one still waiting in the outbox.
+  const visitId = newVisitId();
+  const timeKey = "time:" + queryId + ":" + visitId;
+  let visitSeconds = 0;
   let visibleSince = document.visibilityState === "visible" ? Date.now() : null;
+
+  function newVisitId() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, function (b) {
+      return b.toString(16).padStart(2, "0");
+    }).join("");
+  }
+
   function flushTime() {
     if (visibleSince === null || locked) return;
-    const seconds = (Date.now() - visibleSince) / 1000;
+    visitSeconds += (Date.now() - visibleSince) / 1000;
     visibleSince = document.visibilityState === "visible" ? Date.now() : null;
-    if (seconds >= 1) enqueue(queryKey, annotationUrl, { seconds: seconds }, mergeQuery);
+    if (visitSeconds >= 1) {
+      enqueue(timeKey, annotationUrl, { visit: visitId, seconds: visitSeconds });
+    }
   }
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
