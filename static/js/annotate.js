@@ -59,9 +59,18 @@
     pump();
   }
 
-  function pending() {
-    return Object.keys(outbox).length;
+  // The annotator's changes: grades, flags and the note. Time reports go unmentioned.
+  function isChange(key) {
+    return !key.startsWith("time:");
   }
+
+  function pending() {
+    return Object.keys(outbox).filter(isChange).length;
+  }
+
+  // Until a change of the annotator's reaches the server the page says nothing about saving:
+  // a freshly opened query has nothing to be "saved".
+  let savedAny = false;
 
   function showSync(message) {
     const n = pending();
@@ -69,8 +78,8 @@
       syncStatus.textContent = message;
       syncStatus.className = "sync sync-error";
     } else if (n === 0) {
-      syncStatus.textContent = "All changes saved";
-      syncStatus.className = "sync sync-ok";
+      syncStatus.textContent = savedAny ? "All changes saved" : "";
+      syncStatus.className = savedAny ? "sync sync-ok" : "sync";
     } else if (retryTimer) {
       syncStatus.textContent = n + (n === 1 ? " change" : " changes") + " waiting for the network — retrying";
       syncStatus.className = "sync sync-waiting";
@@ -143,6 +152,7 @@
       persist();
     }
     if (response.ok) {
+      if (isChange(key)) savedAny = true;
       if (!current || current.seq === entry.seq) markEntry(key, "saved", data);
     } else {
       // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
