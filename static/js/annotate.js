@@ -223,9 +223,16 @@
     });
   }
 
+  // A query a lead adjudicated or approved is read-only: its page says why, a grade key
+  // changes nothing and sends nothing, and j/k still move between chunks.
+  function sayReadOnly() {
+    syncStatus.textContent = "Read-only: nothing was changed";
+    syncStatus.className = "sync";
+  }
+
   function grade(card, value) {
     if (locked) {
-      showSync("This query was adjudicated; its grades are final.");
+      sayReadOnly();
       return;
     }
     const id = card.dataset.candidateId;
@@ -263,7 +270,11 @@
   }
 
   const flagsForm = document.getElementById("query-flags");
-  if (flagsForm) {
+  if (flagsForm && locked) {
+    flagsForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
+  } else if (flagsForm) {
     // Flags and the note save as they change; Enter in the form must not submit it.
     flagsForm.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -434,6 +445,10 @@
       case "2":
         if (!card) return;
         event.preventDefault();
+        if (locked) {
+          sayReadOnly();
+          break;
+        }
         grade(card, Number(event.key));
         if (focusIndex < cards.length - 1) setFocus(focusIndex + 1);
         break;
