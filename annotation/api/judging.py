@@ -131,7 +131,18 @@ def annotation_output(annotation: QueryAnnotation | None) -> dict[str, object]:
 class QueryAnnotationInput(serializers.Serializer):
     flags = FlagsSerializer(required=False)
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000)
-    seconds = serializers.FloatField(required=False, min_value=0, default=0)
+    seconds = serializers.FloatField(
+        required=False,
+        min_value=0,
+        default=0,
+        help_text="Seconds spent: added, or with `visit` the visit's total so far.",
+    )
+    visit = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="An id the page makes up per visit; a visit's time is stored once, so a "
+        "report sent again changes nothing.",
+    )
 
 
 class AnnotationApi(APIView):
@@ -164,7 +175,7 @@ class AnnotationApi(APIView):
     @extend_schema(
         request=QueryAnnotationInput,
         responses={200: QueryAnnotationOutput, 409: RefusalOutput},
-        summary="Set the caller's flags and note on a query; add time spent (seconds)",
+        summary="Set the caller's flags and note on a query; record time spent (seconds)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(
@@ -179,6 +190,7 @@ class AnnotationApi(APIView):
                 flags=data.validated_data.get("flags"),
                 note=data.validated_data.get("note"),
                 seconds=data.validated_data["seconds"],
+                visit=data.validated_data.get("visit"),
             )
         except JudgingClosed as error:
             return conflict(error)

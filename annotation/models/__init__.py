@@ -26,6 +26,7 @@ from annotation.models.judging import (
     QueryAnnotation,
     QueryReview,
     Resolution,
+    VisitTime,
 )
 from annotation.models.projects import (
     ApiToken,
@@ -74,5 +75,6 @@ __all__ = [
     "TieRule",
     "Tokenizer",
     "TokenizerOrigin",
+    "VisitTime",
     "WorkerPing",
 ]

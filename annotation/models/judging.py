@@ -4,6 +4,7 @@ Candidate ──< CandidateSource >── PoolSource       (which retrievers fou
 Query ──< Assignment (annotator, queue order, progress)
 Candidate ──< Judgment (annotator, grade)           one per (candidate, annotator)
 Query ──< QueryAnnotation (annotator: flags, note, seconds)
+Assignment ──< VisitTime (seconds of one visit of the annotation page, stored once)
 Query ── QueryAgreement (cached per-query statistics and flag reasons)
 Query ── QueryReview (state, optimistic-lock version, adjudication reason, approval)
 Candidate ── Resolution (final grade, provenance)
@@ -204,6 +205,27 @@ class QueryAnnotation(models.Model):
 
     def flag_names(self) -> list[str]:
         return [flag for flag in self.FLAGS if getattr(self, flag)]
+
+
+class VisitTime(models.Model):
+    """The time one visit of the annotation page spent on an assignment's query.
+
+    The page makes up a visit id when it loads and reports the visit's total so far with it;
+    one row per (assignment, visit) makes a report sent twice (as the page unloads, then again
+    from its outbox) count once. `QueryAnnotation.seconds_spent` is the sum over visits."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="visits")
+    visit = models.CharField(max_length=64)
+    seconds = models.FloatField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "visit"], name="visittime_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}/{self.visit}: {self.seconds:.1f}s"
 
 
 class QueryAgreement(models.Model):

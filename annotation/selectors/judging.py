@@ -132,6 +132,7 @@ class AnnotationView:
     locked: bool
     terms: list[str] = field(default_factory=list)
     closed_reason: str = ""  # why no chunk may be added ("" when one may)
+    locked_reason: str = ""  # why the page is read-only ("" when it is not)
 
 
 def closed_to_new_chunks(review: QueryReview | None) -> str:
@@ -149,6 +150,24 @@ def closed_to_new_chunks(review: QueryReview | None) -> str:
     return (
         f"{what}: its grades are final, so no chunk can be added to it. If a good chunk is "
         "missing, tell a lead: a lead can reopen it by pooling more chunks (the pools page)."
+    )
+
+
+def read_only_reason(review: QueryReview | None) -> str:
+    """Why an annotator's page of the query of `review` is read-only ("" when it is not): once
+    a lead adjudicated or approved the query, its grades are final."""
+    if review is None:
+        return ""
+    if review.state == ReviewState.APPROVED:
+        what = "A lead approved this query"
+    elif review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
+        what = "A lead adjudicated this query"
+    else:
+        return ""
+    return (
+        f"{what}: its final grades are set, so your grades, flags and note are shown as you "
+        "left them and can no longer be changed. You can still read every chunk and move "
+        "between them with j and k."
     )
 
 
@@ -185,13 +204,7 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
         query_id=query.pk, annotator_id=assignment.annotator_id
     ).first()
     review = QueryReview.objects.filter(query_id=query.pk).first()
-    locked = bool(
-        review
-        and (
-            review.state == ReviewState.APPROVED
-            or (review.state == ReviewState.RESOLVED and review.adjudicated_at)
-        )
-    )
+    locked_reason = read_only_reason(review)
     version = (
         Guideline.objects.filter(project_id=query.project_id)
         .order_by("-version")
@@ -204,9 +217,10 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
         candidates=candidates,
         annotation=annotation,
         guideline_version=version,
-        locked=locked,
+        locked=bool(locked_reason),
         terms=terms,
         closed_reason=closed_to_new_chunks(review),
+        locked_reason=locked_reason,
     )
 
 

@@ -17,11 +17,14 @@ from annotation.models import (
     Project,
     QueryAnnotation,
     QueryReview,
+    VisitTime,
 )
 from annotation.models.judging import AssignmentStatus, ReviewState
 from annotation.services.adjudication import query_settle
 
-MAX_SECONDS_PER_SAVE = 3600.0  # a tab left open overnight must not count as a day of work
+# A tab left open overnight must not count as a day of work: one save, and one visit of the
+# annotation page, count at most an hour.
+MAX_SECONDS_PER_SAVE = 3600.0
 
 
 class JudgingClosed(Exception):
@@ -132,8 +135,14 @@ def query_annotation_save(
     flags: dict[str, bool] | None = None,
     note: str | None = None,
     seconds: float = 0.0,
+    visit: str | None = None,
 ) -> QueryAnnotation:
-    """Set the annotator's flags and note on the query and add `seconds` of time spent."""
+    """Set the annotator's flags and note on the query and record time spent.
+
+    Without `visit`, `seconds` are added. With it, `seconds` is the total so far of that visit
+    of the annotation page, stored once per (assignment, visit): a report the page sends again
+    (its answer was lost as the page unloaded) or late (an older total) changes nothing, and
+    `seconds_spent` grows only by what the visit adds to its last report."""
     _check_open(assignment.query_id)
     annotation, _ = QueryAnnotation.objects.select_for_update().get_or_create(
         query_id=assignment.query_id, annotator_id=assignment.annotator_id
@@ -147,8 +156,20 @@ def query_annotation_save(
     if note is not None:
         annotation.note = note
         fields.append("note")
-    if seconds:
-        annotation.seconds_spent += min(max(float(seconds), 0.0), MAX_SECONDS_PER_SAVE)
+    seconds = min(max(float(seconds), 0.0), MAX_SECONDS_PER_SAVE)
+    added = seconds
+    if visit is not None and seconds:
+        # The annotation row locked above serialises this annotator's reports on this query.
+        row, created = VisitTime.objects.get_or_create(
+            assignment=assignment, visit=visit, defaults={"seconds": seconds}
+        )
+        if not created:
+            added = max(seconds - row.seconds, 0.0)
+            if added:
+                row.seconds = seconds
+                row.save(update_fields=["seconds", "updated_at"])
+    if added:
+        annotation.seconds_spent += added
         fields.append("seconds_spent")
     annotation.save(update_fields=fields)
     if flags and assignment.status == AssignmentStatus.DONE:

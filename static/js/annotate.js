@@ -59,9 +59,18 @@
     pump();
   }
 
-  function pending() {
-    return Object.keys(outbox).length;
+  // The annotator's changes: grades, flags and the note. Time reports go unmentioned.
+  function isChange(key) {
+    return !key.startsWith("time:");
   }
+
+  function pending() {
+    return Object.keys(outbox).filter(isChange).length;
+  }
+
+  // Until a change of the annotator's reaches the server the page says nothing about saving:
+  // a freshly opened query has nothing to be "saved".
+  let savedAny = false;
 
   function showSync(message) {
     const n = pending();
@@ -69,8 +78,8 @@
       syncStatus.textContent = message;
       syncStatus.className = "sync sync-error";
     } else if (n === 0) {
-      syncStatus.textContent = "All changes saved";
-      syncStatus.className = "sync sync-ok";
+      syncStatus.textContent = savedAny ? "All changes saved" : "";
+      syncStatus.className = savedAny ? "sync sync-ok" : "sync";
     } else if (retryTimer) {
       syncStatus.textContent = n + (n === 1 ? " change" : " changes") + " waiting for the network — retrying";
       syncStatus.className = "sync sync-waiting";
@@ -143,6 +152,7 @@
       persist();
     }
     if (response.ok) {
+      if (isChange(key)) savedAny = true;
       if (!current || current.seq === entry.seq) markEntry(key, "saved", data);
     } else {
       // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
@@ -213,9 +223,16 @@
     });
   }
 
+  // A query a lead adjudicated or approved is read-only: its page says why, a grade key
+  // changes nothing and sends nothing, and j/k still move between chunks.
+  function sayReadOnly() {
+    syncStatus.textContent = "Read-only: nothing was changed";
+    syncStatus.className = "sync";
+  }
+
   function grade(card, value) {
     if (locked) {
-      showSync("This query was adjudicated; its grades are final.");
+      sayReadOnly();
       return;
     }
     const id = card.dataset.candidateId;
@@ -249,12 +266,15 @@
   function mergeQuery(old, fresh) {
     const merged = Object.assign({}, old, fresh);
     merged.flags = Object.assign({}, old.flags || {}, fresh.flags || {});
-    merged.seconds = (old.seconds || 0) + (fresh.seconds || 0);
     return merged;
   }
 
   const flagsForm = document.getElementById("query-flags");
-  if (flagsForm) {
+  if (flagsForm && locked) {
+    flagsForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
+  } else if (flagsForm) {
     // Flags and the note save as they change; Enter in the form must not submit it.
     flagsForm.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -280,13 +300,30 @@
     });
   }
 
-  // Time spent counts only while the page is visible.
+  // Time spent counts only while the page is visible. Each visit of the page has its own id
+  // and reports its total so far; the server stores one total per visit, so a report sent as
+  // the page unloads and sent again from the outbox after it (its answer never arrived) counts
+  // once. A newer total replaces an older one still waiting in the outbox.
+  const visitId = newVisitId();
+  const timeKey = "time:" + queryId + ":" + visitId;
+  let visitSeconds = 0;
   let visibleSince = document.visibilityState === "visible" ? Date.now() : null;
+
+  function newVisitId() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, function (b) {
+      return b.toString(16).padStart(2, "0");
+    }).join("");
+  }
+
   function flushTime() {
     if (visibleSince === null || locked) return;
-    const seconds = (Date.now() - visibleSince) / 1000;
+    visitSeconds += (Date.now() - visibleSince) / 1000;
     visibleSince = document.visibilityState === "visible" ? Date.now() : null;
-    if (seconds >= 1) enqueue(queryKey, annotationUrl, { seconds: seconds }, mergeQuery);
+    if (visitSeconds >= 1) {
+      enqueue(timeKey, annotationUrl, { visit: visitId, seconds: visitSeconds });
+    }
   }
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
@@ -408,6 +445,10 @@
       case "2":
         if (!card) return;
         event.preventDefault();
+        if (locked) {
+          sayReadOnly();
+          break;
+        }
         grade(card, Number(event.key));
         if (focusIndex < cards.length - 1) setFocus(focusIndex + 1);
         break;
