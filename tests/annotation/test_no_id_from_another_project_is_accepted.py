@@ -367,7 +367,8 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/members/<str:username>/remove/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
-    # assignment, guidelines, agreement, freezing, settings, new retrievers, tokens, sign-in.
+    # assignment, guidelines, agreement, freezing, settings (tie rule, tokenizer), new
+    # retrievers, tokens, sign-in.
     no_id = {
         "login/",
         "logout/",
@@ -387,6 +388,10 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/goldsets/",
         "projects/<int:project_id>/retrievers/",
         "projects/<int:project_id>/evaluation-settings/",
+        "api/v1/projects/<int:project_id>/tie-rule/",
+        "projects/<int:project_id>/dashboard/tie-rule/",
+        "api/v1/projects/<int:project_id>/tokenizer/",
+        "projects/<int:project_id>/tokenizer/",
     }
     # Read-only routes (GET): they are not walked here.
     writes = set()
