@@ -30,6 +30,12 @@ from goldsmith.formats.labels import read_labels_csv
 _PROG = "goldsmith"
 
 
+ORDER_HELP = (
+    "rank: as returned (TREC: rank column); score: by score compared in 32 bits, "
+    "ties by id descending, as trec_eval"
+)
+
+
 class _BadInput(Exception):
     """Bad input that is reported as one line and exit status 2."""
 
@@ -68,7 +74,7 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         "--order",
         choices=("rank", "score"),
         default="rank",
-        help="rank: as returned (TREC: rank column); score: by score, trec_eval ties",
+        help=ORDER_HELP,
     )
     p.add_argument("--pass-threshold", type=float, default=0.7, metavar="X")
     p.add_argument(
@@ -605,7 +611,12 @@ def _add_drift_parser(sub: Any) -> None:
     )
     dr.add_argument("--k", type=int, default=5, help="the headline K (default 5)")
     dr.add_argument("--relevance-level", type=int, default=2, metavar="N")
-    dr.add_argument("--order", choices=("rank", "score"), default="rank")
+    dr.add_argument(
+        "--order",
+        choices=("rank", "score"),
+        default="rank",
+        help=ORDER_HELP,
+    )
     dr.add_argument("--pass-threshold", type=float, metavar="X", help="default: the preset's")
     for name in ("recall-target", "recall-floor", "pass-rate-target", "pass-rate-floor"):
         dr.add_argument(f"--{name}", type=float, metavar="X", help="default: the preset's")

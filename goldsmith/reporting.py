@@ -438,8 +438,8 @@ def build_report(
 
 RankedBy = Literal["retriever", "score"]
 RANKED_BY_TEXT = {
-    "score": "by score, ties by id descending (trec_eval's rule), as the built-in retriever "
-    "returns its lists",
+    "score": "by score (compared in 32 bits, as trec_eval holds scores), ties by id descending "
+    "(trec_eval's rule), as the built-in retriever returns its lists",
     "retriever": "as the retriever returned it (its ranks), not re-sorted by score",
 }
 
