@@ -122,6 +122,8 @@
           "X-CSRFToken": csrfToken(),
         },
         body: JSON.stringify(entry.body),
+        // A time report is often sent as the page unloads: keepalive lets it outlive the page.
+        keepalive: key.startsWith("time:"),
       });
     } catch (e) {
       response = null; // offline or the server is unreachable

@@ -12,7 +12,6 @@ from playwright.sync_api import Error as PlaywrightError
 
 from annotation.models import QueryAnnotation, VisitTime
 from tests.annotation.factories import judging_setup
-from tests.conftest import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -30,6 +29,16 @@ def _time_reports_waiting(page) -> int:
     return sum(
         1 for outbox in outboxes for key in json.loads(outbox or "{}") if key.startswith("time:")
     )
+
+
+def _wait_on_page(page, predicate, message: str, timeout_ms: int = 30_000) -> None:
+    """Poll while Playwright runs its event loop: a route's handler only runs during a call into
+    Playwright, so a plain sleep would hold back the very request the test waits for."""
+    for _ in range(timeout_ms // 200):
+        if predicate():
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"timed out after {timeout_ms / 1000:.0f}s waiting for {message}")
 
 
 def test_two_seconds_on_a_query_then_a_reload_store_two_seconds(personas, live_server, sign_in):
@@ -50,11 +59,11 @@ def test_two_seconds_on_a_query_then_a_reload_store_two_seconds(personas, live_s
         lambda route: answer_lost(route) if route.request.method == "PUT" else route.continue_(),
     )
     page.reload()
-    wait_for(lambda: _stored_seconds(query, personas.bob) > 0, message="the unload's report")
+    _wait_on_page(page, lambda: _stored_seconds(query, personas.bob) > 0, "the unload's report")
     page.unroute_all()
 
     # The new page sends the report again from its outbox (with a retry's backoff).
-    wait_for(lambda: _time_reports_waiting(page) == 0, message="the outbox sent the report")
+    _wait_on_page(page, lambda: _time_reports_waiting(page) == 0, "the outbox sent the report")
     page.wait_for_timeout(300)
     seconds = _stored_seconds(query, personas.bob)
     assert 1.5 <= seconds < 3.0, f"2 s on the page were stored as {seconds:.1f} s"
