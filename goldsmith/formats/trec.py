@@ -496,8 +496,24 @@ def read_trec_run(path: str | Path) -> RankingColumns:
 # Writers and trec_eval's order
 
 
+# A character the readers refuse (`_CONTROL`), in a line being written: `\n` ends the line, and
+# `\t` and `\r` inside an id already split it into too many tokens.
+_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# What a written qrels line may not hold besides its three spaces and its line end: every other
+# character Python counts as whitespace (str.split would split on it) and every control
+# character (tests/engine/test_formats.py checks this class against str.isspace).
+_UNWRITABLE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
+
+
 def _token(value: str, what: str) -> str:
-    if not value or any(c.isspace() for c in value) or "\x00" in value or value.startswith("#"):
+    if (
+        not value
+        or any(c.isspace() for c in value)
+        or _CONTROL_IN_LINE.search(value)
+        or value.startswith("#")
+    ):
         raise ValueError(f"{what} {value!r} cannot be written to a TREC file")
     return value
 
@@ -508,7 +524,8 @@ def trec_qrels_pieces(rows: Iterable[tuple[str, str, int]]) -> Iterator[str]:
 
     Lines are checked whole, which is several times faster than checking each id: an id that a
     TREC file cannot hold (empty, with whitespace or NUL inside, or a qid starting with ``#``,
-    which would make the line a comment) raises ValueError. A docno may start with ``#``."""
+    which would make the line a comment, or with a control character, which the readers refuse)
+    raises ValueError. A docno may start with ``#``."""
     buf: list[str] = []
     for qid, doc, grade in rows:
         buf.append(f"{qid} 0 {doc} {int(grade)}\n")
@@ -520,10 +537,29 @@ def trec_qrels_pieces(rows: Iterable[tuple[str, str, int]]) -> Iterator[str]:
 
 
 def _trec_checked(lines: list[str]) -> str:
+    """The lines joined, when each splits into the same four tokens on the three spaces it was
+    written with as readers split it on any whitespace: no other whitespace (an id would lose
+    it, or split in two), no empty id, no comment line, no control character the readers
+    refuse. Checked on the whole text at once; the first bad line is named."""
+    text = "".join(lines)
+    if (
+        text.count(" ") == 3 * len(lines)
+        and text.count("\n") == len(lines)
+        and "  " not in text
+        and "\n " not in text
+        and "\n#" not in text
+        and text[:1] not in (" ", "#")
+        and not _UNWRITABLE.search(text)
+    ):
+        return text
     for line in lines:
-        if len(line.split()) != 4 or line.startswith("#") or "\x00" in line:
+        body = line[:-1]
+        if body.count(" ") != 3 or "  " in body or body[:1] in (" ", "#", "") or "\n" in body:
             raise ValueError(f"{line.rstrip()!r}: an id with whitespace cannot go in a TREC file")
-    return "".join(lines)
+        if _UNWRITABLE.search(body):
+            what = "a control character" if _CONTROL_IN_LINE.search(body) else "whitespace"
+            raise ValueError(f"{body!r}: an id with {what} cannot go in a TREC file")
+    raise AssertionError("unreachable: some line failed the check")  # pragma: no cover
 
 
 def write_trec_run(

@@ -248,9 +248,52 @@ def test_written_trec_files_read_back_bit_identical(tmp_path):
 
 
 def test_the_qrels_writer_refuses_ids_a_trec_file_cannot_hold():
-    for qid, doc in [("q 1", "c1"), ("q1", "a chunk"), ("", "c1"), ("q1", ""), ("#q", "c1")]:
+    for qid, doc in [
+        ("q 1", "c1"),
+        ("q1", "a chunk"),
+        ("", "c1"),
+        ("q1", ""),
+        ("#q", "c1"),
+        ("q1", "c1 "),  # whitespace at an id's edge would be lost on reading
+        ("q1\t", "c1"),
+        ("q1", "\u3000c1"),
+    ]:
         with pytest.raises(ValueError, match="cannot go in a TREC file"):
             "".join(trec.trec_qrels_pieces([("q0", "c0", 1), (qid, doc, 2)]))
+
+
+def test_the_qrels_writer_refuses_control_characters_the_reader_would_refuse():
+    for qid, doc in [("q\x00", "c1"), ("q1", "c\x01"), ("q1", "c\x1b[0m"), ("q\x7f", "c1")]:
+        rows = [("q0", "c0", 1), (qid, doc, 2)]
+        if qid == "q\x7f":  # DEL is no control character to the readers: written and read back
+            assert "".join(trec.trec_qrels_pieces(rows)).endswith("q\x7f 0 c1 2\n")
+            continue
+        with pytest.raises(ValueError, match="control character cannot go in a TREC file"):
+            "".join(trec.trec_qrels_pieces(rows))
+        with pytest.raises(ValueError, match="cannot be written to a TREC file"):
+            trec.write_trec_run(io.StringIO(), [(qid, doc, 1, 1.0)])
+
+
+def test_the_qrels_writer_knows_every_whitespace_and_control_character():
+    unwritable = {chr(c) for c in range(0x110000) if trec._UNWRITABLE.match(chr(c))}
+    expected = {chr(c) for c in range(0x110000) if chr(c).isspace() or c < 32} - {" ", "\n"}
+    assert unwritable == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=8), st.text(min_size=1, max_size=8))
+def test_what_the_qrels_writer_accepts_the_reader_reads_back(qid, doc):
+    """Any ids at all: the writer either refuses them or writes a line that reads back."""
+    try:
+        text = "".join(trec.trec_qrels_pieces([(qid, doc, 1)]))
+    except ValueError:
+        return
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            qrels = trec.read_trec_qrels(write(Path(d), "q.txt", text))
+        except UnicodeEncodeError:  # a lone surrogate cannot be written as UTF-8 at all
+            return
+    assert list(qrels.query_ids) == [qid] and bytes(qrels.ids[0]).decode() == doc
 
 
 # Ids a TREC file can hold; control characters are left out: the reader refuses them.
