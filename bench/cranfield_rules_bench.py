@@ -50,6 +50,7 @@ the same scored against the truth. Every figure is the mean over ``--replicates`
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -67,7 +68,7 @@ sys.path.insert(0, str(ROOT))
 
 from goldsmith import agreement as rules  # noqa: E402
 from goldsmith.formats.beir import cranfield_documents, cranfield_queries  # noqa: E402
-from goldsmith.metrics import evaluate  # noqa: E402
+from goldsmith.metrics import RankingColumns, evaluate, ranking_from_mapping  # noqa: E402
 from goldsmith.retrievers.builtin import build_retriever  # noqa: E402
 
 IntArray = NDArray[np.int64]
@@ -85,6 +86,9 @@ TARGET_GAP = 0.02
 THRESHOLD = 0.6  # the project default kappa threshold
 RULES = ("lower", "higher", "lead", "lower+third")
 SEED = 14
+# BM25 scored against the truth and against each rule's final grades.
+METRICS = ("ndcg@10", "recall@10")
+DEPTH = 10  # the deepest cut-off of METRICS: BM25's ranking is kept to this depth
 REPLICATES = 10
 
 # How a final grade was decided: the engine's provenances, and a lead.
@@ -153,18 +157,18 @@ def build_pools(
     return pools
 
 
-def cranfield_pools(
-    path: Path, *, size: int = POOL_SIZE
-) -> tuple[list[Pool], dict[str, list[str]]]:
-    """The 225 Cranfield pools (judged + BM25's unjudged to `size`) and BM25's top 100 per
-    query (document text: `.W`, which starts with the title)."""
+def cranfield_pools(path: Path, *, size: int = POOL_SIZE) -> tuple[list[Pool], RankingColumns]:
+    """The 225 Cranfield pools (judged + BM25's unjudged to `size`) and BM25's top
+    :data:`DEPTH` per query, scored by :func:`retriever_scores` (document text: `.W`, which
+    starts with the title)."""
     judged, source = cranfield_truth(path)
     docs = [(str(d["doc_id"]), str(d["text"])) for d in cranfield_documents(path / "cran.all.1400")]
     queries = [(str(q["qid"]), str(q["query"])) for q in cranfield_queries(path / "cran.qry")]
     bm25 = build_retriever("bm25", docs)
     hits = bm25.search([text for _, text in queries], 100)
     ranked = {qid: [h.id for h in row] for (qid, _), row in zip(queries, hits, strict=True)}
-    return build_pools(judged, ranked, size=size, leave_out=source), ranked
+    top = ranking_from_mapping({qid: docs[:DEPTH] for qid, docs in ranked.items()})
+    return build_pools(judged, ranked, size=size, leave_out=source), top
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,6 +240,23 @@ def _by_annotator(columns: Sequence[IntArray]) -> dict[int, dict[int, int]]:
     return {a: dict(enumerate(col.tolist())) for a, col in enumerate(columns)}
 
 
+def kappas(grades: Sequence[IntArray], annotators: Sequence[int]) -> list[float | None]:
+    """Each query's Cohen's kappa among the given rows (annotators) of its grades: with two,
+    the pair's; with more, the mean of the defined pairwise kappas (None when none is), which
+    is what :func:`goldsmith.agreement.query_stats` gives, computed for all queries at once
+    with :func:`goldsmith.agreement.two_rater_query_stats`."""
+    per_pair = []
+    for i, j in itertools.combinations(annotators, 2):
+        pairs = {q: _by_annotator([g[i], g[j]]) for q, g in enumerate(grades)}
+        stats = rules.two_rater_query_stats(pairs, range(len(grades)))
+        per_pair.append([stats[q]["kappa"] for q in range(len(grades))])
+    out: list[float | None] = []
+    for values in zip(*per_pair, strict=True):
+        defined = [k for k in values if k is not None]
+        out.append(float(np.mean(defined)) if defined else None)
+    return out
+
+
 def settle(
     truth: Sequence[IntArray],
     grades: Sequence[IntArray],
@@ -251,27 +272,32 @@ def settle(
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; use one of {', '.join(RULES)}")
     tie_rule = {"higher": rules.HIGHER, "lead": rules.LEAD}.get(rule, rules.LOWER)
-    pairs = {q: _by_annotator(g[:2]) for q, g in enumerate(grades)}
-    stats = rules.two_rater_query_stats(pairs, range(len(grades)))
+    two = kappas(grades, (0, 1))
+    three = kappas(grades, (0, 1, 2)) if rule == "lower+third" else []
     final: list[IntArray] = []
     decided_by: list[str] = []
     to_lead = np.zeros(len(grades), dtype=bool)
     escalated = np.zeros(len(grades), dtype=bool)
     for q, (true, g) in enumerate(zip(truth, grades, strict=True)):
-        kappa = stats[q]["kappa"] if q in stats else rules.query_stats(pairs[q])["kappa"]
         reasons = rules.flag_reasons(
-            kappa=kappa, threshold=threshold, grades=pairs[q], ambiguous=False, tie_rule=tie_rule
+            kappa=two[q],
+            threshold=threshold,
+            grades=_by_annotator(g[:2]),
+            ambiguous=False,
+            tie_rule=tie_rule,
         )
         votes = g[:2]
         if reasons and rule == "lower+third":
             escalated[q] = True
             votes = g[:3]
-            three = _by_annotator(votes)
-            kappa3 = rules.query_stats(three)["kappa"]
             # After a third grade: flagged still when kappa is low, or a candidate has no
             # majority (a two-apart tie such as 0/1/2); otherwise it resolves by rule.
             still_low = rules.LOW_KAPPA in rules.flag_reasons(
-                kappa=kappa3, threshold=threshold, grades=three, ambiguous=False, tie_rule=tie_rule
+                kappa=three[q],
+                threshold=threshold,
+                grades=_by_annotator(votes),
+                ambiguous=False,
+                tie_rule=tie_rule,
             )
             no_majority = any(
                 rules.rule_resolution(col.tolist(), tie_rule=rules.LEAD) is None for col in votes.T
@@ -309,6 +335,7 @@ class Figures:
     to_lead: float  # share of queries that reached the lead
     escalated: float  # share of queries a third annotator graded
     decided: dict[str, int]  # candidates per way of deciding (:data:`DECIDED_BY`)
+    wrong: dict[str, int]  # … of which the final grade is not the true one
     lowered: float  # share of truly relevant candidates whose final grade is below the truth
     raised: float  # share of all candidates whose final grade is above the truth
     metrics: dict[str, float] = field(default_factory=dict)
@@ -320,6 +347,9 @@ def measure(truth: IntArray, settled: Settled) -> Figures:
     by_rule = np.array([d != LEAD_DECIDED for d in settled.decided_by], dtype=bool)
     right = settled.final == truth
     counts = Counter(settled.decided_by)
+    mistaken = Counter(
+        d for d, ok in zip(settled.decided_by, right.tolist(), strict=True) if not ok
+    )
     return Figures(
         accuracy=float(np.mean(right)),
         relevant_accuracy=float(np.mean(right[relevant])),
@@ -327,16 +357,14 @@ def measure(truth: IntArray, settled: Settled) -> Figures:
         to_lead=float(np.mean(settled.to_lead)),
         escalated=float(np.mean(settled.escalated)),
         decided={k: counts.get(k, 0) for k in DECIDED_BY},
+        wrong={k: mistaken.get(k, 0) for k in DECIDED_BY},
         lowered=float(np.mean(settled.final[relevant] < truth[relevant])),
         raised=float(np.mean(settled.final > truth)),
     )
 
 
-METRICS = ("ndcg@10", "recall@10")
-
-
 def retriever_scores(
-    pools: Sequence[Pool], grades: IntArray, ranked: dict[str, Sequence[str]]
+    pools: Sequence[Pool], grades: IntArray, ranked: RankingColumns
 ) -> dict[str, float]:
     """BM25's mean nDCG@10 and strict Recall@10 when the pools carry `grades` (the app's
     conventions: a query with no grade-2 chunk is left out of the means; `queries` counts the
@@ -347,7 +375,7 @@ def retriever_scores(
         end = start + len(pool.candidates)
         judgments[pool.qid] = dict(zip(pool.candidates, grades[start:end].tolist(), strict=True))
         start = end
-    result = evaluate(judgments, {q: list(ranked.get(q, ())) for q in judgments}, METRICS)
+    result = evaluate(judgments, ranked, METRICS)
     out = {m: float(np.nanmean(result.column(m))) for m in METRICS}
     out["queries"] = float(result.included.sum())
     return out
@@ -362,7 +390,7 @@ def simulate(
 
 def run_setting(
     pools: Sequence[Pool],
-    ranked: dict[str, Sequence[str]],
+    ranked: RankingColumns,
     *,
     p: float,
     errors: str,
@@ -407,6 +435,7 @@ class Summary:
     to_lead: float
     escalated: float
     decided: dict[str, float]
+    wrong: dict[str, float]
     lowered: float
     raised: float
     metrics: dict[str, float]
@@ -438,6 +467,7 @@ def summarise(figures: dict[str, list[Figures]]) -> dict[str, Summary]:
             to_lead=_mean([f.to_lead for f in reps]),
             escalated=_mean([f.escalated for f in reps]),
             decided={k: _mean([f.decided[k] for f in reps]) for k in DECIDED_BY},
+            wrong={k: _mean([f.wrong[k] for f in reps]) for k in DECIDED_BY},
             lowered=_mean([f.lowered for f in reps]),
             raised=_mean([f.raised for f in reps]),
             metrics={m: _mean([f.metrics[m] for f in reps]) for m in reps[0].metrics},
@@ -456,18 +486,23 @@ def table(title: str, summary: dict[str, Summary]) -> str:
         "",
         "| rule | accuracy | relevant only | by rule only | − `lead` (points) | to the lead "
         "| third annotator | decided: unanimous · majority · tie rule · lead "
-        "| relevant lowered · raised | nDCG@10 · Recall@10 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| wrong: unanimous · majority · tie rule | relevant lowered · raised "
+        "| nDCG@10 · Recall@10 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for rule, s in summary.items():
-        d = s.decided
+        d, w = s.decided, s.wrong
         ties = d[rules.TIE_LOWER] + d[rules.TIE_HIGHER]
-        diff = "—" if rule == "lead" else f"{100 * s.minus_lead:+.2f} ± {100 * s.minus_lead_ci:.2f}"
+        wrong_ties = w[rules.TIE_LOWER] + w[rules.TIE_HIGHER]
+        diff = "—" if rule == "lead" else f"{100 * s.minus_lead:+.2f}"
+        if rule != "lead" and not np.isnan(s.minus_lead_ci):
+            diff += f" ± {100 * s.minus_lead_ci:.2f}"
         lines.append(
             f"| `{rule}` | {_pct(s.accuracy, 2)} | {_pct(s.relevant_accuracy, 2)} "
             f"| {_pct(s.rule_accuracy, 2)} | {diff} | {_pct(s.to_lead)} | {_pct(s.escalated)} "
             f"| {d[rules.UNANIMOUS]:,.0f} · {d[rules.MAJORITY]:,.0f} · {ties:,.0f} · "
-            f"{d[LEAD_DECIDED]:,.0f} | {_pct(s.lowered)} · {_pct(s.raised)} "
+            f"{d[LEAD_DECIDED]:,.0f} | {w[rules.UNANIMOUS]:,.0f} · {w[rules.MAJORITY]:,.0f} · "
+            f"{wrong_ties:,.0f} | {_pct(s.lowered)} · {_pct(s.raised)} "
             f"| {s.metrics['ndcg@10']:.3f} · {s.metrics['recall@10']:.3f} |"
         )
     return "\n".join(lines)

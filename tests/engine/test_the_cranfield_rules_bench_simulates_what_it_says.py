@@ -27,7 +27,7 @@ def pool(qid: str, *truth: int) -> bench.Pool:
 truths = st.lists(st.integers(0, 2), min_size=1, max_size=60).map(lambda g: arr(*g))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(truth=truths, seed=st.integers(0, 2**32 - 1))
 def test_a_mistake_is_never_the_true_grade_and_an_adjacent_one_is_one_grade_off(truth, seed):
     rng = np.random.default_rng(seed)
@@ -71,6 +71,27 @@ def test_the_calibrated_accuracy_gives_the_stated_agreement():
         rng = np.random.default_rng(4)
         a, b = bench.annotate(truth, p, errors, rng), bench.annotate(truth, p, errors, rng)
         assert np.mean(a == b) == pytest.approx(0.88, abs=0.005)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    queries=st.lists(
+        st.lists(st.tuples(*[st.integers(0, 2)] * 3), min_size=1, max_size=12),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_kappas_of_two_and_three_annotators_are_the_engines_query_stats(queries):
+    """The bench computes kappa for all queries at once; it equals `query_stats` query by query
+    (the function the app stores), None where it is undefined."""
+    grades = [np.array(q, dtype=np.int64).T for q in queries]
+    for annotators in ((0, 1), (0, 1, 2)):
+        fast = bench.kappas(grades, annotators)
+        for q, g in enumerate(grades):
+            slow = bench.rules.query_stats(bench._by_annotator([g[a] for a in annotators]))["kappa"]
+            assert (fast[q] is None) == (slow is None)
+            if slow is not None:
+                assert fast[q] == pytest.approx(slow, abs=1e-12)
 
 
 POOLS = [pool("1", 2, 2, 1, 0, 0, 0, 0, 0, 0, 0), pool("2", 0, 0, 1, 0), pool("3", 0, 0, 0)]
@@ -154,7 +175,7 @@ def test_a_third_annotator_who_leaves_no_majority_or_a_low_kappa_sends_it_to_the
     assert settled.decided_by == ["lead"] * 10
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     truths=st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=8), min_size=1, max_size=6),
     p=st.sampled_from([0.0, 0.5, 0.8, 0.95]),
