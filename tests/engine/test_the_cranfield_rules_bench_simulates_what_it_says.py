@@ -220,3 +220,19 @@ def test_cranfield_grades_map_onto_ours_as_the_bench_says():
     # cranqrel: 128 ones and 387 twos (→ 2), 734 threes and 363 fours (→ 1), 225 × −1 (out).
     assert (grades.count(2), grades.count(1), len(source)) == (128 + 387, 734 + 363, 225)
     assert len(judged) == 225 and source["1"] == "486" and source["225"] == "1188"
+
+
+def test_the_cranfield_pools_are_the_judged_documents_and_bm25s_best_unjudged_ones():
+    raw = require_shared_data("cranfield")
+    judged, source = bench.cranfield_truth(raw)
+    pools, top = bench.cranfield_pools(raw)
+    assert len(pools) == 225 and len(top.query_ids) == 225
+    for p in pools:
+        grades = dict(zip(p.candidates, p.truth.tolist(), strict=True))
+        assert len(grades) == max(30, len(judged[p.qid]))
+        assert source[p.qid] not in grades
+        assert {d: g for d, g in grades.items() if g} == judged[p.qid]  # every unjudged one is 0
+    truth = np.concatenate([p.truth for p in pools])
+    # The figures docs/benchmarks.md states for these pools.
+    assert len(truth) == 6761
+    assert np.bincount(truth).tolist() == [5149, 1097, 515]
