@@ -1,0 +1,146 @@
+"""Text rules of the answer scorers: SQuAD-style normalisation and token F1, and the rule that
+decides whether a key fact is stated in a text.
+
+Pure module. Tokens come from the project tokenizers (:mod:`goldsmith.intake.tokenizers`), so
+Chinese is cut into words (``zh-words``) instead of being one token per sentence.
+
+``tokenizer`` is a tokenizer name or ``auto`` (the default): English and other space-separated
+text is cut as the official SQuAD evaluation script cuts it (lower-case, punctuation and the
+articles a/an/the removed, split on white space), and a pair of texts either of which holds Han
+characters is cut with ``zh-words`` (punctuation and white space dropped). ``squad`` forces the
+SQuAD cut.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from goldsmith.answers import values
+from goldsmith.intake.tokenizers import get_tokenizer, has_han
+
+AUTO = "auto"
+SQUAD = "squad"
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def squad_normalise(text: str) -> str:
+    """The official SQuAD v2.0 ``normalize_answer``: lower-case, ASCII punctuation removed,
+    articles removed, white space collapsed."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _is_word(token: str) -> bool:
+    return any(unicodedata.category(c)[0] in "LN" for c in token)
+
+
+def answer_tokens(text: str, tokenizer: str = AUTO, *, chinese: bool | None = None) -> list[str]:
+    """The tokens token F1 counts. ``chinese`` (default: ``text`` holds Han characters) picks
+    ``zh-words`` under ``auto``; the scorers pass one choice for both texts of a pair."""
+    if tokenizer == SQUAD or (
+        tokenizer == AUTO and not (has_han(text) if chinese is None else chinese)
+    ):
+        return squad_normalise(text).split()
+    name = "zh-words" if tokenizer == AUTO else tokenizer
+    norm = unicodedata.normalize("NFKC", text)
+    return [t for t in get_tokenizer(name).tokens(norm) if _is_word(t)]
+
+
+def token_f1(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
+    """Token F1 of ``prediction`` against ``reference``, as SQuAD v2.0's ``compute_f1``: the
+    shared tokens counted with multiplicity; precision over the prediction's tokens, recall over
+    the reference's; 1.0 when both have no token, 0.0 when one has none."""
+    chinese = has_han(prediction) or has_han(reference)
+    pred = answer_tokens(prediction, tokenizer, chinese=chinese)
+    gold = answer_tokens(reference, tokenizer, chinese=chinese)
+    if not pred or not gold:
+        return float(pred == gold)
+    same = sum((Counter(pred) & Counter(gold)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+# --------------------------------------------------------------------------------------------
+# Is a fact stated in a text?
+
+_SPACE_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def contain_normalise(text: str) -> str:
+    """For containment: NFKC, case-folded, every run of punctuation and white space one space.
+    Traditional Chinese is folded to simplified as the tokenizers do."""
+    from goldsmith.intake.tokenizers import to_simplified
+
+    t = unicodedata.normalize("NFKC", text).casefold()
+    return " " + " ".join(_SPACE_PUNCT.sub(" ", to_simplified(t)).split()) + " "
+
+
+@dataclass(frozen=True)
+class TextProfile:
+    """A text prepared once for many fact checks: its containment form, its content terms and
+    the numbers and dates it states."""
+
+    normal: str
+    terms: frozenset[str]
+    numbers: tuple[values.Quantity, ...]
+    dates: tuple[values.DateMention, ...]
+
+
+def _terms(text: str, tokenizer: str) -> frozenset[str]:
+    name = ("zh-words" if has_han(text) else "default") if tokenizer in (AUTO, SQUAD) else tokenizer
+    return frozenset(get_tokenizer(name).terms(unicodedata.normalize("NFKC", text)))
+
+
+@lru_cache(maxsize=1 << 15)
+def profile(text: str, tokenizer: str = AUTO) -> TextProfile:
+    """The :class:`TextProfile` of ``text`` (remembered: a context is checked against every
+    fact of its query)."""
+    return TextProfile(
+        normal=contain_normalise(text),
+        terms=_terms(text, tokenizer),
+        numbers=tuple(values.quantities(text, bare_words=False)),
+        dates=tuple(values.dates(text)),
+    )
+
+
+@dataclass(frozen=True)
+class FactMatch:
+    """Whether a fact is stated in a text and by which rule: ``containment`` (the normalised
+    fact is inside the normalised text) or ``overlap`` (the share of the fact's terms found in
+    the text, ``overlap``, reached the threshold and every number and date of the fact is
+    stated too); ``rule`` None when it is not found, with ``overlap`` the best share seen."""
+
+    found: bool
+    rule: str | None
+    overlap: float
+
+
+def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> FactMatch:
+    """Is ``fact`` stated in any of ``texts``? Containment first, then term overlap ≥
+    ``threshold`` with every number (same value and unit) and date of the fact present."""
+    best = 0.0
+    for t in texts:
+        if fact.normal.strip() and fact.normal in t.normal:
+            return FactMatch(True, "containment", 1.0)
+    for t in texts:
+        share = len(fact.terms & t.terms) / len(fact.terms) if fact.terms else 0.0
+        best = max(best, share)
+        if share + 1e-12 >= threshold and _states_values(fact, t):
+            return FactMatch(True, "overlap", share)
+    return FactMatch(False, None, best)
+
+
+def _states_values(fact: TextProfile, text: TextProfile) -> bool:
+    numbers_ok = all(any(q.same_as(p) for p in text.numbers) for q in fact.numbers)
+    return numbers_ok and all(any(d.same_as(e) for e in text.dates) for d in fact.dates)
