@@ -244,7 +244,11 @@ def context_recall(
     missing = [c.index for c in checks if not c.found]
     n = len(checks)
     if not missing:
-        reason = f"all {n} facts in the top {k} contexts" if n > 1 else f"fact 1 in the top {k}"
+        reason = (
+            f"all {n} facts in the top {k} contexts"
+            if n > 1
+            else f"the fact is in the top {k} contexts"
+        )
     else:
         reason = f"{_numbered(missing)} not in the top {k} contexts"
     return found / n, reason, tuple(checks)
