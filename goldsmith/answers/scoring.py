@@ -337,8 +337,8 @@ def _number_match(ref: str, response: str, tolerance: float) -> tuple[float, str
     hits = [q for q in said if q.same_as(target, tolerance)]
     if not hits:
         kin = [q for q in said if q.unit is None or target.unit is None or q.comparable(target)]
-        if kin:
-            return 0.0, f"says {kin[0].surface}, reference {target.surface}"
+        if kin or said:  # a number of the same kind first, else any (7 business days)
+            return 0.0, f"says {(kin or said)[0].surface}, reference {target.surface}"
         return 0.0, f"states no number (reference {target.surface})"
     others = [
         q

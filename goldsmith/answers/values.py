@@ -214,7 +214,7 @@ def close(a: float, b: float, tolerance: float = 0.0) -> bool:
 
 _DIGITS = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _QUANTITY_RE = re.compile(
-    rf"(?P<prefix>[$€£¥￥])?\s?(?<![\w.,])(?:(?P<digits>{_DIGITS})|(?P<words>{_EN_NUMBER_WORDS})"
+    rf"(?P<prefix>[$€£¥￥])?\s?(?<![A-Za-z0-9_.,])(?:(?P<digits>{_DIGITS})|(?P<words>{_EN_NUMBER_WORDS})"
     rf"|(?P<zh>[{_ZH_NUM}]+)(?=\s?(?:{_ZH_UNIT_RE})))"
     rf"(?P<unit>\s?%|\s?(?:{_ZH_UNIT_RE})|\s+(?:{_EN_UNIT_RE})(?![A-Za-z])"
     rf"|(?:{_EN_UNIT_RE})(?![A-Za-z]))?",
