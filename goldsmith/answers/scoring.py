@@ -288,12 +288,12 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     ref_numbers = V.quantities(reference, bare_words=False)
     ref_dates = V.dates(reference)
     out: list[str] = []
-    for q in V.quantities(response, bare_words=False):
+    for q in V.quantities(response, bare_words=False) if ref_numbers else ():
         same_dim = [r for r in ref_numbers if q.comparable(r)]
         if same_dim and not any(q.same_as(r, settings.number_tolerance) for r in same_dim):
             out.append(f"says {q.surface}, reference {same_dim[0].surface}")
-    for d in V.dates(response):
-        if ref_dates and not any(d.same_as(r) for r in ref_dates):
+    for d in V.dates(response) if ref_dates else ():
+        if not any(d.same_as(r) for r in ref_dates):
             out.append(f"says {V.iso(d)}, reference {V.iso(ref_dates[0])}")
     return tuple(dict.fromkeys(out))
 
@@ -381,7 +381,8 @@ def score_query(
     response = None if staged is None else staged.response
     absent = "missing from the run" if staged is None else "no response in the run"
     found: tuple[str, ...] = ()
-    if response is not None and key.has_answer:
+    if response is not None and key.has_answer and not key.is_closed:
+        # Only open answers use them (a closed answer's exact match reads its own values).
         found = conflicts(key, response, settings)
 
     def record(name: str, value: float, reason: str) -> None:

@@ -21,20 +21,23 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from goldsmith.answers import values
-from goldsmith.intake.tokenizers import get_tokenizer, has_han
+from goldsmith.intake.tokenizers import get_tokenizer, has_han, is_han_token, to_simplified
 
 AUTO = "auto"
 SQUAD = "squad"
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCTUATION = frozenset(string.punctuation)
+
+
+_DROP_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation))
+# For containment, every ASCII character that is not a letter or a digit becomes a space.
+_ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 
 
 def squad_normalise(text: str) -> str:
     """The official SQuAD v2.0 ``normalize_answer``: lower-case, ASCII punctuation removed,
     articles removed, white space collapsed."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = text.lower().translate(_DROP_PUNCTUATION)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
@@ -80,38 +83,63 @@ _SPACE_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
 def contain_normalise(text: str) -> str:
     """For containment: NFKC, case-folded, every run of punctuation and white space one space.
     Traditional Chinese is folded to simplified as the tokenizers do."""
-    from goldsmith.intake.tokenizers import to_simplified
-
+    if text.isascii():
+        return " " + " ".join(text.lower().translate(_ASCII_SPACES).split()) + " "
     t = unicodedata.normalize("NFKC", text).casefold()
     return " " + " ".join(_SPACE_PUNCT.sub(" ", to_simplified(t)).split()) + " "
 
 
-@dataclass(frozen=True)
 class TextProfile:
-    """A text prepared once for many fact checks: its containment form, its content terms and
-    the numbers and dates it states."""
+    """A text prepared once for many fact checks: its containment form, and, computed when a
+    check first needs them, its content terms and the numbers and dates it states."""
 
-    normal: str
-    terms: frozenset[str]
-    numbers: tuple[values.Quantity, ...]
-    dates: tuple[values.DateMention, ...]
+    __slots__ = ("_dates", "_keys", "_numbers", "normal", "text", "tokenizer")
+
+    def __init__(self, text: str, tokenizer: str = AUTO) -> None:
+        self.text, self.tokenizer = text, tokenizer
+        self.normal = contain_normalise(text)
+        self._keys: tuple[str, ...] | None = None
+        self._numbers: tuple[values.Quantity, ...] | None = None
+        self._dates: tuple[values.DateMention, ...] | None = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The distinct content terms (stop words out) as they are looked up in another
+        text's containment form: a whole word ``" refund "``, a Chinese word anywhere."""
+        if self._keys is None:
+            keys = []
+            for term in _terms(self.text, self.tokenizer):
+                if term.isascii() and term.isalnum():  # the usual case, already in its form
+                    keys.append(f" {term} ")
+                    continue
+                key = contain_normalise(term)
+                keys.append(key.strip() if is_han_token(term) else key)
+            self._keys = tuple(dict.fromkeys(k for k in keys if k.strip()))
+        return self._keys
+
+    @property
+    def numbers(self) -> tuple[values.Quantity, ...]:
+        if self._numbers is None:
+            self._numbers = values.quantities(self.text, bare_words=False)
+        return self._numbers
+
+    @property
+    def dates(self) -> tuple[values.DateMention, ...]:
+        if self._dates is None:
+            self._dates = values.dates(self.text)
+        return self._dates
 
 
-def _terms(text: str, tokenizer: str) -> frozenset[str]:
+def _terms(text: str, tokenizer: str) -> list[str]:
     name = ("zh-words" if has_han(text) else "default") if tokenizer in (AUTO, SQUAD) else tokenizer
-    return frozenset(get_tokenizer(name).terms(unicodedata.normalize("NFKC", text)))
+    return get_tokenizer(name).terms(unicodedata.normalize("NFKC", text))
 
 
 @lru_cache(maxsize=1 << 15)
 def profile(text: str, tokenizer: str = AUTO) -> TextProfile:
     """The :class:`TextProfile` of ``text`` (remembered: a context is checked against every
     fact of its query)."""
-    return TextProfile(
-        normal=contain_normalise(text),
-        terms=_terms(text, tokenizer),
-        numbers=tuple(values.quantities(text, bare_words=False)),
-        dates=tuple(values.dates(text)),
-    )
+    return TextProfile(text, tokenizer)
 
 
 @dataclass(frozen=True)
@@ -128,13 +156,19 @@ class FactMatch:
 
 def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> FactMatch:
     """Is ``fact`` stated in any of ``texts``? Containment first, then term overlap ≥
-    ``threshold`` with every number (same value and unit) and date of the fact present."""
+    ``threshold`` with every number (same value and unit) and date of the fact present.
+
+    Overlap is the share of the fact's distinct content terms (the project tokenizer's terms:
+    stop words out) found in the text: as whole words, in the text's containment form, and a
+    Chinese word anywhere in it (Chinese has no spaces), as query-term highlighting does. The
+    texts are never tokenized, so a long context costs a few substring searches."""
     best = 0.0
     for t in texts:
         if fact.normal.strip() and fact.normal in t.normal:
             return FactMatch(True, "containment", 1.0)
+    keys = fact.keys
     for t in texts:
-        share = len(fact.terms & t.terms) / len(fact.terms) if fact.terms else 0.0
+        share = sum(k in t.normal for k in keys) / len(keys) if keys else 0.0
         best = max(best, share)
         if share + 1e-12 >= threshold and _states_values(fact, t):
             return FactMatch(True, "overlap", share)

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, NamedTuple
 
 # --------------------------------------------------------------------------------------------
 # Units: alias → (unit, dimension, factor to the dimension's base unit)
@@ -171,8 +171,7 @@ def zh_numeral_value(text: str) -> float | None:
 # Quantities
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     """A number read from text: its ``value``, canonical ``unit`` (None: none given), the
     unit's ``dimension`` and the value in the dimension's base unit (``base``), and the text
     it was read from (``surface``), which reasons quote."""
@@ -213,53 +212,90 @@ def close(a: float, b: float, tolerance: float = 0.0) -> bool:
 
 
 _DIGITS = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_QUANTITY_RE = re.compile(
-    rf"(?P<prefix>[$€£¥￥])?\s?(?<![A-Za-z0-9_.,])(?:(?P<digits>{_DIGITS})|(?P<words>{_EN_NUMBER_WORDS})"
-    rf"|(?P<zh>[{_ZH_NUM}]+)(?=\s?(?:{_ZH_UNIT_RE})))"
+_UNIT = (
     rf"(?P<unit>\s?%|\s?(?:{_ZH_UNIT_RE})|\s+(?:{_EN_UNIT_RE})(?![A-Za-z])"
-    rf"|(?:{_EN_UNIT_RE})(?![A-Za-z]))?",
-    re.IGNORECASE,
+    rf"|(?:{_EN_UNIT_RE})(?![A-Za-z]))?"
 )
+# Three passes, each run only when the text can hold its kind of number (a pattern with one
+# alternation of every number word, scanned at every position, cost 50 times more). The digit
+# pattern starts with a digit or a sign, so the regular expression engine skips ahead to one;
+# what may stand before the number (no letter or digit; a currency sign) is checked after.
+_DIGIT_RE = re.compile(
+    rf"(?P<digits>(?:[-−]\d|\d)(?:\d{{0,2}}(?:,\d{{3}})+|\d*)(?:\.\d+)?){_UNIT}", re.IGNORECASE
+)
+_WORDS_RE = re.compile(rf"(?<![A-Za-z])(?P<words>{_EN_NUMBER_WORDS})\b{_UNIT}", re.IGNORECASE)
+_ZH_RE = re.compile(rf"(?P<zh>[{_ZH_NUM}]+)(?=\s?(?:{_ZH_UNIT_RE})){_UNIT}")
 _ZH_PERCENT_RE = re.compile(rf"百分之(?P<n>[{_ZH_NUM}]+|\d+(?:\.\d+)?)")
+_ASCII_WORD = re.compile(r"[a-z]+")
+_NUMBER_WORDS = frozenset([*_EN_SMALL, *_EN_SCALE])
+_ZH_NUM_SET = frozenset(_ZH_NUM)
+_ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+_NOT_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,")
 
 
-def quantities(text: str, *, bare_words: bool = True) -> list[Quantity]:
+def quantities(text: str, *, bare_words: bool = True) -> tuple[Quantity, ...]:
     """Every number in ``text`` (dates excluded: they are read by :func:`dates` and their
     characters skipped here), with its unit when one follows (or a currency sign precedes).
     ``bare_words=False`` keeps English number words only when a unit follows them ("seven
-    days", not "one of them")."""
+    days", not "one of them"). Remembered per text (the last 65,536)."""
+    return _quantities(text, bare_words)
+
+
+@lru_cache(maxsize=1 << 16)
+def _quantities(text: str, bare_words: bool) -> tuple[Quantity, ...]:
+    # Cheap sieves first (substring searches run at C speed; a regular expression scanning
+    # the whole text costs ten times more), then the exact test.
+    digits = any(d in text for d in "0123456789")
+    lower = text.lower()
+    words = any(w in lower for w in _NUMBER_WORDS) and not _NUMBER_WORDS.isdisjoint(
+        lower.translate(_ASCII_SPACES).split()
+    )
+    han = not text.isascii() and not _ZH_NUM_SET.isdisjoint(text)
+    if not (digits or words or han):
+        return ()
     masked = _mask(text, [(d.start, d.end) for d in dates(text)])
     out: list[Quantity] = []
-    for m in _ZH_PERCENT_RE.finditer(masked):
-        n = m.group("n")
-        v = zh_numeral_value(n) if n[0] in _ZH_NUM else float(n)
-        if v is not None:
-            out.append(Quantity(v, "percent", m.group(), m.start(), m.end()))
-    taken = [(q.start, q.end) for q in out]
-    for m in _QUANTITY_RE.finditer(masked):
-        if any(s < m.end() and m.start() < e for s, e in taken):
-            continue
-        raw_unit = (m.group("unit") or "").strip().lower()
-        unit = _unit_of(raw_unit, m.group("prefix"))
-        if m.group("digits") is not None:
-            value = float(m.group("digits").replace(",", "").replace("−", "-"))
-        elif m.group("words") is not None:
-            if unit is None and not bare_words:
+    if han:
+        for m in _ZH_PERCENT_RE.finditer(masked):
+            n = m.group("n")
+            v = zh_numeral_value(n) if n[0] in _ZH_NUM else float(n)
+            if v is not None:
+                out.append(Quantity(v, "percent", m.group(), m.start(), m.end()))
+    passes = [p for p, on in ((_DIGIT_RE, digits), (_WORDS_RE, words), (_ZH_RE, han)) if on]
+    for pattern in passes:
+        taken = [(q.start, q.end) for q in out]
+        for m in pattern.finditer(masked):
+            if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
-            word_value = en_words_value(m.group("words"))
-            if word_value is None:
-                continue
-            value = word_value
-        else:
-            zh_value = zh_numeral_value(m.group("zh"))
-            if zh_value is None:
-                continue
-            value = zh_value
-        if unit == "year" and value >= 1000:  # 2024年 is a year, not a duration
-            continue
-        surface = m.group().strip()
-        out.append(Quantity(value, unit, surface, m.start(), m.end()))
-    return sorted(out, key=lambda q: q.start)
+            q = _quantity(m, bare_words, masked)
+            if q is not None:
+                out.append(q)
+    return tuple(sorted(out, key=lambda q: q.start))
+
+
+def _quantity(m: re.Match[str], bare_words: bool, text: str) -> Quantity | None:
+    start = m.start()
+    digits = m.group("digits") if "digits" in m.re.groupindex else None
+    prefix = None
+    if digits is not None:
+        if start and text[start - 1] in _NOT_BEFORE:  # inside a word or a longer number
+            return None
+        at = start - 1 if start and text[start - 1] != " " else start - 2
+        if at >= 0 and text[at] in _PREFIX_UNITS:
+            prefix, start = text[at], at
+    raw_unit = m.group("unit")
+    unit = _unit_of(raw_unit.strip().lower(), prefix) if raw_unit else _unit_of("", prefix)
+    if digits is not None:
+        value: float | None = float(digits.replace(",", "").replace("−", "-"))
+    elif "words" in m.re.groupindex:
+        if unit is None and not bare_words:
+            return None
+        value = en_words_value(m.group("words"))
+    else:
+        value = zh_numeral_value(m.group("zh"))
+    if value is None or (unit == "year" and value >= 1000):  # 2024年 is a year, not a duration
+        return None
+    return Quantity(value, unit, text[start : m.end()].strip(), start, m.end())
 
 
 def _unit_of(raw: str, prefix: str | None) -> str | None:
@@ -269,7 +305,7 @@ def _unit_of(raw: str, prefix: str | None) -> str | None:
         return None
     if raw == "%":
         return "percent"
-    raw = re.sub(r"\s+", " ", raw)
+    raw = " ".join(raw.split())
     return _EN_UNITS.get(raw) or _ZH_UNITS.get(raw)
 
 
@@ -297,6 +333,7 @@ _MONTHS = {
     "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }  # fmt: skip
 _MONTH_RE = _alternation(list(_MONTHS))
+_MONTH_KEYS = frozenset(_MONTHS)
 _ORD = r"(?:st|nd|rd|th)?"
 _ZH_Y = r"(\d{4}|[〇零一二三四五六七八九]{4})"
 _ZH_MD = rf"(\d{{1,2}}|[{_ZH_NUM}]{{1,3}})"
@@ -313,8 +350,7 @@ _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 DateValue = tuple[int, int | None, int | None]
 
 
-@dataclass(frozen=True)
-class DateMention:
+class DateMention(NamedTuple):
     """A date read from text: its possible readings (two for an ambiguous ``5/3/2024``), each
     ``(year, month or None, day or None)``, and the text it was read from."""
 
@@ -353,10 +389,27 @@ def _valid(y: int | None, m: int | None, d: int | None) -> bool:
     return True
 
 
-def dates(text: str) -> list[DateMention]:
-    """Every date in ``text`` (see the module docstring for the forms), in order."""
+_FOUR_DIGITS = re.compile(r"\d\d\d\d").search  # written out: \d{4} scans 4 times slower
+
+
+def dates(text: str) -> tuple[DateMention, ...]:
+    """Every date in ``text`` (see the module docstring for the forms), in order. Remembered
+    per text (the last 65,536)."""
+    return _dates(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _dates(text: str) -> tuple[DateMention, ...]:
     found: list[DateMention] = []
+    if "年" not in text and _FOUR_DIGITS(text) is None:  # every form has a 4-digit year or 年
+        return ()
+    lower = text.lower()
+    month_words = any(m in lower for m in _MONTH_KEYS)  # substring tests: a cheap first sieve
     for kind, pattern in _DATE_PATTERNS:
+        if kind.startswith("zh") and "年" not in text:
+            continue
+        if kind in ("mdy", "dmy", "my") and not month_words:
+            continue
         for m in pattern.finditer(text):
             if any(f.start < m.end() and m.start() < f.end for f in found):
                 continue
@@ -384,7 +437,7 @@ def dates(text: str) -> list[DateMention]:
             )
             if readings:
                 found.append(DateMention(readings, m.group(), m.start(), m.end()))
-    return sorted(found, key=lambda d: d.start)
+    return tuple(sorted(found, key=lambda d: d.start))
 
 
 def iso(d: DateMention) -> str:

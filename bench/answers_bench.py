@@ -1,0 +1,164 @@
+"""Answer scoring benchmark: context recall, fact coverage, token F1, exact match and answer
+correctness for 10,000 queries with 5 key facts each, with the rule-based scorers.
+
+Usage: .venv/bin/python bench/answers_bench.py [--queries 10000] [--facts 5] [--repeat 3]
+
+Builds a seeded workload in memory (every text distinct, so no cache helps across queries):
+per query 5 facts with a number in each (2 linked to chunks, 3 decided by the text rule),
+5 contexts of about 40 words, a response of about 30 words, an open reference answer (one query
+in five a closed number, date or yes/no answer). Times ``score_answers`` (the engine call the
+CLI and the app make) in a fresh process per repeat, best and median of ``--repeat``, and the
+quadrants on top. Target (issue 13): under 2 s for 10,000 queries × 5 facts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+METRICS = ["context_recall@5", "fact_coverage", "answer_f1", "exact_match", "answer_correctness"]
+WORDS = [
+    "refund",
+    "period",
+    "order",
+    "shipping",
+    "warranty",
+    "customer",
+    "account",
+    "invoice",
+    "payment",
+    "delivery",
+    "store",
+    "product",
+    "return",
+    "policy",
+    "item",
+    "support",
+    "request",
+    "damage",
+    "replacement",
+    "label",
+    "package",
+    "carrier",
+    "days",
+    "weeks",
+    "price",
+    "discount",
+    "member",
+    "card",
+    "receipt",
+    "service",
+    "repair",
+    "battery",
+    "screen",
+    "cable",
+    "charger",
+    "subscription",
+    "renewal",
+    "cancel",
+    "notice",
+    "address",
+    "email",
+    "phone",
+    "region",
+    "country",
+    "tax",
+    "fee",
+]
+
+
+def workload(n: int, facts: int, seed: int = 7):
+    from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
+
+    rng = random.Random(seed)
+    keys, run = [], []
+    for q in range(n):
+        fs = []
+        for f in range(facts):
+            words = rng.sample(WORDS, 4)
+            text = f"{' '.join(words)} {rng.randint(1, 60)} days q{q}f{f}"
+            fs.append(KeyFact(text, (f"c{q}-{f}",) if f < 2 else ()))
+        ctx = []
+        for c in range(5):
+            body = " ".join(rng.choice(WORDS) for _ in range(36))
+            if c < 3:  # three contexts state a fact each (some the linked chunk)
+                body = f"{body}. {fs[c + 1].text}."
+            ctx.append(Context(f"c{q}-{c}" if c != 1 else f"c{q}-x", body))
+        said = " ".join(rng.choice(WORDS) for _ in range(24))
+        response = f"{said}. {fs[0].text}. {fs[3].text}."
+        kind = q % 5
+        if kind == 1:
+            key = AnswerKey(f"q{q}", "14 days", "number", facts=tuple(fs))
+            response += " within 14 days"
+        elif kind == 2:
+            key = AnswerKey(f"q{q}", "2024-03-05", "date", facts=tuple(fs))
+            response += " on March 5, 2024"
+        elif kind == 3:
+            key = AnswerKey(f"q{q}", "yes", "boolean", facts=tuple(fs))
+            response = "Yes. " + response
+        else:
+            key = AnswerKey(f"q{q}", f"{fs[0].text} and {fs[3].text}", facts=tuple(fs))
+        keys.append(key)
+        run.append(StagedQuery(f"q{q}", contexts=tuple(ctx), response=response))
+    return keys, run
+
+
+def child(n: int, facts: int) -> None:
+    from goldsmith.answers import report, scoring
+
+    keys, run = workload(n, facts)
+    start = time.perf_counter()
+    result = scoring.score_answers(keys, run, METRICS)
+    scored = time.perf_counter() - start
+    quads = report.diagnosis(keys, run, recall_metric="context_recall@5", scored=result)
+    total = time.perf_counter() - start
+    means = {
+        m: float(result.column(m)[result.column(m) == result.column(m)].mean()) for m in METRICS
+    }
+    print(json.dumps({"score_s": scored, "with_quadrants_s": total, "means": means,
+                      "quadrants": dict(quads.counts)}))  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--facts", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.queries, args.facts)
+        return
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = []
+    for _ in range(args.repeat):
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", "--queries", str(args.queries),
+             "--facts", str(args.facts)],
+            check=True, capture_output=True, text=True, env=env, cwd=ROOT,
+        ).stdout  # fmt: skip
+        runs.append(json.loads(out))
+    score = [r["score_s"] for r in runs]
+    whole = [r["with_quadrants_s"] for r in runs]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    print(f"{args.queries} queries x {args.facts} facts, metrics {', '.join(METRICS)}")
+    print(f"score_answers: best {min(score):.3f} s, median {statistics.median(score):.3f} s")
+    print(f"with quadrants: best {min(whole):.3f} s, median {statistics.median(whole):.3f} s")
+    print(f"means: {json.dumps(runs[0]['means'])}")
+    print(f"quadrants: {json.dumps(runs[0]['quadrants'])}")
+    print(f"target < 2 s: {'met' if min(whole) < 2 else 'missed'}")
+
+
+if __name__ == "__main__":
+    main()
