@@ -120,7 +120,7 @@ def parse_any_metric(name: str) -> str:
 # Per-query results
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FactCheck:
     """One key fact's verdict: its 1-based ``index``, whether it was ``found``, the ``rule``
     that decided (``chunk link``, ``containment``, ``overlap``; ``none`` when nothing could be
@@ -389,6 +389,20 @@ def score_query(
         vals.append(value)
         reasons[name] = reason
 
+    # answer_correctness reuses what fact_coverage and exact_match computed, and vice versa.
+    memo: dict[str, tuple[float, str, tuple[FactCheck, ...]]] = {}
+
+    def coverage(response: str) -> tuple[float, str, tuple[FactCheck, ...]]:
+        if FACT_COVERAGE not in memo:
+            memo[FACT_COVERAGE] = fact_coverage(key, response, settings)
+        return memo[FACT_COVERAGE]
+
+    def matched(response: str) -> tuple[float, str]:
+        if EXACT_MATCH not in memo:
+            memo[EXACT_MATCH] = (*exact_match(key, response, settings), ())
+        value, why, _ = memo[EXACT_MATCH]
+        return value, why
+
     for spec in specs:
         name, fam = spec.name, spec.family
         if fam == CONTEXT_RECALL:
@@ -407,7 +421,7 @@ def score_query(
             elif response is None:
                 record(name, 0.0, absent)
             else:
-                v, why, fc = fact_coverage(key, response, settings)
+                v, why, fc = coverage(response)
                 record(name, v, why)
                 checks[name] = fc
         elif fam == ANSWER_F1:
@@ -424,18 +438,18 @@ def score_query(
             elif response is None:
                 record(name, 0.0, absent)
             else:
-                record(name, *exact_match(key, response, settings))
+                record(name, *matched(response))
         else:  # answer_correctness
             if not key.has_answer:
                 vals.append(nan)
             elif response is None:
                 record(name, 0.0, absent)
             elif key.is_closed:
-                record(name, *exact_match(key, response, settings))
+                record(name, *matched(response))
             elif found:
                 record(name, 0.0, "; ".join(found))
             elif key.facts:
-                v, why, fc = fact_coverage(key, response, settings)
+                v, why, fc = coverage(response)
                 record(name, v, why)
                 checks.setdefault(FACT_COVERAGE, fc)
             else:

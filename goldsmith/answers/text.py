@@ -16,9 +16,8 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from goldsmith.answers import values
 from goldsmith.intake.tokenizers import get_tokenizer, has_han, is_han_token, to_simplified
@@ -67,7 +66,15 @@ def token_f1(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
     gold = answer_tokens(reference, tokenizer, chinese=chinese)
     if not pred or not gold:
         return float(pred == gold)
-    same = sum((Counter(pred) & Counter(gold)).values())
+    counts: dict[str, int] = {}
+    for t in gold:
+        counts[t] = counts.get(t, 0) + 1
+    same = 0
+    for t in pred:  # the size of the multiset intersection, as Counter(pred) & Counter(gold)
+        left = counts.get(t, 0)
+        if left:
+            counts[t] = left - 1
+            same += 1
     if same == 0:
         return 0.0
     precision, recall = same / len(pred), same / len(gold)
@@ -142,8 +149,7 @@ def profile(text: str, tokenizer: str = AUTO) -> TextProfile:
     return TextProfile(text, tokenizer)
 
 
-@dataclass(frozen=True)
-class FactMatch:
+class FactMatch(NamedTuple):
     """Whether a fact is stated in a text and by which rule: ``containment`` (the normalised
     fact is inside the normalised text) or ``overlap`` (the share of the fact's terms found in
     the text, ``overlap``, reached the threshold and every number and date of the fact is
@@ -168,7 +174,8 @@ def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> Fa
             return FactMatch(True, "containment", 1.0)
     keys = fact.keys
     for t in texts:
-        share = sum(k in t.normal for k in keys) / len(keys) if keys else 0.0
+        normal = t.normal
+        share = len([k for k in keys if k in normal]) / len(keys) if keys else 0.0
         best = max(best, share)
         if share + 1e-12 >= threshold and _states_values(fact, t):
             return FactMatch(True, "overlap", share)
