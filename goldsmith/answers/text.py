@@ -30,7 +30,7 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 
 _DROP_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation))
 # For containment, every ASCII character that is not a letter or a digit becomes a space.
-_ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+_BYTE_SPACES = bytes(c if chr(c).isalnum() else 32 for c in range(256))  # for ASCII text
 
 
 def squad_normalise(text: str) -> str:
@@ -91,7 +91,8 @@ def contain_normalise(text: str) -> str:
     """For containment: NFKC, case-folded, every run of punctuation and white space one space.
     Traditional Chinese is folded to simplified as the tokenizers do."""
     if text.isascii():
-        return " " + " ".join(text.lower().translate(_ASCII_SPACES).split()) + " "
+        words = text.lower().encode().translate(_BYTE_SPACES).decode().split()
+        return " " + " ".join(words) + " "
     t = unicodedata.normalize("NFKC", text).casefold()
     return " " + " ".join(_SPACE_PUNCT.sub(" ", to_simplified(t)).split()) + " "
 
