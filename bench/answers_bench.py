@@ -3,8 +3,9 @@ correctness for 10,000 queries with 5 key facts each, with the rule-based scorer
 
 Usage: .venv/bin/python bench/answers_bench.py [--queries 10000] [--facts 5] [--repeat 3]
 
-Builds a seeded workload in memory (every text distinct, so no cache helps across queries):
-per query 5 facts with a number in each (2 linked to chunks, 3 decided by the text rule),
+Builds a seeded workload in memory (every text distinct, so no cache helps across queries; words
+drawn from a 5,000-word vocabulary, or with ``--worst-case`` from 46 domain words with numeric
+ids): per query 5 facts with a number in each (2 linked to chunks, 3 decided by the text rule),
 5 contexts of about 40 words, a response of about 30 words, an open reference answer (one query
 in five a closed number, date or yes/no answer). Times ``score_answers`` (the engine call the
 CLI and the app make) in a fresh process per repeat, best and median of ``--repeat``, and the
@@ -78,24 +79,52 @@ WORDS = [
 ]
 
 
-def workload(n: int, facts: int, seed: int = 7):
+def _name(n: int) -> str:
+    """A distinct alphabetic tag for a number (0 → "a", 26 → "ba"): makes texts distinct
+    without digits, which would read as numbers."""
+    out = ""
+    while True:
+        out = chr(97 + n % 26) + out
+        n //= 26
+        if not n:
+            return out
+
+
+def vocabulary(size: int, seed: int = 3) -> list[str]:
+    """The 46 domain words, then pseudo-words (consonant-vowel syllables) up to ``size``."""
+    if size <= len(WORDS):
+        return WORDS[:size]
+    rng = random.Random(seed)
+    words = set(WORDS)
+    while len(words) < size:
+        words.add("".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3)))
+    return [*WORDS, *sorted(words - set(WORDS))]
+
+
+def workload(n: int, facts: int, seed: int = 7, *, worst_case: bool = False):
+    """The queries' answer keys and the run (see the module docstring). ``worst_case``: the 46
+    domain words only, so every context shares most terms with every fact (each fact's numbers
+    are then read to decide), and numeric ids (``q1234f3``), whose 4 digits send every text
+    through the date patterns."""
     from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
 
     rng = random.Random(seed)
+    words_of = WORDS if worst_case else vocabulary(5000)
     keys, run = [], []
     for q in range(n):
         fs = []
         for f in range(facts):
-            words = rng.sample(WORDS, 4)
-            text = f"{' '.join(words)} {rng.randint(1, 60)} days q{q}f{f}"
+            words = rng.sample(words_of, 4)
+            tag = f"q{q}f{f}" if worst_case else f"x{_name(q)}y{_name(f)}"
+            text = f"{' '.join(words)} {rng.randint(1, 60)} days {tag}"
             fs.append(KeyFact(text, (f"c{q}-{f}",) if f < 2 else ()))
         ctx = []
         for c in range(5):
-            body = " ".join(rng.choice(WORDS) for _ in range(36))
+            body = " ".join(rng.choice(words_of) for _ in range(36))
             if c < 3:  # three contexts state a fact each (some the linked chunk)
                 body = f"{body}. {fs[c + 1].text}."
             ctx.append(Context(f"c{q}-{c}" if c != 1 else f"c{q}-x", body))
-        said = " ".join(rng.choice(WORDS) for _ in range(24))
+        said = " ".join(rng.choice(words_of) for _ in range(24))
         response = f"{said}. {fs[0].text}. {fs[3].text}."
         kind = q % 5
         if kind == 1:
@@ -123,10 +152,10 @@ def calibration() -> float:
     return time.process_time() - start
 
 
-def child(n: int, facts: int) -> None:
+def child(n: int, facts: int, worst_case: bool) -> None:
     from goldsmith.answers import report, scoring
 
-    keys, run = workload(n, facts)
+    keys, run = workload(n, facts, worst_case=worst_case)
     calib = calibration()
     wall, cpu = time.perf_counter(), time.process_time()
     result = scoring.score_answers(keys, run, METRICS)
@@ -147,10 +176,15 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--facts", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--worst-case",
+        action="store_true",
+        help="46 words only and numeric ids: every fact's numbers and every text's dates read",
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.queries, args.facts)
+        child(args.queries, args.facts, args.worst_case)
         return
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     runs = []
@@ -158,7 +192,7 @@ def main() -> None:
     for _ in range(args.repeat):
         out = subprocess.run(
             [sys.executable, __file__, "--child", "--queries", str(args.queries),
-             "--facts", str(args.facts)],
+             "--facts", str(args.facts), *(["--worst-case"] if args.worst_case else [])],
             check=True, capture_output=True, text=True, env=env, cwd=ROOT,
         ).stdout  # fmt: skip
         runs.append(json.loads(out))
@@ -171,7 +205,8 @@ def main() -> None:
     cpus = os.cpu_count()
     print(f"machine: {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}")
     print(f"load average (1 min) before / after: {load_before:.2f} / {load_after:.2f}")
-    print(f"{args.queries} queries x {args.facts} facts, metrics {', '.join(METRICS)}")
+    kind = "worst case (46 words, numeric ids)" if args.worst_case else "5,000-word vocabulary"
+    print(f"{args.queries} queries x {args.facts} facts, {kind}; metrics {', '.join(METRICS)}")
     print(f"score_answers, CPU:   {best_median('score_cpu')}")
     print(f"score_answers, wall:  {best_median('score_wall')}")
     print(f"with quadrants, CPU:  {best_median('total_cpu')}")

@@ -20,7 +20,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from goldsmith.answers import values
-from goldsmith.intake.tokenizers import get_tokenizer, has_han, is_han_token, to_simplified
+from goldsmith.intake.tokenizers import (
+    ENGLISH_STOP_WORDS,
+    get_tokenizer,
+    has_han,
+    is_han_token,
+    to_simplified,
+)
 
 AUTO = "auto"
 SQUAD = "squad"
@@ -99,30 +105,50 @@ def contain_normalise(text: str) -> str:
 
 class TextProfile:
     """A text prepared once for many fact checks: its containment form, and, computed when a
-    check first needs them, its content terms and the numbers and dates it states."""
+    check first needs them, its words, its content terms and the numbers and dates it states."""
 
-    __slots__ = ("_dates", "_keys", "_numbers", "normal", "text", "tokenizer")
+    __slots__ = ("_dates", "_keys", "_numbers", "_words", "normal", "text", "tokenizer")
 
     def __init__(self, text: str, tokenizer: str = AUTO) -> None:
         self.text, self.tokenizer = text, tokenizer
         self.normal = contain_normalise(text)
-        self._keys: tuple[str, ...] | None = None
+        self._words: frozenset[str] | None = None
+        self._keys: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._numbers: tuple[values.Quantity, ...] | None = None
         self._dates: tuple[values.DateMention, ...] | None = None
 
     @property
-    def keys(self) -> tuple[str, ...]:
-        """The distinct content terms (stop words out) as they are looked up in another
-        text's containment form: a whole word ``" refund "``, a Chinese word anywhere."""
+    def words(self) -> frozenset[str]:
+        """The words of the containment form (what a one-word term is looked up in)."""
+        if self._words is None:
+            self._words = frozenset(self.normal.split())
+        return self._words
+
+    @property
+    def keys(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The distinct content terms (stop words out), as they are looked up in another
+        text: ``(words, pieces)``. A term that is one word of the containment form is looked
+        up among that text's words; any other (a Chinese word, found anywhere, or a term
+        the containment form cuts in two, ``node.js``) as a piece of its containment form.
+        English text with the default tokenizer takes its terms from the containment form
+        itself (words of two characters or more, stop words out), as the tokenizer would."""
         if self._keys is None:
-            keys = []
-            for term in _terms(self.text, self.tokenizer):
-                if term.isascii() and term.isalnum():  # the usual case, already in its form
-                    keys.append(f" {term} ")
-                    continue
-                key = contain_normalise(term)
-                keys.append(key.strip() if is_han_token(term) else key)
-            self._keys = tuple(dict.fromkeys(k for k in keys if k.strip()))
+            words: list[str] = []
+            pieces: list[str] = []
+            if self.text.isascii() and self.tokenizer in (AUTO, SQUAD, "default"):
+                words = [
+                    w for w in self.normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS
+                ]
+            else:
+                for term in _terms(self.text, self.tokenizer):
+                    key = contain_normalise(term)
+                    if is_han_token(term):
+                        pieces.append(key.strip())
+                    elif key.count(" ") == 2:  # " word ": one word
+                        words.append(key.strip())
+                    elif key.strip():
+                        pieces.append(key)
+            self._keys = (tuple(dict.fromkeys(words)), tuple(dict.fromkeys(pieces)))
         return self._keys
 
     @property
@@ -166,17 +192,19 @@ def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> Fa
     ``threshold`` with every number (same value and unit) and date of the fact present.
 
     Overlap is the share of the fact's distinct content terms (the project tokenizer's terms:
-    stop words out) found in the text: as whole words, in the text's containment form, and a
-    Chinese word anywhere in it (Chinese has no spaces), as query-term highlighting does. The
-    texts are never tokenized, so a long context costs a few substring searches."""
+    stop words out) found in the text: as whole words of its containment form, and a Chinese
+    word anywhere in it (Chinese has no spaces), as query-term highlighting does. The texts are
+    never tokenized: a context costs one split of its containment form."""
     best = 0.0
     for t in texts:
         if fact.normal.strip() and fact.normal in t.normal:
             return FactMatch(True, "containment", 1.0)
-    keys = fact.keys
+    words, pieces = fact.keys
+    n = len(words) + len(pieces)
     for t in texts:
-        normal = t.normal
-        share = len([k for k in keys if k in normal]) / len(keys) if keys else 0.0
+        normal, present = t.normal, t.words
+        found = len([w for w in words if w in present]) + len([p for p in pieces if p in normal])
+        share = found / n if n else 0.0
         best = max(best, share)
         if share + 1e-12 >= threshold and _states_values(fact, t):
             return FactMatch(True, "overlap", share)
