@@ -3,6 +3,12 @@
     goldsmith eval QRELS RUN [-m METRIC ...] [--sweep [--sweep-ks 1,3,5,10,20] [--weights ...]]
     goldsmith compare QRELS RUN_A RUN_B [-m METRIC ...] [--by METRIC] [--list N] [options]
     goldsmith drift QRELS BASELINE_RUN CURRENT_RUN [--preset enterprise] [--k 5] [options]
+        [--max-answer-drop METRIC=X ...]
+
+Metrics are retrieval metrics (recall@10, ndcg@10...), first-stage retrieval metrics computed on
+a JSONL run's candidates (first_stage:recall@50) and answer metrics (context_recall@5,
+answer_correctness, fact_coverage, answer_f1, exact_match), which need JSONL qrels or a golden
+set with reference answers or key facts, and a JSONL run with contexts and responses.
     goldsmith agreement LABELS [--format table|json]
 
 Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
@@ -22,9 +28,19 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from goldsmith import metrics as M
+from goldsmith.answers import report as AR
+from goldsmith.answers import scoring as AS
+from goldsmith.answers.extractive import answer_run
+from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import detect_format, read_qrels, read_run
-from goldsmith.formats.goldset import GoldSet, goldset_judgments, read_goldset
+from goldsmith.formats.goldset import (
+    GoldSet,
+    goldset_answer_keys,
+    goldset_judgments,
+    read_goldset,
+)
+from goldsmith.formats.jsonl import read_jsonl_qrels_rows, read_jsonl_stages
 from goldsmith.formats.labels import read_labels_csv
 
 _PROG = "goldsmith"
@@ -47,9 +63,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _metric_list(values: Sequence[str] | None) -> list[str]:
     names = [m for v in (values or M.DEFAULT_METRICS) for m in v.split(",") if m.strip()]
-    for n in names:
-        M.parse_metric(n)  # raises ValueError with a readable reason
-    return [M.parse_metric(n).name for n in names]
+    # Raises ValueError with a readable reason; retrieval, first-stage and answer metrics.
+    return list(dict.fromkeys(AS.parse_any_metric(n) for n in names))
 
 
 def _add_eval_options(p: argparse.ArgumentParser) -> None:
@@ -60,7 +75,9 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         nargs="+",
         dest="metrics",
         metavar="METRIC",
-        help="metrics such as recall@10 ndcg@10 mrr map@100 (repeat or comma-separate)",
+        help="metrics such as recall@10 ndcg@10 mrr map@100, first_stage:recall@50, "
+        "context_recall@5 answer_correctness fact_coverage answer_f1 exact_match "
+        "(repeat or comma-separate)",
     )
     p.add_argument(
         "--relevance-level",
@@ -93,6 +110,50 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         help="bootstrap resamples for the 95%% CI (0: none)",
     )
     p.add_argument("--seed", type=int, default=0)
+    _add_answer_options(p)
+
+
+def _add_answer_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("answers (answer metrics and the quadrants)")
+    g.add_argument(
+        "--fact-overlap",
+        type=float,
+        default=AS.AnswerSettings().fact_overlap,
+        metavar="X",
+        help="share of a key fact's terms a text must hold when no chunk link decides "
+        "(default %(default)s); its numbers and dates must be there too",
+    )
+    g.add_argument(
+        "--number-tolerance",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="relative tolerance of number comparisons (default 0: exact)",
+    )
+    g.add_argument(
+        "--answer-tokenizer",
+        default="auto",
+        choices=("auto", "squad", "default", "zh-words", "zh-bigrams"),
+        help="how answers are cut into tokens (auto: SQuAD's for English, zh-words for Chinese)",
+    )
+    g.add_argument(
+        "--recall-threshold",
+        type=float,
+        metavar="X",
+        help="high context recall from X (default: the pass threshold)",
+    )
+    g.add_argument(
+        "--correctness-threshold",
+        type=float,
+        metavar="X",
+        help="high correctness from X (default: the pass threshold)",
+    )
+    g.add_argument(
+        "--extractive",
+        action="store_true",
+        help="answer with the extractive baseline (the best-matching sentence of the top "
+        "contexts) instead of the run's responses",
+    )
 
 
 def _build_parser() -> _Parser:
@@ -273,17 +334,125 @@ def _agg_json(agg: dict[str, M.Aggregate]) -> dict[str, Any]:
     }
 
 
+def _answer_settings(args: argparse.Namespace) -> AS.AnswerSettings:
+    return AS.AnswerSettings(
+        tokenizer=args.answer_tokenizer,
+        fact_overlap=args.fact_overlap,
+        number_tolerance=args.number_tolerance,
+    )
+
+
+def _answer_keys(args: argparse.Namespace) -> tuple[tuple[AnswerKey, ...], M.JudgmentColumns]:
+    """The answer keys and judgments of the qrels (JSONL qrels or a golden set)."""
+    fmt = args.qrels_format or detect_format(args.qrels)
+    if fmt == "trec":
+        raise _BadInput(
+            f"{args.qrels}: TREC qrels carry no reference answers, key facts or query texts; "
+            "answer and first-stage metrics need JSONL qrels or a golden set"
+        )
+    if fmt == "goldset":
+        gs = read_goldset(args.qrels)
+        return goldset_answer_keys(gs), goldset_judgments(gs)
+    rows = read_jsonl_qrels_rows(args.qrels)
+    return tuple(r.answer for r in rows), read_qrels(args.qrels, "jsonl")
+
+
+def _staged_run(
+    args: argparse.Namespace, path: str, keys: Sequence[AnswerKey]
+) -> list[StagedQuery]:
+    """A JSONL run with its stages (responses from the extractive answerer with
+    ``--extractive``)."""
+    fmt = args.run_format or detect_format(path)
+    if fmt != "jsonl":
+        raise _BadInput(
+            f"{path}: answer and first-stage metrics need a JSONL run (candidates, contexts, "
+            "response); this is a TREC run"
+        )
+    run = read_jsonl_stages(path)
+    if args.extractive:
+        texts = {k.query_id: k.query for k in keys if k.query}
+        run = answer_run(texts, run, k=5)
+    return run
+
+
+def _warn_about_answers(
+    args: argparse.Namespace,
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    answer: list[str],
+) -> None:
+    """Say so on stderr when answer metrics cannot be scored: no reference answer or key fact
+    in the qrels, or no response in the run."""
+    if answer and not any(k.has_answer for k in keys):
+        print(
+            f"{_PROG}: warning: no query in {args.qrels} has a reference answer or key facts: "
+            "the answer metrics score nothing",
+            file=sys.stderr,
+        )
+    needs_response = any(not m.startswith(AS.CONTEXT_RECALL) for m in answer)
+    if needs_response and run and not any(s.response is not None for s in run):
+        print(
+            f"{_PROG}: warning: no query of the run has a response: every answer scores 0 "
+            "(--extractive answers with the extractive baseline)",
+            file=sys.stderr,
+        )
+
+
+def _score_answers(
+    args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
+) -> tuple[AR.AnswerRun, tuple[AnswerKey, ...], list[StagedQuery]]:
+    keys, judgments = _answer_keys(args)
+    run = _staged_run(args, run_path, keys)
+    _, _, answer = AR.split_metrics(metrics)
+    _warn_about_answers(args, keys, run, answer)
+    scored = AR.score_run(
+        keys,
+        run,
+        metrics,
+        judgments=judgments,
+        settings=_answer_settings(args),
+        eval_settings=settings,
+    )
+    return scored, keys, run
+
+
 def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     metrics = _metric_list(args.metrics)
+    retrieval, stage, answer = AR.split_metrics(metrics)
     settings = _settings(args)
     sweep_ks, weights = _sweep_request(args)
-    arrays, gold = _load_arrays(args, args.run, metrics, settings, max(sweep_ks, default=0))
-    result = M.evaluate(arrays, None, metrics, settings)
-    sweep = _sweep(arrays, settings, sweep_ks, args.scenario, weights) if sweep_ks else None
+    result: M.EvalResult | None = None
+    gold: GoldSet | None = None
+    sweep = None
+    if retrieval or sweep_ks:
+        depth_metrics = retrieval or [f"recall@{max(sweep_ks)}"]
+        arrays, gold = _load_arrays(
+            args, args.run, depth_metrics, settings, max(sweep_ks, default=0)
+        )
+        if retrieval:
+            result = M.evaluate(arrays, None, retrieval, settings)
+        sweep = _sweep(arrays, settings, sweep_ks, args.scenario, weights) if sweep_ks else None
+    answers: dict[str, Any] | None = None
+    if stage or answer:
+        keys, judgments = _answer_keys(args)
+        run = _staged_run(args, args.run, keys)
+        _warn_about_answers(args, keys, run, answer)
+        answers = AR.answer_report(
+            keys,
+            run,
+            [*stage, *answer],
+            judgments=judgments,
+            settings=_answer_settings(args),
+            eval_settings=settings,
+            recall_threshold=args.recall_threshold,
+            correctness_threshold=args.correctness_threshold,
+            samples=args.bootstrap,
+            seed=args.seed,
+        )
     if sweep is not None and args.format == "csv":  # the sweep instead of the means
         _sweep_csv(sweep, out)
         return
-    if args.format == "csv" and args.per_query:  # prints no means: skip the bootstrap
+    if result is None or (args.format == "csv" and args.per_query):  # no means: no bootstrap
         agg: dict[str, M.Aggregate] = {}
     else:
         agg = M.aggregate(result, samples=args.bootstrap, seed=args.seed)
@@ -299,16 +468,28 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             },
             "aggregate": _agg_json(agg),
         }
-        if args.per_query:
-            doc["per_query"] = result.per_query()
-        doc["excluded"] = {
-            "no_relevant_chunk": list(result.no_relevant),
-            "not_in_qrels": list(result.not_in_judgments),
-        }
-        doc["missing_from_run"] = list(result.missing_from_run)
+        if answers is not None:
+            doc["settings"]["answers"] = {**answers["scorer"], "extractive": args.extractive}
+            doc["aggregate"].update(answers["aggregate"])
+        if args.per_query or answers is not None:
+            per_query: dict[str, dict[str, Any]] = {} if result is None else result.per_query()
+            for q, vals in (answers or {}).get("per_query", {}).items():
+                per_query.setdefault(q, {}).update(vals)
+            doc["per_query"] = per_query
+        if result is not None:
+            doc["excluded"] = {
+                "no_relevant_chunk": list(result.no_relevant),
+                "not_in_qrels": list(result.not_in_judgments),
+            }
+            doc["missing_from_run"] = list(result.missing_from_run)
+        if answers is not None:
+            for key in ("reasons", "quadrants", "diagnosis", "fact_rules", "conflicts"):
+                if key in answers:
+                    doc[key] = answers[key]
+            doc.setdefault("missing_from_run", answers.get("missing_from_run", []))
         if sweep is not None:
             doc["topk"] = sweep
-        if gold is not None:
+        if gold is not None and result is not None:
             cats = {q.query_id: q.category for q in gold.queries}
             doc["categories"] = {
                 c: _agg_json(a)
@@ -316,22 +497,89 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
                     result, cats, samples=args.bootstrap, seed=args.seed
                 ).items()
             }
+        if answers is not None and "categories" in answers:
+            for c, vals in answers["categories"].items():
+                doc.setdefault("categories", {}).setdefault(c, {}).update(vals)
         json.dump(_clean(doc), out, indent=1, allow_nan=False)
         out.write("\n")
     elif args.format == "csv":
-        w = csv.writer(out, lineterminator="\n")
-        if args.per_query:
-            w.writerow(["query_id", *metrics])
-            qids = [q for q, inc in zip(result.query_ids, result.included, strict=True) if inc]
-            rows = result.values[result.included].tolist()
-            w.writerows([q, *row] for q, row in zip(qids, rows, strict=True))
-        else:
-            w.writerow(["metric", "mean", "ci_low", "ci_high", "n"])
-            w.writerows([m, a.mean, a.ci_low, a.ci_high, a.n] for m, a in agg.items())
+        _eval_csv(args, result, agg, answers, out)
     else:
-        _eval_table(args, result, agg, out)
+        if result is not None:
+            _eval_table(args, result, agg, out)
+        if answers is not None:
+            _answers_table(args, answers, out, first=result is None)
         if sweep is not None:
             _sweep_table(sweep, out)
+
+
+def _eval_csv(
+    args: argparse.Namespace,
+    result: M.EvalResult | None,
+    agg: dict[str, M.Aggregate],
+    answers: dict[str, Any] | None,
+    out: IO[str],
+) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    extra = list((answers or {}).get("aggregate", {}))
+    if args.per_query:
+        names = [*(result.metrics if result is not None else ()), *extra]
+        w.writerow(["query_id", *names])
+        rows: dict[str, dict[str, Any]] = {} if result is None else result.per_query()
+        for q, vals in (answers or {}).get("per_query", {}).items():
+            rows.setdefault(q, {}).update(vals)
+        for q, vals in rows.items():
+            w.writerow([q, *("" if vals.get(m) is None else vals[m] for m in names)])
+        return
+    w.writerow(["metric", "mean", "ci_low", "ci_high", "n"])
+    w.writerows([m, a.mean, a.ci_low, a.ci_high, a.n] for m, a in agg.items())
+    for m, a in (answers or {}).get("aggregate", {}).items():
+        w.writerow(
+            [m, *("" if a[x] is None else a[x] for x in ("mean", "ci_low", "ci_high")), a["n"]]
+        )
+
+
+def _answers_table(
+    args: argparse.Namespace, answers: dict[str, Any], out: IO[str], *, first: bool
+) -> None:
+    """The answer part of ``goldsmith eval``'s table: means, per-query values with reasons
+    (``--per-query``), the quadrants with what to look at, and the rules used."""
+    agg = answers["aggregate"]
+    if not first:
+        out.write("\n")
+    if args.per_query and answers.get("reasons"):
+        for q, vals in answers["per_query"].items():
+            shown = ", ".join(f"{m} {_f(_nan(v))}" for m, v in vals.items() if v is not None)
+            out.write(f"{q}: {shown}\n")
+            for m, why in answers["reasons"].get(q, {}).items():
+                out.write(f"    {m}: {why}\n")
+        out.write("\n")
+    width = max([len("metric"), *(len(m) for m in agg)])
+    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
+    for m, a in agg.items():
+        ci = f"[{_f(_nan(a['ci_low']))}, {_f(_nan(a['ci_high']))}]"
+        out.write(f"{m:<{width}}  {_f(_nan(a['mean'])):>6}  {ci:^16}  {a['n']:>6}\n")
+    diag = answers.get("diagnosis")
+    if diag is not None:
+        out.write(
+            f"\nquadrants: {diag['recall_metric']} (high from {diag['recall_threshold']:g}) × "
+            f"{diag['correctness_metric']} (high from {diag['correctness_threshold']:g}), "
+            f"{sum(diag['counts'].values())} queries\n"
+        )
+        for name, n in diag["counts"].items():
+            out.write(f"  {diag['titles'][name]}: {n}\n    {diag['advice'][name]}\n")
+        if diag["unplaced"]:
+            out.write(f"  not placed (a score is missing): {len(diag['unplaced'])}\n")
+    rules = answers.get("fact_rules") or {}
+    for m, counts in rules.items():
+        used = ", ".join(f"{r} {n}" for r, n in counts.items())
+        out.write(f"{m}: facts decided by {used}\n")
+    s = answers["scorer"]
+    out.write(
+        f"answers scored by rules: tokenizer {s['tokenizer']}, fact overlap ≥ "
+        f"{s['fact_overlap']:g}, number tolerance {s['number_tolerance']:g}"
+        f"{'; responses from the extractive answerer' if args.extractive else ''}.\n"
+    )
 
 
 def _f(x: float) -> str:
@@ -484,17 +732,41 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
     by = _metric_list([args.by])[0] if args.by else _list_metric(metrics)
     scored = metrics if by in metrics else [*metrics, by]
     settings = _settings(args)
-    a, _ = _load(args, args.run_a, scored, settings)
-    b, _ = _load(args, args.run_b, scored, settings)
-    changes = M.query_changes(a, b, by)
-    rows = M.compare(
-        a,
-        b,
-        metrics=metrics,
-        samples=args.bootstrap,
-        permutations=args.permutations,
-        seed=args.seed,
-    )
+    retrieval, stage, answer = AR.split_metrics(scored)
+    results_a: dict[str, M.EvalResult] = {}
+    results_b: dict[str, M.EvalResult] = {}
+    rows: list[M.MetricComparison] = []
+    if retrieval:
+        a, _ = _load(args, args.run_a, retrieval, settings)
+        b, _ = _load(args, args.run_b, retrieval, settings)
+        results_a, results_b = dict.fromkeys(retrieval, a), dict.fromkeys(retrieval, b)
+        shown = [m for m in metrics if m in retrieval]
+        if shown:
+            rows = M.compare(
+                a,
+                b,
+                metrics=shown,
+                samples=args.bootstrap,
+                permutations=args.permutations,
+                seed=args.seed,
+            )
+    if stage or answer:
+        sa, _, _ = _score_answers(args, args.run_a, [*stage, *answer], settings)
+        sb, _, _ = _score_answers(args, args.run_b, [*stage, *answer], settings)
+        results_a.update(sa.results())
+        results_b.update(sb.results())
+        rows += AR.compare_answer_runs(
+            sa,
+            sb,
+            [m for m in metrics if m in stage or m in answer],
+            samples=args.bootstrap,
+            permutations=args.permutations,
+            seed=args.seed,
+        )
+        rows = AR.holm_over(rows)
+    order = {m: i for i, m in enumerate(metrics)}
+    rows.sort(key=lambda r: order[r.metric])
+    changes = M.query_changes(results_a[by], results_b[by], by)
     if args.format == "json":
         doc = {
             "settings": {
@@ -629,6 +901,41 @@ def _add_drift_parser(sub: Any) -> None:
     dr.add_argument("--bootstrap", type=int, default=1000, metavar="N")
     dr.add_argument("--seed", type=int, default=0)
     dr.add_argument("--format", choices=("table", "json"), default="table")
+    dr.add_argument(
+        "--max-answer-drop",
+        action="append",
+        default=[],
+        metavar="METRIC=X",
+        help="a drop rule on an answer or first-stage metric, e.g. answer_correctness=0.05 or "
+        "context_recall@5=0.05 (repeatable; fires on a drop of more than X, exit 3)",
+    )
+    _add_answer_options(dr)
+
+
+def _answer_drop_limits(values: Sequence[str]) -> dict[str, float]:
+    """``["answer_correctness=0.05"]`` → ``{"answer_correctness": 0.05}`` (answer and
+    first-stage metrics only)."""
+    out: dict[str, float] = {}
+    for text in values:
+        name, sep, value = text.partition("=")
+        if not sep:
+            raise _BadInput(
+                f"--max-answer-drop {text!r}: write METRIC=X, e.g. answer_correctness=0.05"
+            )
+        metric = AS.parse_any_metric(name)
+        if not (AS.is_answer_metric(metric) or AS.is_stage_metric(metric)):
+            raise _BadInput(
+                f"--max-answer-drop {text!r}: {metric} is a retrieval metric "
+                "(its drop rules are --max-recall-drop and --max-pass-rate-drop)"
+            )
+        try:
+            limit = float(value)
+        except ValueError:
+            raise _BadInput(f"--max-answer-drop {text!r}: {value!r} is not a number") from None
+        if not 0.0 <= limit <= 1.0:
+            raise _BadInput(f"--max-answer-drop {text!r}: the drop must be between 0 and 1")
+        out[metric] = limit
+    return out
 
 
 def _drift(args: argparse.Namespace, out: IO[str]) -> int:
@@ -665,8 +972,24 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         seed=args.seed,
     )
     verdict, drift = out_doc["verdict"], out_doc["drift"]
+    answer_limits = _answer_drop_limits(args.max_answer_drop)
+    answers: dict[str, Any] | None = None
+    if answer_limits:
+        names = list(answer_limits)
+        before, _, _ = _score_answers(args, args.baseline_run, names, settings)
+        now, _, _ = _score_answers(args, args.current_run, names, settings)
+        answers = AR.answer_drift(
+            now,
+            before,
+            answer_limits,
+            permutations=args.permutations,
+            samples=args.bootstrap,
+            seed=args.seed,
+        )
     code = 0
     if drift["fired"] or verdicts.worse_or_equal(verdict["verdict"], args.gate):
+        code = EXIT_DRIFT
+    if answers is not None and answers["fired"]:
         code = EXIT_DRIFT
     if args.format == "json":
         doc = {
@@ -688,6 +1011,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
             },
             "verdict": verdict,
             "drift": drift,
+            "answer_drift": answers,
             "exit_status": code,
         }
         json.dump(_clean(doc), out, indent=1, allow_nan=False)
@@ -708,7 +1032,15 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(f"  {sig['words']}\n")
     for f in drift["fired"]:
         out.write(f"drift: {f['message']}\n")
-    if not drift["fired"]:
+    if answers is not None:
+        for metric, sig in answers["significance"].items():
+            out.write(
+                f"baseline → current: mean {metric} {num(answers['baseline'][metric])} → "
+                f"{num(answers['current'][metric])}\n  {sig['words']}\n"
+            )
+        for f in answers["fired"]:
+            out.write(f"drift: {f['message']}\n")
+    if not drift["fired"] and not (answers and answers["fired"]):
         out.write("no drift rule fired\n")
     if drift["newly_failing"]:
         shown = ", ".join(drift["newly_failing"][:20])

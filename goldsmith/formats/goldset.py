@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from goldsmith.answers.model import AnswerKey, AnswerType, KeyFact
 from goldsmith.formats import FormatError, spreadsheets
 from goldsmith.formats.common import bytes_array, dumps
-from goldsmith.formats.jsonl import LineCheck, json_lines
+from goldsmith.formats.jsonl import ANSWER_KEYS, LineCheck, answer_json, answer_key, json_lines
 from goldsmith.metrics import JudgmentColumns
 
 GOLDSET_FORMAT = "goldsmith.goldset"
@@ -99,9 +100,14 @@ class GoldenQuery:
     weight: float = 1.0
     split: str | None = None
     reference_answer: str | None = None
+    # The answer fields beyond the reference answer (docs/formats.md): written, and hashed, only
+    # when set, so a golden set without them keeps its bytes and its content hash.
+    answer_type: AnswerType | None = None
+    choices: tuple[str, ...] = ()
+    reference_facts: tuple[KeyFact, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "query_id": self.query_id,
             "query": self.query,
             "category": self.category,
@@ -111,6 +117,20 @@ class GoldenQuery:
             "judgments": [j.to_json() for j in self.judgments],
             "reference_answer": self.reference_answer,
         }
+        out.update(answer_json(self.answer_key()))
+        return out
+
+    def answer_key(self) -> AnswerKey:
+        """What this query says about its answer, for the answer scorers."""
+        return AnswerKey(
+            query_id=self.query_id,
+            reference_answer=self.reference_answer,
+            answer_type=self.answer_type,
+            choices=self.choices,
+            facts=self.reference_facts,
+            query=self.query,
+            category=self.category,
+        )
 
 
 @dataclass(frozen=True)
@@ -140,6 +160,9 @@ class QueryRecord:
     split: str | None
     reference_answer: str | None
     judgments: list[JudgmentRow]
+    answer_type: str | None = None
+    choices: tuple[str, ...] = ()
+    reference_facts: tuple[KeyFact, ...] = ()
 
     @classmethod
     def of(cls, q: GoldenQuery) -> QueryRecord:
@@ -147,6 +170,7 @@ class QueryRecord:
             q.query_id, q.query, q.category, q.stratum, q.weight, q.split, q.reference_answer,
             [(j.chunk_id, j.doc_id, j.start, j.end, j.text, j.grade, j.provenance)
              for j in q.judgments],
+            q.answer_type, q.choices, q.reference_facts,
         )  # fmt: skip
 
 
@@ -164,8 +188,10 @@ _CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 def _canonical_line(r: QueryRecord) -> bytes:
     """A query's canonical JSON and ``\\n``: every key of the query line (null for a missing
     value), keys sorted at every level, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
-    The objects are built with their keys already in sorted order, so no sort is needed."""
-    obj = {
+    The objects are built with their keys already in sorted order, so no sort is needed.
+    ``answer_type``, ``choices`` and ``reference_facts`` are there only when set, so the hash
+    of a golden set without them is the one it had before they existed."""
+    obj: dict[str, Any] = {
         "category": r.category,
         "judgments": [
             {"chunk_id": c, "doc_id": d, "end": e, "grade": g, "provenance": p,
@@ -179,6 +205,16 @@ def _canonical_line(r: QueryRecord) -> bytes:
         "stratum": r.stratum,
         "weight": r.weight,
     }  # fmt: skip
+    if r.answer_type is not None or r.choices or r.reference_facts:
+        if r.answer_type is not None:
+            obj["answer_type"] = r.answer_type
+        if r.choices:
+            obj["choices"] = list(r.choices)
+        if r.reference_facts:
+            obj["reference_facts"] = [
+                {"chunk_ids": list(f.chunk_ids), "text": f.text} for f in r.reference_facts
+            ]
+        obj = {k: obj[k] for k in sorted(obj)}
     return _CANONICAL(obj).encode() + b"\n"
 
 
@@ -220,7 +256,7 @@ def goldset_content_hash(queries: Iterable[GoldenQuery | QueryRecord]) -> str:
 
 _HEADER_KEYS = {"goldsmith_version", "format", "format_version", "project", "label", "content_hash"}
 _QUERY_KEYS = {
-    "query_id", "query", "category", "stratum", "weight", "split", "judgments", "reference_answer",
+    "query_id", "query", "category", "stratum", "weight", "split", "judgments", *ANSWER_KEYS,
 }  # fmt: skip
 _JUDGMENT_KEYS = {"chunk_id", "doc_id", "start", "end", "grade", "provenance", "text"}
 
@@ -317,6 +353,14 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
                 text=chk.opt_str(j.get("text"), f"{what}.text"),
             )
         )
+    key = answer_key(chk, {k: v for k, v in obj.items() if k in ANSWER_KEYS}, qid)
+    for i, fact in enumerate(key.facts):
+        for cid in fact.chunk_ids:
+            if cid not in chunks:
+                raise chk.fail(
+                    f"reference_facts[{i}].chunk_ids: {cid!r} is not a judged chunk of "
+                    f"query {qid!r}"
+                )
     return GoldenQuery(
         query_id=qid,
         query=query,
@@ -325,8 +369,16 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
         stratum=chk.opt_str(obj.get("stratum"), "stratum"),
         weight=weight,
         split=chk.opt_str(obj.get("split"), "split"),
-        reference_answer=chk.opt_str(obj.get("reference_answer"), "reference_answer"),
+        reference_answer=key.reference_answer,
+        answer_type=key.answer_type,
+        choices=key.choices,
+        reference_facts=key.facts,
     )
+
+
+def goldset_answer_keys(gs: GoldSet) -> tuple[AnswerKey, ...]:
+    """Every query's answer key (reference answer, type, choices, facts, text, category)."""
+    return tuple(q.answer_key() for q in gs.queries)
 
 
 def goldset_judgments(gs: GoldSet) -> JudgmentColumns:

@@ -1,7 +1,12 @@
 """JSON Lines runs and qrels, and the field checks every JSON Lines reader uses.
 
-- run: one ``{"query_id": ..., "results": [{"id": ..., "score": ...}, ...]}`` per line;
-- qrels: one ``{"query_id": ..., "judgments": [{"id": ..., "grade": ...}, ...]}`` per line.
+- run: one ``{"query_id": ..., "results": [{"id": ..., "score": ...}, ...]}`` per line, and
+  optionally every stage: ``candidates`` (first stage, same shape), ``contexts``
+  (``[{"id", "text"}]``) and ``response`` (:func:`read_jsonl_stages`, :func:`jsonl_run_lines`);
+- qrels: one ``{"query_id": ..., "judgments": [{"id": ..., "grade": ...}, ...]}`` per line, and
+  optionally ``query``, ``category`` and the answer fields ``reference_answer``,
+  ``answer_type``, ``choices``, ``reference_facts`` (:func:`read_jsonl_qrels_rows`,
+  :func:`jsonl_qrels_lines`).
 
 Pure module: numpy and the standard library, no Django. Every problem raises
 :class:`~goldsmith.formats.FormatError` (``FILE:LINE: what is wrong``); see docs/formats.md.
@@ -11,14 +16,27 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from goldsmith.answers import values as answer_values
+from goldsmith.answers.model import (
+    ANSWER_TYPES,
+    CLOSED_TYPES,
+    AnswerKey,
+    AnswerType,
+    Context,
+    KeyFact,
+    RankedItem,
+    StagedQuery,
+)
 from goldsmith.formats import FormatError
-from goldsmith.formats.common import bytes_array
+from goldsmith.formats.common import bytes_array, dumps
 from goldsmith.metrics import JudgmentColumns, RankingColumns
 
 _NUL_FREE = "ids may not contain NUL characters"
@@ -64,7 +82,9 @@ class LineCheck:
             raise self.fail(f"{what} must be a JSON object")
         return value
 
-    def keys(self, obj: dict[str, Any], required: set[str], allowed: set[str], what: str) -> None:
+    def keys(
+        self, obj: dict[str, Any], required: AbstractSet[str], allowed: AbstractSet[str], what: str
+    ) -> None:
         missing = sorted(required - obj.keys())
         if missing:
             raise self.fail(f"{what} is missing {', '.join(map(repr, missing))}")
@@ -161,8 +181,10 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
     for lineno, value in json_lines(path):
         chk = LineCheck(path, lineno)
         obj = chk.obj(value, "line")
-        chk.keys(obj, {"query_id", "judgments"}, {"query_id", "judgments"}, "line")
+        chk.keys(obj, {"query_id", "judgments"}, QRELS_KEYS, "line")
         qid = chk.ident(obj["query_id"], "query_id")
+        if len(obj) > 2:
+            answer_key(chk, obj, qid)  # validated here too: qrels are one file, read strictly
         if qid in seen:
             raise chk.fail(f"query {qid!r} appears twice")
         seen.add(qid)
@@ -187,3 +209,242 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
         ids=bytes_array(ids),
         grades=np.array(grades, dtype=np.int64),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Answers: the fields a golden query may carry about its answer (qrels and golden sets alike)
+
+ANSWER_KEYS = frozenset({"reference_answer", "answer_type", "choices", "reference_facts"})
+QRELS_KEYS = frozenset({"query_id", "judgments", "query", "category"}) | ANSWER_KEYS
+_FACT_KEYS = {"text", "chunk_ids"}
+
+
+def answer_key(chk: LineCheck, obj: dict[str, Any], qid: str) -> AnswerKey:
+    """The answer fields of a query line, checked: ``reference_answer`` (string or null),
+    ``answer_type`` (one of ``ANSWER_TYPES``; a closed type needs a reference answer that
+    states a value of that type), ``choices`` (for ``choice`` only: two or more distinct
+    strings, the reference answer one of them), ``reference_facts`` (``[{"text",
+    "chunk_ids"}]``, chunk ids distinct within a fact). ``query`` and ``category`` are taken
+    when present."""
+    ref = chk.opt_str(obj.get("reference_answer"), "reference_answer")
+    raw_type = obj.get("answer_type")
+    kind: AnswerType | None = None
+    if raw_type is not None:
+        if raw_type not in ANSWER_TYPES:
+            known = ", ".join(ANSWER_TYPES)
+            raise chk.fail(f"answer_type {raw_type!r} is not one of {known}")
+        kind = cast(AnswerType, raw_type)
+    choices: tuple[str, ...] = ()
+    if obj.get("choices") is not None:
+        if kind != "choice":
+            raise chk.fail('choices are only for "answer_type": "choice"')
+        items = chk.array(obj["choices"], "choices")
+        for i, c in enumerate(items):
+            if not isinstance(c, str) or not c.strip():
+                raise chk.fail(f"choices[{i}] must be a non-empty string")
+        normal = [answer_values.normalise_choice(c) for c in items]
+        if len(set(normal)) != len(normal):
+            raise chk.fail("choices must differ (after case and spaces are ignored)")
+        choices = tuple(items)
+    if kind in CLOSED_TYPES:
+        _check_closed(chk, kind, ref, choices)
+    facts: list[KeyFact] = []
+    for i, item in enumerate(chk.array(obj.get("reference_facts") or [], "reference_facts")):
+        what = f"reference_facts[{i}]"
+        fact = chk.obj(item, what)
+        if "chunks" in fact and "chunk_ids" not in fact:
+            raise chk.fail(f"{what} has unknown key 'chunks' (the key is 'chunk_ids')")
+        chk.keys(fact, {"text"}, _FACT_KEYS, what)
+        text = fact["text"]
+        if not isinstance(text, str) or not text.strip():
+            raise chk.fail(f"{what}.text must be a non-empty string")
+        ids: list[str] = []
+        for j, cid in enumerate(chk.array(fact.get("chunk_ids") or [], f"{what}.chunk_ids")):
+            ident = chk.ident(cid, f"{what}.chunk_ids[{j}]")
+            if ident in ids:
+                raise chk.fail(f"{what}.chunk_ids: {ident!r} appears twice")
+            ids.append(ident)
+        facts.append(KeyFact(text, tuple(ids)))
+    return AnswerKey(
+        query_id=qid,
+        reference_answer=ref,
+        answer_type=kind,
+        choices=choices,
+        facts=tuple(facts),
+        query=chk.opt_str(obj.get("query"), "query"),
+        category=chk.opt_str(obj.get("category"), "category"),
+    )
+
+
+def _check_closed(
+    chk: LineCheck, kind: AnswerType, ref: str | None, choices: tuple[str, ...]
+) -> None:
+    if ref is None:
+        raise chk.fail(f"answer_type {kind} needs a reference_answer")
+    if kind == "number" and not answer_values.quantities(ref):
+        raise chk.fail(f"reference_answer {ref!r} states no number (answer_type number)")
+    if kind == "date" and not answer_values.dates(ref):
+        raise chk.fail(f"reference_answer {ref!r} states no date the rules read (answer_type date)")
+    if kind == "boolean" and answer_values.polarity(ref) is None:
+        raise chk.fail(f"reference_answer {ref!r} is not yes or no (answer_type boolean)")
+    if kind == "choice":
+        if len(choices) < 2:
+            raise chk.fail("answer_type choice needs choices: a list of at least two")
+        if len(answer_values.chosen(ref, choices)) != 1:
+            raise chk.fail(f"reference_answer {ref!r} is not one of the choices")
+
+
+def answer_json(key: AnswerKey) -> dict[str, Any]:
+    """The answer fields as a query line writes them: each only when set, in the order
+    ``reference_answer``, ``answer_type``, ``choices``, ``reference_facts``."""
+    out: dict[str, Any] = {}
+    if key.reference_answer is not None:
+        out["reference_answer"] = key.reference_answer
+    if key.answer_type is not None:
+        out["answer_type"] = key.answer_type
+    if key.choices:
+        out["choices"] = list(key.choices)
+    if key.facts:
+        out["reference_facts"] = [
+            {"text": f.text, "chunk_ids": list(f.chunk_ids)} for f in key.facts
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class QrelsRow:
+    """One line of JSONL qrels: the judgments (``(chunk id, grade)`` in file order) and what the
+    line says about the query and its answer (an :class:`AnswerKey`, empty when nothing)."""
+
+    query_id: str
+    judgments: tuple[tuple[str, int], ...]
+    answer: AnswerKey
+
+
+def read_jsonl_qrels_rows(path: str | Path) -> list[QrelsRow]:
+    """JSONL qrels with everything a line may carry (see the module docstring), checked as
+    :func:`read_jsonl_qrels` checks them."""
+    rows: list[QrelsRow] = []
+    seen: set[str] = set()
+    for lineno, value in json_lines(path):
+        chk = LineCheck(path, lineno)
+        obj = chk.obj(value, "line")
+        chk.keys(obj, {"query_id", "judgments"}, QRELS_KEYS, "line")
+        qid = chk.ident(obj["query_id"], "query_id")
+        if qid in seen:
+            raise chk.fail(f"query {qid!r} appears twice")
+        seen.add(qid)
+        judged: list[tuple[str, int]] = []
+        docs: set[str] = set()
+        for i, item in enumerate(chk.array(obj["judgments"], "judgments")):
+            j = chk.obj(item, f"judgments[{i}]")
+            chk.keys(j, {"id", "grade"}, {"id", "grade"}, f"judgments[{i}]")
+            doc = chk.ident(j["id"], f"judgments[{i}].id")
+            if doc in docs:
+                raise chk.fail(f"duplicate judgment for query {qid!r}, id {doc!r}")
+            docs.add(doc)
+            judged.append((doc, chk.int_(j["grade"], "grade")))
+        rows.append(QrelsRow(qid, tuple(judged), answer_key(chk, obj, qid)))
+    if not rows:
+        raise FormatError(path, 1, "no judgments in file")
+    return rows
+
+
+def jsonl_qrels_lines(rows: Iterable[QrelsRow]) -> Iterator[str]:
+    """JSONL qrels, one line per row: ``query_id``, then ``query`` and ``category`` when set,
+    ``judgments``, then the answer fields when set (:func:`answer_json`). What
+    :func:`read_jsonl_qrels_rows` reads back is written again byte for byte."""
+    for r in rows:
+        obj: dict[str, Any] = {"query_id": r.query_id}
+        if r.answer.query is not None:
+            obj["query"] = r.answer.query
+        if r.answer.category is not None:
+            obj["category"] = r.answer.category
+        obj["judgments"] = [{"id": c, "grade": g} for c, g in r.judgments]
+        obj.update(answer_json(r.answer))
+        yield dumps(obj) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Runs with every stage
+
+
+def _ranked(chk: LineCheck, value: Any, what: str) -> tuple[RankedItem, ...]:
+    out: list[RankedItem] = []
+    for i, item in enumerate(chk.array(value, what)):
+        res = chk.obj(item, f"{what}[{i}]")
+        chk.keys(res, {"id"}, set(res), f"{what}[{i}]")
+        score = res.get("score")
+        out.append(
+            RankedItem(
+                id=chk.ident(res["id"], f"{what}[{i}].id"),
+                score=None if score is None else chk.number(score, f"{what}[{i}].score"),
+                text=chk.opt_str(res.get("text"), f"{what}[{i}].text"),
+            )
+        )
+    return tuple(out)
+
+
+def read_jsonl_stages(path: str | Path) -> list[StagedQuery]:
+    """A JSONL run with every stage it carries: ``results`` (required), ``candidates``,
+    ``contexts`` (``[{"id", "text"}]``), ``response`` (string or null). Result entries keep
+    ``id``, ``score`` and ``text``; other keys are ignored, as :func:`read_jsonl_run` does."""
+    out: list[StagedQuery] = []
+    seen: set[str] = set()
+    for lineno, value in json_lines(path):
+        chk = LineCheck(path, lineno)
+        obj = chk.obj(value, "line")
+        chk.keys(obj, {"query_id", "results"}, set(obj), "line")
+        qid = chk.ident(obj["query_id"], "query_id")
+        if qid in seen:
+            raise chk.fail(f"query {qid!r} appears twice")
+        seen.add(qid)
+        contexts: tuple[Context, ...] | None = None
+        if obj.get("contexts") is not None:
+            items: list[Context] = []
+            for i, item in enumerate(chk.array(obj["contexts"], "contexts")):
+                c = chk.obj(item, f"contexts[{i}]")
+                chk.keys(c, {"id", "text"}, set(c), f"contexts[{i}]")
+                text = c["text"]
+                if not isinstance(text, str):
+                    raise chk.fail(f"contexts[{i}].text must be a string")
+                items.append(Context(chk.ident(c["id"], f"contexts[{i}].id"), text))
+            contexts = tuple(items)
+        candidates = obj.get("candidates")
+        out.append(
+            StagedQuery(
+                query_id=qid,
+                results=_ranked(chk, obj["results"], "results"),
+                candidates=None if candidates is None else _ranked(chk, candidates, "candidates"),
+                contexts=contexts,
+                response=chk.opt_str(obj.get("response"), "response"),
+            )
+        )
+    return out
+
+
+def _ranked_json(items: tuple[RankedItem, ...]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for r in items:
+        entry: dict[str, Any] = {"id": r.id}
+        if r.score is not None:
+            entry["score"] = r.score
+        if r.text is not None:
+            entry["text"] = r.text
+        out.append(entry)
+    return out
+
+
+def jsonl_run_lines(run: Iterable[StagedQuery]) -> Iterator[str]:
+    """A JSONL run, one line per query: ``query_id``, ``results``, then ``candidates``,
+    ``contexts`` and ``response`` when present. What :func:`read_jsonl_stages` reads back is
+    written again byte for byte."""
+    for s in run:
+        obj: dict[str, Any] = {"query_id": s.query_id, "results": _ranked_json(s.results)}
+        if s.candidates is not None:
+            obj["candidates"] = _ranked_json(s.candidates)
+        if s.contexts is not None:
+            obj["contexts"] = [{"id": c.id, "text": c.text} for c in s.contexts]
+        if s.response is not None:
+            obj["response"] = s.response
+        yield dumps(obj) + "\n"

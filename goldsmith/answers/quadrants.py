@@ -1,0 +1,126 @@
+"""The four-quadrant diagnosis: context recall against answer correctness, per query.
+
+Pure module. A query is placed when both its context recall and its correctness are scored;
+"high" means at or above the threshold (within ``goldsmith.bands.TOLERANCE``). Both thresholds
+default to the pass threshold used for retrieval (0.7, ``goldsmith.bands.Targets``) and can be
+edited. Each quadrant comes with what to look at (the issue's advice, in plain words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goldsmith.bands import TOLERANCE, Targets
+
+DEFAULT_THRESHOLD = Targets().pass_threshold
+
+QUADRANTS: tuple[str, ...] = (
+    "low_recall_low_correctness",
+    "low_recall_high_correctness",
+    "high_recall_low_correctness",
+    "high_recall_high_correctness",
+)
+TITLES: dict[str, str] = {
+    "low_recall_low_correctness": "Context missed, answer wrong",
+    "low_recall_high_correctness": "Context missed, answer right",
+    "high_recall_low_correctness": "Context found, answer wrong",
+    "high_recall_high_correctness": "Context found, answer right",
+}
+ADVICE: dict[str, str] = {
+    "low_recall_low_correctness": (
+        "Retrieval is the first suspect: look at chunking, query rewriting, the top-K given to "
+        "the model, the reranker, and whether the golden set covers these questions."
+    ),
+    "low_recall_high_correctness": (
+        "Right without the key facts in context: the question may be too easy (the model "
+        "knows the answer), or the reference facts are incomplete or linked to the wrong chunks."
+    ),
+    "high_recall_low_correctness": (
+        "Generation is the suspect: the facts were in context but the answer missed them. Look "
+        "at the prompt, how the answer integrates several facts, and hallucinated details."
+    ),
+    "high_recall_high_correctness": (
+        "Working: keep these as regression cases, and look here for the hard cases worth "
+        "adding to the golden set."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Quadrants:
+    """Queries by high/low context recall × high/low correctness.
+
+    ``counts`` and ``queries`` are keyed by :data:`QUADRANTS`; ``by_category`` holds the counts
+    per category ("(none)" for a query without one); ``unplaced`` lists queries that lack one of
+    the two scores."""
+
+    recall_metric: str
+    correctness_metric: str
+    recall_threshold: float
+    correctness_threshold: float
+    counts: Mapping[str, int]
+    queries: Mapping[str, tuple[str, ...]]
+    by_category: Mapping[str, Mapping[str, int]]
+    unplaced: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recall_metric": self.recall_metric,
+            "correctness_metric": self.correctness_metric,
+            "recall_threshold": self.recall_threshold,
+            "correctness_threshold": self.correctness_threshold,
+            "counts": dict(self.counts),
+            "queries": {q: list(v) for q, v in self.queries.items()},
+            "by_category": {c: dict(v) for c, v in self.by_category.items()},
+            "unplaced": list(self.unplaced),
+            "titles": dict(TITLES),
+            "advice": dict(ADVICE),
+        }
+
+
+def quadrant_of(recall: float, correctness: float, rt: float, ct: float) -> str:
+    """The quadrant name of one query's two scores."""
+    r = "high_recall" if recall >= rt - TOLERANCE else "low_recall"
+    c = "high_correctness" if correctness >= ct - TOLERANCE else "low_correctness"
+    return f"{r}_{c}"
+
+
+def quadrants(
+    query_ids: Sequence[str],
+    recall: Sequence[float],
+    correctness: Sequence[float],
+    *,
+    categories: Sequence[str | None] | None = None,
+    recall_threshold: float = DEFAULT_THRESHOLD,
+    correctness_threshold: float = DEFAULT_THRESHOLD,
+    recall_metric: str = "context_recall",
+    correctness_metric: str = "answer_correctness",
+) -> Quadrants:
+    """Place every query whose two values are numbers (NaN or None: unplaced)."""
+    for name, t in (("recall", recall_threshold), ("correctness", correctness_threshold)):
+        if not 0.0 <= t <= 1.0:
+            raise ValueError(f"the {name} threshold must be between 0 and 1, not {t}")
+    cats = list(categories) if categories is not None else [None] * len(query_ids)
+    placed: dict[str, list[str]] = {q: [] for q in QUADRANTS}
+    per_cat: dict[str, dict[str, int]] = {}
+    unplaced: list[str] = []
+    for q, r, c, cat in zip(query_ids, recall, correctness, cats, strict=True):
+        if r is None or c is None or r != r or c != c:
+            unplaced.append(q)
+            continue
+        name = quadrant_of(r, c, recall_threshold, correctness_threshold)
+        placed[name].append(q)
+        bucket = per_cat.setdefault(cat or "(none)", dict.fromkeys(QUADRANTS, 0))
+        bucket[name] += 1
+    return Quadrants(
+        recall_metric=recall_metric,
+        correctness_metric=correctness_metric,
+        recall_threshold=recall_threshold,
+        correctness_threshold=correctness_threshold,
+        counts={q: len(v) for q, v in placed.items()},
+        queries={q: tuple(v) for q, v in placed.items()},
+        by_category=dict(sorted(per_cat.items())),
+        unplaced=tuple(unplaced),
+    )

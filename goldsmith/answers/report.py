@@ -1,0 +1,287 @@
+"""The answer report: every answer and first-stage figure of a run, JSON-ready, and its
+comparison and drift against another run.
+
+Pure module. ``goldsmith eval``, ``compare`` and ``drift`` print what these functions return,
+and the web app is meant to store and show the same dictionaries, so a figure on a page equals
+the one a CI job computes from files. Means, confidence intervals, paired tests and drift
+significance are the retrieval ones (:mod:`goldsmith.metrics`, :mod:`goldsmith.verdicts`),
+applied to each answer metric over the queries it applies to.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from goldsmith import metrics as M
+from goldsmith import stats
+from goldsmith.answers import quadrants as Q
+from goldsmith.answers import scoring as S
+from goldsmith.answers.model import AnswerKey, StagedQuery
+from goldsmith.bands import TOLERANCE
+
+SCORER = "rules"
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+def _agg(a: M.Aggregate) -> dict[str, float | int | None]:
+    return {"mean": _num(a.mean), "ci_low": _num(a.ci_low), "ci_high": _num(a.ci_high), "n": a.n}
+
+
+@dataclass(frozen=True)
+class AnswerRun:
+    """One run scored on answer and first-stage metrics."""
+
+    answers: S.AnswerResult | None
+    first_stage: M.EvalResult | None
+
+    def results(self) -> dict[str, M.EvalResult]:
+        """Each metric as a one-metric :class:`goldsmith.metrics.EvalResult`."""
+        out: dict[str, M.EvalResult] = {}
+        if self.answers is not None:
+            for m in self.answers.metrics:
+                out[m] = self.answers.eval_result(m)
+        if self.first_stage is not None:
+            for m in self.first_stage.metrics:
+                j = self.first_stage.metrics.index(m)
+                out[m] = replace(
+                    self.first_stage, metrics=(m,), values=self.first_stage.values[:, [j]]
+                )
+        return out
+
+
+def split_metrics(names: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """(retrieval, first-stage, answer) metric names, canonical, in the order given."""
+    canon = [S.parse_any_metric(n) for n in names]
+    retrieval = [n for n in canon if not S.is_stage_metric(n) and not S.is_answer_metric(n)]
+    stage = [n for n in canon if S.is_stage_metric(n)]
+    answer = [n for n in canon if S.is_answer_metric(n)]
+    return retrieval, stage, answer
+
+
+def score_run(
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    metrics: Sequence[str],
+    *,
+    judgments: M.JudgmentColumns | None = None,
+    settings: S.AnswerSettings | None = None,
+    eval_settings: M.EvalSettings | None = None,
+) -> AnswerRun:
+    """Score the answer metrics and the first-stage metrics among ``metrics`` (retrieval ones
+    are ignored here). First-stage metrics need ``judgments``."""
+    _, stage, answer = split_metrics(metrics)
+    answers = S.score_answers(keys, run, answer, settings) if answer else None
+    first = None
+    if stage:
+        if judgments is None:
+            raise ValueError("first-stage metrics need judgments")
+        first = S.first_stage_result(judgments, run, stage, eval_settings)
+    return AnswerRun(answers, first)
+
+
+def quadrant_metrics(metrics: Sequence[str], k: int = 5) -> tuple[str, str]:
+    """The two metrics the quadrants cross: the first ``context_recall@K`` asked for (else
+    ``context_recall@k``) and ``answer_correctness``."""
+    recall = next((m for m in metrics if m.startswith(S.CONTEXT_RECALL + "@")), None)
+    return recall or f"{S.CONTEXT_RECALL}@{k}", S.ANSWER_CORRECTNESS
+
+
+def diagnosis(
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    *,
+    recall_metric: str,
+    settings: S.AnswerSettings | None = None,
+    recall_threshold: float = Q.DEFAULT_THRESHOLD,
+    correctness_threshold: float = Q.DEFAULT_THRESHOLD,
+    scored: S.AnswerResult | None = None,
+) -> Q.Quadrants:
+    """The four quadrants of a run (scoring the two metrics unless ``scored`` holds them)."""
+    need = [recall_metric, S.ANSWER_CORRECTNESS]
+    if scored is None or any(m not in scored.metrics for m in need):
+        scored = S.score_answers(keys, run, need, settings)
+    return Q.quadrants(
+        scored.query_ids,
+        scored.column(recall_metric).tolist(),
+        scored.column(S.ANSWER_CORRECTNESS).tolist(),
+        categories=scored.categories,
+        recall_threshold=recall_threshold,
+        correctness_threshold=correctness_threshold,
+        recall_metric=recall_metric,
+        correctness_metric=S.ANSWER_CORRECTNESS,
+    )
+
+
+def answer_report(
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    metrics: Sequence[str],
+    *,
+    judgments: M.JudgmentColumns | None = None,
+    settings: S.AnswerSettings | None = None,
+    eval_settings: M.EvalSettings | None = None,
+    recall_threshold: float | None = None,
+    correctness_threshold: float | None = None,
+    quadrant_k: int = 5,
+    samples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Every answer and first-stage figure of a run, JSON-ready:
+
+    ``aggregate`` (metric → mean, CI, n), ``per_query`` (query → metric → value, null where
+    it does not apply), ``reasons`` (query → metric → reason), ``quadrants`` (the four counts),
+    ``diagnosis`` (:meth:`goldsmith.answers.quadrants.Quadrants.to_json`), ``fact_rules`` (how
+    many facts each rule decided), ``conflicts`` (query → contradictions found),
+    ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``.
+    Thresholds default to the pass threshold of ``eval_settings`` (0.7)."""
+    settings = settings or S.AnswerSettings()
+    eval_settings = eval_settings or M.EvalSettings()
+    scored = score_run(
+        keys, run, metrics, judgments=judgments, settings=settings, eval_settings=eval_settings
+    )
+    results = scored.results()
+    doc: dict[str, Any] = {
+        "aggregate": {
+            m: _agg(M.aggregate(r, samples=samples, seed=seed)[m]) for m, r in results.items()
+        },
+        "per_query": {},
+        "reasons": {},
+    }
+    ans = scored.answers
+    if ans is not None:
+        doc["per_query"] = ans.per_query()
+        doc["reasons"] = {q: dict(r) for q, r in zip(ans.query_ids, ans.reasons, strict=True) if r}
+        doc["conflicts"] = {
+            q: list(c) for q, c in zip(ans.query_ids, ans.conflicts, strict=True) if c
+        }
+        doc["fact_rules"] = ans.rules_used()
+        doc["missing_from_run"] = list(ans.missing_from_run)
+    if scored.first_stage is not None:
+        fs = scored.first_stage
+        for q, vals in fs.per_query().items():
+            doc["per_query"].setdefault(q, {}).update(vals)
+    if ans is not None:
+        threshold = eval_settings.pass_threshold
+        quads = diagnosis(
+            keys,
+            run,
+            recall_metric=quadrant_metrics(ans.metrics, quadrant_k)[0],
+            settings=settings,
+            recall_threshold=threshold if recall_threshold is None else recall_threshold,
+            correctness_threshold=(
+                threshold if correctness_threshold is None else correctness_threshold
+            ),
+            scored=ans,
+        )
+        doc["quadrants"] = dict(quads.counts)
+        doc["diagnosis"] = quads.to_json()
+        cats = {k.query_id: k.category for k in keys}
+        if any(c is not None for c in cats.values()):
+            per_cat: dict[str, dict[str, Any]] = {}
+            for m in ans.metrics:
+                for c, aggs in M.by_category(results[m], cats, samples=samples, seed=seed).items():
+                    per_cat.setdefault(c, {})[m] = _agg(aggs[m])
+            doc["categories"] = per_cat
+    doc["scorer"] = {
+        "name": SCORER,
+        "tokenizer": settings.tokenizer,
+        "fact_overlap": settings.fact_overlap,
+        "number_tolerance": settings.number_tolerance,
+        "metrics": {m: SCORER for m in (ans.metrics if ans is not None else ())},
+    }
+    return doc
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison and drift
+
+
+def compare_answer_runs(
+    a: AnswerRun,
+    b: AnswerRun,
+    metrics: Sequence[str],
+    *,
+    samples: int = 1000,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> list[M.MetricComparison]:
+    """Paired comparison of B against A on each answer or first-stage metric, over the queries
+    it applies to in both (as :func:`goldsmith.metrics.compare`); ``p_holm`` is left to the
+    caller, who corrects over every metric compared (:func:`holm_over`)."""
+    ra, rb = a.results(), b.results()
+    rows: list[M.MetricComparison] = []
+    for m in metrics:
+        rows.extend(M.compare(ra[m], rb[m], samples=samples, permutations=permutations, seed=seed))
+    return rows
+
+
+def holm_over(rows: Sequence[M.MetricComparison]) -> list[M.MetricComparison]:
+    """The rows with ``p_holm`` recomputed over all of them (Holm over every metric compared)."""
+    if not rows:
+        return []
+    adjusted = stats.holm(np.array([r.p_randomization for r in rows], dtype=np.float64))
+    return [replace(r, p_holm=float(h)) for r, h in zip(rows, adjusted.tolist(), strict=True)]
+
+
+def answer_drift(
+    current: AnswerRun,
+    baseline: AnswerRun,
+    limits: Mapping[str, float],
+    *,
+    permutations: int = 10_000,
+    samples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Drop rules on answer metrics (metric → largest allowed drop of its mean), applied as the
+    retrieval drop rules are: a drop fires when it is more than ``limit + TOLERANCE``, and each
+    change carries its paired significance (:func:`goldsmith.verdicts.significance`).
+
+    Returns ``{"limits", "current", "baseline", "fired": [{"rule", "metric", "value",
+    "limit", "baseline", "message", "significance"}], "significance"}``."""
+    from goldsmith.verdicts import significance
+
+    rc, rb = current.results(), baseline.results()
+    out: dict[str, Any] = {
+        "limits": dict(limits),
+        "current": {},
+        "baseline": {},
+        "fired": [],
+        "significance": {},
+    }
+    for metric, limit in limits.items():
+        if metric not in rc or metric not in rb:
+            raise ValueError(f"answer drift rule on {metric!r}, which was not scored")
+        now_col, before_col = rc[metric].column(metric), rb[metric].column(metric)
+        now = float(now_col.mean()) if len(now_col) else math.nan
+        before = float(before_col.mean()) if len(before_col) else math.nan
+        sig = significance(
+            rc[metric], rb[metric], metric, permutations=permutations, samples=samples, seed=seed
+        )
+        out["current"][metric] = _num(now)
+        out["baseline"][metric] = _num(before)
+        out["significance"][metric] = sig
+        if before - now > limit + TOLERANCE:
+            msg = (
+                f"mean {metric} dropped {before - now:.4f} ({before:.4f} → {now:.4f}), "
+                f"more than {limit:g} — {sig['words']}"
+            )
+            out["fired"].append(
+                {
+                    "rule": "max_answer_drop",
+                    "metric": metric,
+                    "value": _num(now),
+                    "limit": limit,
+                    "baseline": _num(before),
+                    "message": msg,
+                    "significance": sig,
+                }
+            )
+    return out

@@ -1,0 +1,216 @@
+"""Text rules of the answer scorers: SQuAD-style normalisation and token F1, and the rule that
+decides whether a key fact is stated in a text.
+
+Pure module. Tokens come from the project tokenizers (:mod:`goldsmith.intake.tokenizers`), so
+Chinese is cut into words (``zh-words``) instead of being one token per sentence.
+
+``tokenizer`` is a tokenizer name or ``auto`` (the default): English and other space-separated
+text is cut as the official SQuAD evaluation script cuts it (lower-case, punctuation and the
+articles a/an/the removed, split on white space), and a pair of texts either of which holds Han
+characters is cut with ``zh-words`` (punctuation and white space dropped). ``squad`` forces the
+SQuAD cut.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from functools import lru_cache
+from typing import NamedTuple
+
+from goldsmith.answers import values
+from goldsmith.intake.tokenizers import (
+    ENGLISH_STOP_WORDS,
+    get_tokenizer,
+    has_han,
+    is_han_token,
+    to_simplified,
+)
+
+AUTO = "auto"
+SQUAD = "squad"
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+
+
+_DROP_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation))
+# For containment, every ASCII character that is not a letter or a digit becomes a space.
+_BYTE_SPACES = bytes(c if chr(c).isalnum() else 32 for c in range(256))  # for ASCII text
+
+
+def squad_normalise(text: str) -> str:
+    """The official SQuAD v2.0 ``normalize_answer``: lower-case, ASCII punctuation removed,
+    articles removed, white space collapsed."""
+    text = text.lower().translate(_DROP_PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _is_word(token: str) -> bool:
+    return any(unicodedata.category(c)[0] in "LN" for c in token)
+
+
+def answer_tokens(text: str, tokenizer: str = AUTO, *, chinese: bool | None = None) -> list[str]:
+    """The tokens token F1 counts. ``chinese`` (default: ``text`` holds Han characters) picks
+    ``zh-words`` under ``auto``; the scorers pass one choice for both texts of a pair."""
+    if tokenizer == SQUAD or (
+        tokenizer == AUTO and not (has_han(text) if chinese is None else chinese)
+    ):
+        return squad_normalise(text).split()
+    name = "zh-words" if tokenizer == AUTO else tokenizer
+    norm = unicodedata.normalize("NFKC", text)
+    return [t for t in get_tokenizer(name).tokens(norm) if _is_word(t)]
+
+
+def token_f1(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
+    """Token F1 of ``prediction`` against ``reference``, as SQuAD v2.0's ``compute_f1``: the
+    shared tokens counted with multiplicity; precision over the prediction's tokens, recall over
+    the reference's; 1.0 when both have no token, 0.0 when one has none."""
+    chinese = has_han(prediction) or has_han(reference)
+    pred = answer_tokens(prediction, tokenizer, chinese=chinese)
+    gold = answer_tokens(reference, tokenizer, chinese=chinese)
+    if not pred or not gold:
+        return float(pred == gold)
+    counts: dict[str, int] = {}
+    for t in gold:
+        counts[t] = counts.get(t, 0) + 1
+    same = 0
+    for t in pred:  # the size of the multiset intersection, as Counter(pred) & Counter(gold)
+        left = counts.get(t, 0)
+        if left:
+            counts[t] = left - 1
+            same += 1
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+# --------------------------------------------------------------------------------------------
+# Is a fact stated in a text?
+
+_SPACE_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def contain_normalise(text: str) -> str:
+    """For containment: NFKC, case-folded, every run of punctuation and white space one space.
+    Traditional Chinese is folded to simplified as the tokenizers do."""
+    if text.isascii():
+        words = text.lower().encode().translate(_BYTE_SPACES).decode().split()
+        return " " + " ".join(words) + " "
+    t = unicodedata.normalize("NFKC", text).casefold()
+    return " " + " ".join(_SPACE_PUNCT.sub(" ", to_simplified(t)).split()) + " "
+
+
+class TextProfile:
+    """A text prepared once for many fact checks: its containment form, and, computed when a
+    check first needs them, its words, its content terms and the numbers and dates it states."""
+
+    __slots__ = ("_dates", "_keys", "_numbers", "_words", "normal", "text", "tokenizer")
+
+    def __init__(self, text: str, tokenizer: str = AUTO) -> None:
+        self.text, self.tokenizer = text, tokenizer
+        self.normal = contain_normalise(text)
+        self._words: frozenset[str] | None = None
+        self._keys: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self._numbers: tuple[values.Quantity, ...] | None = None
+        self._dates: tuple[values.DateMention, ...] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The words of the containment form (what a one-word term is looked up in)."""
+        if self._words is None:
+            self._words = frozenset(self.normal.split())
+        return self._words
+
+    @property
+    def keys(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The distinct content terms (stop words out), as they are looked up in another
+        text: ``(words, pieces)``. A term that is one word of the containment form is looked
+        up among that text's words; any other (a Chinese word, found anywhere, or a term
+        the containment form cuts in two, ``node.js``) as a piece of its containment form.
+        English text with the default tokenizer takes its terms from the containment form
+        itself (words of two characters or more, stop words out), as the tokenizer would."""
+        if self._keys is None:
+            words: list[str] = []
+            pieces: list[str] = []
+            if self.text.isascii() and self.tokenizer in (AUTO, SQUAD, "default"):
+                words = [
+                    w for w in self.normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS
+                ]
+            else:
+                for term in _terms(self.text, self.tokenizer):
+                    key = contain_normalise(term)
+                    if is_han_token(term):
+                        pieces.append(key.strip())
+                    elif key.count(" ") == 2:  # " word ": one word
+                        words.append(key.strip())
+                    elif key.strip():
+                        pieces.append(key)
+            self._keys = (tuple(dict.fromkeys(words)), tuple(dict.fromkeys(pieces)))
+        return self._keys
+
+    @property
+    def numbers(self) -> tuple[values.Quantity, ...]:
+        if self._numbers is None:
+            self._numbers = values.quantities(self.text, bare_words=False)
+        return self._numbers
+
+    @property
+    def dates(self) -> tuple[values.DateMention, ...]:
+        if self._dates is None:
+            self._dates = values.dates(self.text)
+        return self._dates
+
+
+def _terms(text: str, tokenizer: str) -> list[str]:
+    name = ("zh-words" if has_han(text) else "default") if tokenizer in (AUTO, SQUAD) else tokenizer
+    return get_tokenizer(name).terms(unicodedata.normalize("NFKC", text))
+
+
+@lru_cache(maxsize=1 << 15)
+def profile(text: str, tokenizer: str = AUTO) -> TextProfile:
+    """The :class:`TextProfile` of ``text`` (remembered: a context is checked against every
+    fact of its query)."""
+    return TextProfile(text, tokenizer)
+
+
+class FactMatch(NamedTuple):
+    """Whether a fact is stated in a text and by which rule: ``containment`` (the normalised
+    fact is inside the normalised text) or ``overlap`` (the share of the fact's terms found in
+    the text, ``overlap``, reached the threshold and every number and date of the fact is
+    stated too); ``rule`` None when it is not found, with ``overlap`` the best share seen."""
+
+    found: bool
+    rule: str | None
+    overlap: float
+
+
+def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> FactMatch:
+    """Is ``fact`` stated in any of ``texts``? Containment first, then term overlap ≥
+    ``threshold`` with every number (same value and unit) and date of the fact present.
+
+    Overlap is the share of the fact's distinct content terms (the project tokenizer's terms:
+    stop words out) found in the text: as whole words of its containment form, and a Chinese
+    word anywhere in it (Chinese has no spaces), as query-term highlighting does. The texts are
+    never tokenized: a context costs one split of its containment form."""
+    best = 0.0
+    for t in texts:
+        if fact.normal.strip() and fact.normal in t.normal:
+            return FactMatch(True, "containment", 1.0)
+    words, pieces = fact.keys
+    n = len(words) + len(pieces)
+    for t in texts:
+        normal, present = t.normal, t.words
+        found = len([w for w in words if w in present]) + len([p for p in pieces if p in normal])
+        share = found / n if n else 0.0
+        best = max(best, share)
+        if share + 1e-12 >= threshold and _states_values(fact, t):
+            return FactMatch(True, "overlap", share)
+    return FactMatch(False, None, best)
+
+
+def _states_values(fact: TextProfile, text: TextProfile) -> bool:
+    numbers_ok = all(any(q.same_as(p) for p in text.numbers) for q in fact.numbers)
+    return numbers_ok and all(any(d.same_as(e) for e in text.dates) for d in fact.dates)
