@@ -451,6 +451,7 @@ def goldset_load(
         head = next(items)
         assert isinstance(head, GoldsetHeader)  # iter_goldset yields the header first
         queries = [q for q in items if isinstance(q, GoldenQuery)]
+        _refuse_answer_fields(source_name, queries)
         return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)
     if fmt == "trec":
         if topics is None:
@@ -462,6 +463,28 @@ def goldset_load(
     if bundle.corpus_rows is not None:
         corpus_rows = bundle.corpus_rows()
     return LoadedGoldset(bundle.queries, None, corpus_rows, source_name)
+
+
+def _refuse_answer_fields(source_name: str, queries: Sequence[GoldenQuery]) -> None:
+    """A project does not store answer types, choices or key facts yet (the engine and
+    ``goldsmith eval`` read them): importing them would hash what the version cannot give back,
+    so its export would no longer match its content hash. Refuse, naming the query and field."""
+    for q in queries:
+        field = (
+            "answer_type"
+            if q.answer_type is not None
+            else "choices"
+            if q.choices
+            else "reference_facts"
+            if q.reference_facts
+            else None
+        )
+        if field:
+            raise ValueError(
+                f"{source_name}: query {q.query_id!r} has {field}, which a project cannot store "
+                "yet; remove answer_type, choices and reference_facts to import it (goldsmith "
+                "eval scores them from the file)"
+            )
 
 
 class _replayable:
