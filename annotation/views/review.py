@@ -225,7 +225,11 @@ def _review_queue_page(
             project,
             membership,
             flagged=[
-                (r, why.get(r.query_id, []), escalation_words(r, extra.get(r.query_id, []), True))
+                (
+                    r,
+                    why.get(r.query_id, []),
+                    escalation_words(r, extra.get(r.query_id, []), project.escalate),
+                )
                 for r in flagged
             ],
             waiting=[(r, extra.get(r.query_id, [])) for r in waiting],
