@@ -7,6 +7,7 @@ Usage (against a database of its own; it is wiped):
     .venv/bin/python bench/annotation_bench.py setup          # data + timings of recomputation
     .venv/bin/python bench/annotation_bench.py serve-and-load # gunicorn + locust, 50 annotators
     .venv/bin/python bench/annotation_bench.py tie-rules      # share sent to a lead, per rule
+    .venv/bin/python bench/annotation_bench.py escalation     # the same with a third annotator
 
 `setup` builds the project (20,000 chunks, 10,000 queries, 300,000 candidates, 50 annotators,
 20,000 assignments), stores judgments for 90 % of the queries (540,000 rows) and leaves the rest
@@ -14,9 +15,25 @@ for the load test to grade; it then times the project's agreement recomputation 
 dashboard summary. `serve-and-load` starts gunicorn (DEBUG off) and runs `bench/locustfile.py`
 headless with 50 users, printing locust's percentiles. `tie-rules` sets each tie rule in turn
 (`project_tie_rule_set`) and reports the share of finished queries flagged for a lead and how
-many final grades each rule decided. Each annotator gives a chunk's true grade with probability
-0.88, else a grade drawn at random (which may be the true one); with `setup --errors adjacent`
-a grade one away from the true one instead (a mistake is never two grades off).
+many final grades each rule decided. `escalation` sets the `lower` rule, switches escalation on
+(`project_escalation_set`: every flagged query gets one more annotator, chosen by the balancing
+rule), grades those third assignments with the same simulated annotators, settles the project
+(`project_agreement_recompute`) and reports the share of finished queries still sent to a
+lead; it then takes the third annotators away again.
+
+The simulated annotators (`setup --agreement`, `--level`, `--errors`):
+- `--agreement pairwise` (default): calibrated so that two annotators give the same grade to a
+  chunk with probability `--level` (0.88: "88 % agreement per chunk"). Each gives the chunk's
+  true grade with the accuracy that yields it (solved from the error model and the grade
+  mix), else a mistake: one of the other two grades at random (`--errors uniform`) or a grade
+  one away from the true one (`--errors adjacent`).
+- `--agreement accuracy`: the benchmark as it was: each annotator gives the true grade with
+  probability `--level`, else a grade drawn at random from 0/1/2 (which may be the true one),
+  or with `--errors adjacent` one away. Two such annotators agree on fewer chunks (84.9 % at
+  0.88 with random mistakes).
+The true grades are 0/1/2 with weights 75/15/10; every draw is seeded per candidate (and
+annotator), so the third annotator of `escalation` is simulated exactly like the first two.
+Every command prints the measured share of chunks on which the two first annotators agree.
 `setup --queries N` builds a smaller project with the same proportions.
 """
 
@@ -24,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import secrets
@@ -49,6 +67,75 @@ VOCABULARY = (
     "test mock fixture class method function argument return value exception raise catch log"
 )
 WORDS = VOCABULARY.split()
+
+
+TRUTH_WEIGHTS = (75, 15, 10)  # grades 0, 1, 2
+
+
+def params_path() -> Path:
+    return Path(os.environ.get("GOLDSMITH_VAR_DIR", ROOT / "var")) / "annotation_bench.json"
+
+
+def calibrated_accuracy(level: float, errors: str) -> float:
+    """The accuracy a (probability of the true grade) at which two independent annotators give
+    the same grade with probability `level`: P(agree) = a² + (1 − a)² · c, with c the chance
+    that two mistakes on one chunk are the same grade (uniform mistakes: 1/2 for every true
+    grade; adjacent: 1 for true grades 0 and 2, which have one neighbour, 1/2 for 1), weighted
+    by the grade mix. Solved for a: (1 + c)a² − 2ca + c − level = 0, the root above 1/2."""
+    total = sum(TRUTH_WEIGHTS)
+    if errors == "adjacent":
+        c = (TRUTH_WEIGHTS[0] + TRUTH_WEIGHTS[1] / 2 + TRUTH_WEIGHTS[2]) / total
+    else:
+        c = 0.5
+    lowest = c / (1 + c)  # the agreement at a = c / (1 + c), where it is least
+    if not lowest <= level <= 1:
+        raise SystemExit(f"--level {level}: pairwise agreement can be set in [{lowest:.3f}, 1]")
+    return (2 * c + math.sqrt(4 * c * c - 4 * (1 + c) * (c - level))) / (2 * (1 + c))
+
+
+def simulated_grade(params: dict[str, object], candidate: int, annotator: int) -> int:
+    """The grade simulated annotator `annotator` gives candidate `candidate` (deterministic)."""
+    truth = random.Random(f"{SEED}:truth:{candidate}").choices([0, 1, 2], TRUTH_WEIGHTS)[0]
+    rng = random.Random(f"{SEED}:grade:{candidate}:{annotator}")
+    accuracy = float(params["accuracy"])  # type: ignore[arg-type]
+    neighbours = [g for g in (truth - 1, truth + 1) if 0 <= g <= 2]
+    if params["agreement"] == "accuracy":
+        if rng.random() < accuracy:
+            return truth
+        return rng.choice(neighbours) if params["errors"] == "adjacent" else rng.choice([0, 1, 2])
+    if rng.random() < accuracy:
+        return truth
+    if params["errors"] == "adjacent":
+        return rng.choice(neighbours)
+    return rng.choice([g for g in (0, 1, 2) if g != truth])
+
+
+def measured_agreement(project) -> dict[str, float]:
+    """Shares of the chunks graded by both first annotators (the assignments that are not
+    escalations) on which they give equal grades, grades one apart, two apart."""
+    from collections import Counter, defaultdict
+
+    from annotation.models import Assignment, Judgment
+
+    first = set(
+        Assignment.objects.filter(query__project=project, escalation=False).values_list(
+            "query_id", "annotator_id"
+        )
+    )
+    by_candidate: dict[int, list[int]] = defaultdict(list)
+    for qid, cid, uid, grade in Judgment.objects.filter(
+        candidate__query__project=project
+    ).values_list("candidate__query_id", "candidate_id", "annotator_id", "grade"):
+        if (qid, uid) in first:
+            by_candidate[cid].append(grade)
+    gaps = Counter(max(g) - min(g) for g in by_candidate.values() if len(g) == 2)
+    n = sum(gaps.values()) or 1
+    return {
+        "chunks": sum(gaps.values()),
+        "equal": round(gaps[0] / n, 4),
+        "one_apart": round(gaps[1] / n, 4),
+        "two_apart": round(gaps[2] / n, 4),
+    }
 
 
 def django_setup() -> None:
@@ -159,16 +246,20 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
             )
     Assignment.objects.bulk_create(assignments, batch_size=10_000)
     QueryReview.objects.bulk_create([QueryReview(query_id=q) for q in query_ids], batch_size=10_000)
+    params: dict[str, object] = {
+        "agreement": args.agreement,
+        "level": args.level,
+        "errors": args.errors,
+        "accuracy": args.level
+        if args.agreement == "accuracy"
+        else calibrated_accuracy(args.level, args.errors),
+    }
+    params_path().parent.mkdir(parents=True, exist_ok=True)
+    params_path().write_text(json.dumps(params))
     judgments = []
     for q, cand in Candidate.objects.filter(query_id__in=finished).values_list("query_id", "id"):
-        truth = rng.choices([0, 1, 2], weights=[75, 15, 10])[0]
         for uid in pairs[q]:
-            if rng.random() < 0.88:
-                grade = truth
-            elif args.errors == "adjacent":
-                grade = rng.choice([g for g in (truth - 1, truth + 1) if 0 <= g <= 2])
-            else:
-                grade = rng.choice([0, 1, 2])
+            grade = simulated_grade(params, cand, uid)
             judgments.append(
                 Judgment(candidate_id=cand, annotator_id=uid, grade=grade, guideline_version=1)
             )
@@ -184,6 +275,8 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
         "candidates": Candidate.objects.filter(query__project=project).count(),
         "judgments": Judgment.objects.filter(candidate__query__project=project).count(),
         "annotators": N_ANNOTATORS,
+        "annotators_simulated": params,
+        "measured_agreement": measured_agreement(project),
         "build_seconds": round(t_data - t0, 1),
         "load_judgments_seconds": round(t_loaded - t_data, 1),
         **recompute(args),
@@ -250,7 +343,12 @@ def tie_rules(args: argparse.Namespace) -> dict[str, object]:
 
     project = Project.objects.get(name=PROJECT)
     before = project.tie_rule
-    result: dict[str, object] = {}
+    result: dict[str, object] = {
+        "annotators_simulated": json.loads(params_path().read_text())
+        if params_path().exists()
+        else None,
+        "measured_agreement": measured_agreement(project),
+    }
     for rule in ("lead", "lower", "higher"):
         start = time.perf_counter()
         changed = project_tie_rule_set(project=project, tie_rule=rule)
@@ -278,6 +376,121 @@ def tie_rules(args: argparse.Namespace) -> dict[str, object]:
             "settle_seconds": round(seconds, 2),
         }
     project_tie_rule_set(project=project, tie_rule=before)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+def lead_share(project) -> dict[str, object]:
+    """The share of finished queries flagged for a lead, why, and who decided the grades."""
+    from collections import Counter
+
+    from annotation.models import QueryAgreement, QueryReview
+    from annotation.selectors.judging import grades_decided_by
+
+    states = Counter(
+        QueryReview.objects.filter(query__project=project).values_list("state", flat=True)
+    )
+    finished = states["flagged"] + states["resolved"] + states["approved"] + states["escalated"]
+    reasons = Counter(
+        reason
+        for row in QueryAgreement.objects.filter(
+            query__project=project, flagged=True, query__review__state="flagged"
+        ).values_list("flag_reasons", flat=True)
+        for reason in row
+    )
+    return {
+        "finished": finished,
+        "flagged": states["flagged"],
+        "flagged_share": round(states["flagged"] / finished, 4) if finished else None,
+        "waiting_for_one_more_annotator": states["escalated"],
+        "flag_reasons": dict(sorted(reasons.items())),
+        "grades_decided_by": {
+            row["provenance"]: row["count"] for row in grades_decided_by(project=project)
+        },
+    }
+
+
+def escalation(args: argparse.Namespace) -> dict[str, object]:
+    """The share of finished queries sent to a lead with the `lower` tie rule, without and with
+    escalation to a third annotator simulated like the first two. Afterwards the third
+    annotators' assignments and grades are removed, escalation is switched off and the
+    project is settled again as it was."""
+    django_setup()
+    from django.db import transaction
+    from django.db.models import F
+
+    from annotation.models import Assignment, Candidate, Judgment, Project, QueryReview
+    from annotation.models.judging import AssignmentStatus
+    from annotation.services.adjudication import (
+        project_agreement_recompute,
+        project_escalation_set,
+        project_tie_rule_set,
+    )
+
+    params = json.loads(params_path().read_text())
+    project = Project.objects.get(name=PROJECT)
+    project_escalation_set(project=project, escalate=False)
+    project_tie_rule_set(project=project, tie_rule="lower")
+    project.refresh_from_db()
+    result: dict[str, object] = {
+        "annotators_simulated": params,
+        "measured_agreement": measured_agreement(project),
+        "lower": lead_share(project),
+    }
+    start = time.perf_counter()
+    change = project_escalation_set(project=project, escalate=True)
+    escalate_seconds = time.perf_counter() - start
+    extra = list(
+        Assignment.objects.filter(query__project=project, escalation=True).values_list(
+            "id", "query_id", "annotator_id"
+        )
+    )
+    candidates: dict[int, list[int]] = {}
+    for qid, cid in Candidate.objects.filter(query_id__in=[q for _, q, _ in extra]).values_list(
+        "query_id", "id"
+    ):
+        candidates.setdefault(qid, []).append(cid)
+    with transaction.atomic():
+        Judgment.objects.bulk_create(
+            [
+                Judgment(
+                    candidate_id=cid,
+                    annotator_id=uid,
+                    grade=simulated_grade(params, cid, uid),
+                    guideline_version=1,
+                )
+                for _, qid, uid in extra
+                for cid in candidates[qid]
+            ],
+            batch_size=10_000,
+        )
+        Assignment.objects.filter(query__project=project, escalation=True).update(
+            status=AssignmentStatus.DONE, judged=F("total")
+        )
+    start = time.perf_counter()
+    project.refresh_from_db()
+    project_agreement_recompute(project=project)
+    settle_seconds = time.perf_counter() - start
+    result["lower_with_escalation"] = {
+        "escalated": change.escalated,
+        "escalate_seconds": round(escalate_seconds, 2),
+        "settle_seconds": round(settle_seconds, 2),
+        **lead_share(project),
+    }
+    # Put the project back as `setup` left it (two annotators a query, no escalation).
+    by_annotator: dict[int, list[int]] = {}
+    for _, qid, uid in extra:
+        by_annotator.setdefault(uid, []).append(qid)
+    with transaction.atomic():
+        for uid, qids in by_annotator.items():
+            Judgment.objects.filter(candidate__query_id__in=qids, annotator_id=uid).delete()
+        Assignment.objects.filter(query__project=project, escalation=True).delete()
+        QueryReview.objects.filter(query__project=project).exclude(escalation="").update(
+            escalation="", state="open"
+        )
+    project_escalation_set(project=project, escalate=False)
+    project.refresh_from_db()
+    project_agreement_recompute(project=project)
     print(json.dumps(result, indent=2))
     return result
 
@@ -381,8 +594,17 @@ def main() -> None:
     build = sub.add_parser("setup")
     build.add_argument("--queries", type=int, default=N_QUERIES)
     build.add_argument("--errors", choices=["uniform", "adjacent"], default="uniform")
+    build.add_argument(
+        "--agreement",
+        choices=["pairwise", "accuracy"],
+        default="pairwise",
+        help="pairwise: two annotators agree on a chunk with probability --level; accuracy: "
+        "each gives the true grade with probability --level (the benchmark as it was)",
+    )
+    build.add_argument("--level", type=float, default=0.88)
     sub.add_parser("recompute")
     sub.add_parser("tie-rules")
+    sub.add_parser("escalation")
     load = sub.add_parser("serve-and-load")
     load.add_argument("--users", type=int, default=N_ANNOTATORS)
     load.add_argument("--duration", default="3m")
@@ -395,6 +617,7 @@ def main() -> None:
         "recompute": recompute,
         "serve-and-load": serve_and_load,
         "tie-rules": tie_rules,
+        "escalation": escalation,
     }
     commands[args.command](args)
 

@@ -555,6 +555,29 @@ def rule_resolution(grades: Sequence[int], *, tie_rule: str) -> tuple[int, str] 
     return max(grades), TIE_HIGHER
 
 
+def has_majority(grades: Sequence[int]) -> bool:
+    """Whether one grade has more than half the votes (unanimity included)."""
+    return bool(grades) and Counter(grades).most_common(1)[0][1] * 2 > len(grades)
+
+
+def two_apart(grades: Sequence[int], *, escalated: bool = False) -> bool:
+    """Whether one candidate's grades count as "two grades apart" for the flag rule.
+
+    Before escalation: any two grades two apart (2 and 0). After a query was escalated to one
+    more annotator, whose vote is there to settle exactly such a split: only when no grade has
+    a majority (2/1/0); a majority outvotes one outlying grade (2/2/0 → 2, 0/0/2 → 0)."""
+    if not grades or max(grades) - min(grades) < 2:
+        return False
+    return not (escalated and has_majority(grades))
+
+
+def settling_tie_rule(tie_rule: str, *, escalated: bool) -> str:
+    """The tie rule a query settles under: the project's, except after escalation, where a
+    candidate without a majority goes to a lead whatever the project's rule (an escalated query
+    resolves only when the grades give a majority on every candidate)."""
+    return LEAD if escalated else tie_rule
+
+
 def flag_reasons(
     *,
     kappa: float | None,
@@ -562,15 +585,21 @@ def flag_reasons(
     grades: QueryGrades,
     ambiguous: bool,
     tie_rule: str,
+    escalated: bool = False,
 ) -> list[str]:
     """Why a finished query needs a lead (empty: it resolves by rule), in this order:
     :data:`LOW_KAPPA` when its kappa is below ``threshold`` (an undefined kappa, every grade
-    identical, is unanimous and never low); :data:`TWO_APART` when two annotators are two grades
-    apart on a candidate; :data:`AMBIGUOUS` when an annotator marked it ambiguous; and only when
+    identical, is unanimous and never low; with more than two annotators the kappa is the mean
+    pairwise one); :data:`TWO_APART` when a candidate's grades are two apart
+    (:func:`two_apart`); :data:`AMBIGUOUS` when an annotator marked it ambiguous; and only when
     none of these holds, :data:`TIE` when a candidate's grades have no majority and the
     project's ``tie_rule`` leaves ties to a lead (:func:`rule_resolution`; with :data:`LOWER`
     or :data:`HIGHER` every such tie resolves, so :data:`TIE` is never given).
-    ``grades``: annotator → candidate → grade."""
+
+    ``escalated``: the query already had one more annotator (:func:`escalates`). Then a
+    candidate with a majority is decided by it even when an outlying grade is two apart, and
+    any candidate without a majority needs a lead whatever ``tie_rule`` says
+    (:func:`settling_tie_rule`). ``grades``: annotator → candidate → grade."""
     reasons = []
     if kappa is not None and kappa < threshold:
         reasons.append(LOW_KAPPA)
@@ -578,13 +607,22 @@ def flag_reasons(
     for by_candidate in grades.values():
         for item, grade in by_candidate.items():
             by_item[item].append(grade)
-    if any(max(g) - min(g) >= 2 for g in by_item.values()):
+    if any(two_apart(g, escalated=escalated) for g in by_item.values()):
         reasons.append(TWO_APART)
     if ambiguous:
         reasons.append(AMBIGUOUS)
-    if not reasons and any(rule_resolution(g, tie_rule=tie_rule) is None for g in by_item.values()):
+    rule = settling_tie_rule(tie_rule, escalated=escalated)
+    if not reasons and any(rule_resolution(g, tie_rule=rule) is None for g in by_item.values()):
         reasons.append(TIE)
     return reasons
+
+
+def escalates(reasons: Sequence[str], *, escalated: bool) -> bool:
+    """Whether a query flagged for ``reasons`` goes to one more annotator first (in a project
+    that escalates): when it is flagged, was not escalated before (at most once), and no
+    annotator marked it ambiguous (a further grade cannot take that mark back, so a lead would
+    see it anyway; the extra annotator's time is saved)."""
+    return bool(reasons) and not escalated and AMBIGUOUS not in reasons
 
 
 def flag_sentences(
@@ -597,13 +635,15 @@ def flag_sentences(
     chunk_numbers: Mapping[int, int],
     ambiguous_by: Sequence[str],
     limit: int = 3,
+    escalated: bool = False,
 ) -> list[str]:
     """The stored flag ``reasons`` of a query as sentences a lead reads, in the same order:
     "κ 0.29 below 0.6"; "alice 2 and bob 0 on chunk 3" for each candidate with grades two
     apart (the lowest and highest grade given; at most ``limit``, then "and N more chunks two
     grades apart"); "marked ambiguous by bob"; "alice 2 and bob 1 on chunk 4, no majority" for
     a tie. ``names``: annotator → name; ``chunk_numbers``: candidate → its 1-based place in the
-    query's list (the adjudication page's order)."""
+    query's list (the adjudication page's order). ``escalated``: as for :func:`flag_reasons`
+    (only candidates without a majority count as two apart)."""
     by_item: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for uid in sorted(grades, key=lambda u: names.get(u, str(u))):
         for item, grade in grades[uid].items():
@@ -628,7 +668,9 @@ def flag_sentences(
             shown = "undefined" if kappa is None else f"{kappa:.2f}"
             sentences.append(f"κ {shown} below {threshold:g}")
         elif reason == TWO_APART:
-            apart = [c for c in ordered if _spread(by_item[c]) >= 2]
+            apart = [
+                c for c in ordered if two_apart([g for _, g in by_item[c]], escalated=escalated)
+            ]
             sentences.extend(chunks(apart, ""))
         elif reason == AMBIGUOUS:
             who = ", ".join(ambiguous_by) if ambiguous_by else "an annotator"
@@ -643,11 +685,6 @@ def flag_sentences(
         else:
             sentences.append(reason)
     return sentences
-
-
-def _spread(votes: Sequence[tuple[str, int]]) -> int:
-    grades = [g for _, g in votes]
-    return max(grades) - min(grades) if grades else 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.models import ApiToken, Membership, Role, TieRule, Tokenizer, TokenizerOrigin
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
-from annotation.services.adjudication import project_tie_rule_set
+from annotation.services.adjudication import project_escalation_set, project_tie_rule_set
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -35,6 +35,9 @@ class ProjectOutput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(
         choices=TieRule.choices,
         help_text="What a one-grade tie gets in a query that is not otherwise flagged",
+    )
+    escalate = serializers.BooleanField(
+        help_text="Whether a flagged query first goes to one more annotator before a lead"
     )
     tokenizer = serializers.ChoiceField(
         choices=Tokenizer.choices,
@@ -58,6 +61,7 @@ def _project_output(membership) -> dict[str, object]:
         "annotators_per_query": project.annotators_per_query,
         "kappa_threshold": project.kappa_threshold,
         "tie_rule": project.tie_rule,
+        "escalate": project.escalate,
         "tokenizer": project.tokenizer,
         "tokenizer_origin": project.tokenizer_origin,
     }
@@ -143,6 +147,56 @@ class ProjectTieRuleApi(APIView):
         tie_rule = data.validated_data["tie_rule"]
         resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
         return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
+
+
+class RequiredBooleanField(serializers.BooleanField):
+    """A boolean that must be given: DRF reads a boolean missing from a form-encoded body as
+    false (an unchecked checkbox), which would switch a setting off by accident."""
+
+    default_empty_html = serializers.empty
+
+
+class EscalationInput(serializers.Serializer):
+    escalate = RequiredBooleanField(
+        help_text="true: a flagged query first goes to one more annotator; false: to a lead"
+    )
+
+
+class EscalationOutput(serializers.Serializer):
+    escalate = serializers.BooleanField()
+    escalated = serializers.IntegerField(
+        help_text="Flagged queries (not adjudicated, never escalated) given one more annotator "
+        "now (switched on)"
+    )
+    withdrawn = serializers.IntegerField(
+        help_text="Queries whose unfinished extra assignment was withdrawn; they went to a lead "
+        "(switched off)"
+    )
+
+
+class ProjectEscalationApi(APIView):
+    @extend_schema(
+        request=EscalationInput,
+        responses={
+            200: EscalationOutput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Switch escalation to one more annotator on or off (lead)",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = EscalationInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = project_escalation_set(project=project, escalate=data.validated_data["escalate"])
+        return Response(
+            EscalationOutput(
+                {
+                    "escalate": change.escalate,
+                    "escalated": change.escalated,
+                    "withdrawn": change.withdrawn,
+                }
+            ).data
+        )
 
 
 class TokenizerInput(serializers.Serializer):
@@ -277,6 +331,11 @@ urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
     path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
+    path(
+        "projects/<int:project_id>/escalation/",
+        ProjectEscalationApi.as_view(),
+        name="api-escalation",
+    ),
     path(
         "projects/<int:project_id>/tokenizer/",
         ProjectTokenizerApi.as_view(),

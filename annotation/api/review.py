@@ -14,10 +14,15 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import Assignment, PoolSource, QueryAnnotation
-from annotation.models.judging import AdjudicationReason, Provenance, SourceKind
+from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import TieRule
 from annotation.permissions import Action, project_access
-from annotation.selectors.judging import adjudication_view, disagreement_queue, resolved_queue
+from annotation.selectors.judging import (
+    adjudication_view,
+    disagreement_queue,
+    escalated_queue,
+    resolved_queue,
+)
 from annotation.services.adjudication import (
     StaleReview,
     project_agreement_recompute,
@@ -155,6 +160,9 @@ class AssignmentOutput(serializers.Serializer):
     status = serializers.CharField()
     judged = serializers.IntegerField()
     total = serializers.IntegerField()
+    escalation = serializers.BooleanField(
+        help_text="The one more annotator a flagged query got before going to a lead"
+    )
 
 
 class ReassignInput(serializers.Serializer):
@@ -249,14 +257,19 @@ class ReviewItemOutput(serializers.Serializer):
 
 
 class ReviewQueueInput(serializers.Serializer):
-    state = serializers.ChoiceField(choices=["flagged", "resolved"], default="flagged")
+    state = serializers.ChoiceField(
+        choices=["flagged", "resolved", "escalated"],
+        default="flagged",
+        help_text="escalated: queries waiting for one more annotator",
+    )
 
 
 class ReviewQueueApi(APIView):
     @extend_schema(
         parameters=[ReviewQueueInput],
         responses=ReviewItemOutput(many=True),
-        summary="Flagged queries, lowest agreement first; or resolved ones awaiting approval",
+        summary="Flagged queries, lowest agreement first; or resolved ones awaiting approval; "
+        "or those waiting for one more annotator",
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
@@ -264,6 +277,8 @@ class ReviewQueueApi(APIView):
         filters.is_valid(raise_exception=True)  # ?state=typo showed the flagged queue
         if filters.validated_data["state"] == "resolved":
             rows = resolved_queue(project=project)
+        elif filters.validated_data["state"] == "escalated":
+            rows = escalated_queue(project=project)
         else:
             rows = disagreement_queue(project=project)
         return Response(ReviewItemOutput(rows, many=True).data)
@@ -311,6 +326,11 @@ class AdjudicationOutput(serializers.Serializer):
     version = serializers.IntegerField()
     reason = serializers.CharField()
     reason_note = serializers.CharField()
+    escalation = serializers.ChoiceField(
+        choices=Escalation.choices,
+        help_text="escalated: it went to one more annotator; no_annotator: escalation is on "
+        "but nobody was left to ask, so it went to a lead",
+    )
     agreement = QueryAgreementOutput(allow_null=True)
     annotators = AnnotatorNoteOutput(many=True)
     candidates = AdjudicationCandidateOutput(many=True)
@@ -326,6 +346,7 @@ def adjudication_output(view) -> dict[str, object]:
         "version": review.version if review else 0,
         "reason": review.reason if review else "",
         "reason_note": review.reason_note if review else "",
+        "escalation": review.escalation if review else "",
         "agreement": view.agreement,
         "annotators": [
             {
@@ -549,6 +570,9 @@ class ProjectAgreementOutput(serializers.Serializer):
     overall = OverallProgressOutput()
     states = serializers.DictField(child=serializers.IntegerField())
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
+    escalate = serializers.BooleanField(
+        help_text="Whether a flagged query first goes to one more annotator"
+    )
     decided_by = DecidedByOutput(
         many=True, help_text="How many final grades each rule decided, and how many a lead set"
     )

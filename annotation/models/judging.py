@@ -122,6 +122,8 @@ class Assignment(models.Model):
     total = models.PositiveIntegerField(default=0)
     assigned_at = models.DateTimeField(auto_now_add=True)
     done_at = models.DateTimeField(null=True, blank=True)
+    # The one more annotator a flagged query got before going to a lead (escalation).
+    escalation = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -254,6 +256,7 @@ class QueryAgreement(models.Model):
 
 class ReviewState(models.TextChoices):
     OPEN = "open", "Being annotated"
+    ESCALATED = "escalated", "Waiting for one more annotator"
     FLAGGED = "flagged", "Needs adjudication"
     RESOLVED = "resolved", "Resolved"
     APPROVED = "approved", "Approved"
@@ -266,6 +269,14 @@ class AdjudicationReason(models.TextChoices):
     POOL_PROBLEM = "pool_problem", "Pool problem"
 
 
+class Escalation(models.TextChoices):
+    """Whether a flagged query went to one more annotator before a lead."""
+
+    NONE = "", "Not escalated"
+    ESCALATED = "escalated", "Given to one more annotator"
+    NO_ANNOTATOR = "no_annotator", "No other annotator could take it"
+
+
 class QueryReview(models.Model):
     """Where a query stands after annotation. `version` grows with every change: a write that
     names an older version is refused (HTTP 409), so two leads cannot overwrite each other."""
@@ -275,6 +286,9 @@ class QueryReview(models.Model):
     version = models.PositiveIntegerField(default=1)
     reason = models.CharField(max_length=32, choices=AdjudicationReason.choices, blank=True)
     reason_note = models.TextField(blank=True, default="")
+    escalation = models.CharField(
+        max_length=16, choices=Escalation.choices, blank=True, default=Escalation.NONE
+    )
     adjudicated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -50,6 +50,8 @@ class Project(models.Model):
     annotators_per_query = models.PositiveSmallIntegerField(default=2)
     kappa_threshold = models.FloatField(default=0.6)
     tie_rule = models.CharField(max_length=8, choices=TieRule.choices, default=TieRule.LOWER)
+    # A flagged query first goes to one more annotator (docs/design.md "Escalation").
+    escalate = models.BooleanField(default=False)
     tokenizer = models.CharField(
         max_length=16, choices=Tokenizer.choices, default=Tokenizer.DEFAULT
     )

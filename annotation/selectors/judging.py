@@ -24,8 +24,8 @@ from annotation.models import (
     QueryReview,
     Resolution,
 )
-from annotation.models.judging import AssignmentStatus, Provenance, ReviewState
-from goldsmith.agreement import flag_sentences, rule_resolution
+from annotation.models.judging import AssignmentStatus, Escalation, Provenance, ReviewState
+from goldsmith.agreement import flag_sentences, rule_resolution, settling_tie_rule
 from goldsmith.intake.tokenizers import DEFAULT, get_tokenizer
 
 
@@ -240,6 +240,54 @@ def disagreement_queue(*, project: Project) -> QuerySet[QueryReview]:
     )
 
 
+def escalated_queue(*, project: Project) -> QuerySet[QueryReview]:
+    """Flagged queries waiting for one more annotator (a lead may still adjudicate them)."""
+    return (
+        QueryReview.objects.filter(query__project=project, state=ReviewState.ESCALATED)
+        .select_related("query", "query__agreement")
+        .order_by("query_id")
+    )
+
+
+def extra_annotators(*, query_ids: list[int]) -> dict[int, list[str]]:
+    """query → the names of the annotators it was escalated to (normally one)."""
+    out: dict[int, list[str]] = {}
+    for qid, name in (
+        Assignment.objects.filter(query_id__in=query_ids, escalation=True)
+        .order_by("annotator__username")
+        .values_list("query_id", "annotator__username")
+    ):
+        out.setdefault(qid, []).append(name)
+    return out
+
+
+def escalation_words(review: QueryReview | None, extra: list[str], escalate: bool) -> str:
+    """What the adjudication and review pages say about a query's escalation ("" if nothing):
+    who it is waiting for, why it came to a lead without one more annotator, or that one more
+    annotator's grades did not settle it."""
+    if review is None:
+        return ""
+    names = ", ".join(extra) or "one more annotator"
+    if review.state == ReviewState.ESCALATED:
+        return (
+            f"Flagged, so it went to one more annotator ({names}) before a lead; it resolves by "
+            "majority when their grades settle it. You can adjudicate it now anyway."
+        )
+    if review.escalation == Escalation.NO_ANNOTATOR and escalate:
+        return (
+            "Escalation is on, but every annotator of the project already has this query, so "
+            "it came straight to a lead."
+        )
+    if review.escalation == Escalation.ESCALATED and review.state == ReviewState.FLAGGED:
+        return (
+            f"One more annotator ({names}) graded it too, and the grades still need a lead: "
+            "the reasons below are read on every annotator's grades."
+        )
+    if review.escalation == Escalation.ESCALATED:
+        return f"It went to one more annotator ({names}) before a lead."
+    return ""
+
+
 def resolved_queue(*, project: Project) -> QuerySet[QueryReview]:
     return (
         QueryReview.objects.filter(query__project=project, state=ReviewState.RESOLVED)
@@ -309,6 +357,7 @@ def flag_reasons_in_words(*, project: Project, reviews: list[QueryReview]) -> di
             names=names,
             chunk_numbers=numbers[review.query_id],
             ambiguous_by=ambiguous[review.query_id],
+            escalated=review.escalation == Escalation.ESCALATED,
         )
     return out
 
@@ -351,6 +400,8 @@ class AdjudicationView:
     annotators: list[str]
     annotations: list[tuple[str, QueryAnnotation | None]]
     rows: list[AdjudicationRow]
+    escalation: str = ""  # what the page says about escalation ("" when nothing)
+    extra: list[str] = field(default_factory=list)  # labels of the escalation annotators
 
 
 def adjudication_view(
@@ -365,6 +416,11 @@ def adjudication_view(
         Assignment.objects.filter(query=query)
         .order_by("annotator__username")
         .values_list("annotator_id", "annotator__username")
+    )
+    extra_ids = set(
+        Assignment.objects.filter(query=query, escalation=True).values_list(
+            "annotator_id", flat=True
+        )
     )
     labels = {
         uid: (f"Annotator {chr(65 + i)}" if hide_names else name)
@@ -382,6 +438,11 @@ def adjudication_view(
             ((s.source.name, s.rank) for s in cand.sources.all()), key=lambda x: x[0]
         )
     terms = query_terms(query.text, tokenizer=project.tokenizer)
+    review = QueryReview.objects.filter(query=query).first()
+    tie_rule = settling_tie_rule(
+        project.tie_rule,
+        escalated=review is not None and review.escalation == Escalation.ESCALATED,
+    )
     rows = []
     for cid, chunk_id, title, text in (
         Candidate.objects.filter(query=query)
@@ -393,9 +454,7 @@ def adjudication_view(
             (labels[uid], given.get(uid, (None, ""))[0], given.get(uid, (None, ""))[1])
             for uid, _ in assigned
         ]
-        ruled = rule_resolution(
-            [g for _, g, _ in grades if g is not None], tie_rule=project.tie_rule
-        )
+        ruled = rule_resolution([g for _, g, _ in grades if g is not None], tie_rule=tie_rule)
         final = finals.get(cid)
         rows.append(
             AdjudicationRow(
@@ -413,11 +472,14 @@ def adjudication_view(
             )
         )
     annotations = {a.annotator_id: a for a in QueryAnnotation.objects.filter(query=query)}
+    extra = [labels[uid] for uid, _ in assigned if uid in extra_ids]
     return AdjudicationView(
         query=query,
-        review=QueryReview.objects.filter(query=query).first(),
+        review=review,
         agreement=QueryAgreement.objects.filter(query=query).first(),
         annotators=[labels[uid] for uid, _ in assigned],
         annotations=[(labels[uid], annotations.get(uid)) for uid, _ in assigned],
         rows=rows,
+        escalation=escalation_words(review, extra, project.escalate),
+        extra=extra,
     )

@@ -1,10 +1,15 @@
-"""From judgments to final grades: settling by rule, adjudication by leads, approval.
+"""From judgments to final grades: settling by rule, escalation, adjudication by leads, approval.
 
 A query whose assigned annotators have all finished is *settled*: its agreement is computed
 and stored (`annotation.services.agreement`); if it is flagged it waits for a lead, otherwise
 every candidate resolves by rule (`goldsmith.agreement.rule_resolution`: unanimous, else
 majority, else the project's tie rule: the lower or the higher of two grades one apart, or a
-lead, which flags the query). Leads adjudicate flagged queries and approve resolved ones.
+lead, which flags the query). In a project that escalates, a flagged query first goes to one
+more annotator (at most once; not when an annotator marked it ambiguous): it waits for them
+(`ReviewState.ESCALATED`), then settles again on every grade, where a majority decides a
+candidate and a candidate without one goes to a lead (`goldsmith.agreement.flag_reasons` with
+`escalated`). When nobody is left to ask it goes to the lead at once, and says so
+(`Escalation.NO_ANNOTATOR`). Leads adjudicate flagged queries and approve resolved ones.
 Every write of a lead names the review `version` it was based on; a stale version is refused
 with `StaleReview` (HTTP 409) so that two leads never overwrite each other.
 """
@@ -27,13 +32,21 @@ from annotation.models import (
     Judgment,
     Project,
     Query,
+    QueryAgreement,
     QueryReview,
     Resolution,
 )
-from annotation.models.judging import AdjudicationReason, AssignmentStatus, Provenance, ReviewState
+from annotation.models.judging import (
+    AdjudicationReason,
+    AssignmentStatus,
+    Escalation,
+    Provenance,
+    ReviewState,
+)
 from annotation.models.projects import TieRule
 from annotation.services.agreement import query_agreement_compute, query_agreements_compute
-from goldsmith.agreement import rule_resolution
+from annotation.services.assignment import queries_escalate, waiting_state
+from goldsmith.agreement import escalates, rule_resolution, settling_tie_rule
 
 
 class StaleReview(Exception):
@@ -44,19 +57,50 @@ class StaleReview(Exception):
         self.current = current
 
 
+def _set_state(review: QueryReview, state: str, escalation: str | None = None) -> None:
+    fields = ["state", "version", "updated_at"]
+    if escalation is not None and review.escalation != escalation:
+        review.escalation = escalation
+        fields.append("escalation")
+    if review.state != state:
+        review.state = state
+        review.version += 1
+    elif len(fields) == 3:
+        return
+    review.save(update_fields=fields)
+
+
 @transaction.atomic
 def query_settle(*, query_id: int) -> QueryReview:
-    """Flag or resolve a query whose annotators have all finished (safe to run twice)."""
+    """Flag, escalate or resolve a query whose annotators have all finished (safe to run
+    twice). A query left only to its escalation annotator is marked as waiting for them."""
     review, _ = QueryReview.objects.get_or_create(query_id=query_id)
     review = QueryReview.objects.select_for_update().get(pk=review.pk)
     statuses = list(Assignment.objects.filter(query_id=query_id).values_list("status", flat=True))
-    if not statuses or any(s != AssignmentStatus.DONE for s in statuses):
+    if not statuses:
         return review
     if review.state == ReviewState.APPROVED or (
         review.state == ReviewState.RESOLVED and review.adjudicated_at is not None
     ):
         return review
-    agreement = query_agreement_compute(query_id=query_id)
+    if any(s != AssignmentStatus.DONE for s in statuses):
+        if review.state == ReviewState.OPEN:
+            _set_state(review, waiting_state(query_id=query_id, escalation=review.escalation))
+        return review
+    project = Project.objects.get(queries__id=query_id)
+    escalated = review.escalation == Escalation.ESCALATED
+    agreement = query_agreement_compute(query_id=query_id, escalated=escalated)
+    escalation = None
+    if project.escalate and escalates(agreement.flag_reasons, escalated=escalated):
+        if queries_escalate(project=project, query_ids=[query_id])[query_id] is not None:
+            Resolution.objects.filter(candidate__query_id=query_id).exclude(
+                provenance=Provenance.ADJUDICATED
+            ).delete()
+            _set_state(review, ReviewState.ESCALATED, Escalation.ESCALATED)
+            return review
+        escalation = Escalation.NO_ANNOTATOR
+    elif not agreement.flagged and review.escalation == Escalation.NO_ANNOTATOR:
+        escalation = Escalation.NONE
     by_candidate: dict[int, list[int]] = defaultdict(list)
     # Only the assigned annotators' grades count (a reassigned annotator's are kept, not used).
     assigned = Assignment.objects.filter(query_id=query_id).values("annotator_id")
@@ -65,7 +109,7 @@ def query_settle(*, query_id: int) -> QueryReview:
     ).values_list("candidate_id", "grade"):
         by_candidate[cand_id].append(grade)
     candidate_ids = list(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
-    tie_rule = Project.objects.filter(queries__id=query_id).values_list("tie_rule", flat=True)[0]
+    tie_rule = settling_tie_rule(project.tie_rule, escalated=escalated)
     ruled = {
         cid: rule_resolution(by_candidate.get(cid, []), tie_rule=tie_rule) for cid in candidate_ids
     }
@@ -92,10 +136,7 @@ def query_settle(*, query_id: int) -> QueryReview:
             update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
         )
         new_state = ReviewState.RESOLVED
-    if review.state != new_state:
-        review.state = new_state
-        review.version += 1
-        review.save(update_fields=["state", "version", "updated_at"])
+    _set_state(review, new_state, escalation)
     return review
 
 
@@ -136,6 +177,8 @@ def queries_settle(
         if r["state"] != ReviewState.APPROVED
         and not (r["state"] == ReviewState.RESOLVED and r["adjudicated_at"] is not None)
     ]
+    # A query settled here needs no lead for want of a third annotator any more (or it is
+    # flagged again, and `queries_escalate_flagged` looks at it afresh).
     to_flag = [r["query_id"] for r in settled if flagged[r["query_id"]]]
     to_resolve = [r["query_id"] for r in settled if not flagged[r["query_id"]]]
     for start in range(0, len(to_flag), _CHUNK):
@@ -150,14 +193,20 @@ def queries_settle(
                 provenance=Provenance.ADJUDICATED,
             ).values_list("candidate_id", flat=True)
         )
+    escalated = set(
+        QueryReview.objects.filter(
+            query_id__in=to_resolve, escalation=Escalation.ESCALATED
+        ).values_list("query_id", flat=True)
+    )
     rows: list[Resolution] = []
     for qid in to_resolve:
         by_candidate: dict[int, list[int]] = defaultdict(list)
         for per_candidate in grades.get(qid, {}).values():
             for cid, grade in per_candidate.items():
                 by_candidate[cid].append(grade)
+        rule = settling_tie_rule(tie_rule, escalated=qid in escalated)
         for cid, votes in by_candidate.items():
-            result = rule_resolution(votes, tie_rule=tie_rule)
+            result = rule_resolution(votes, tie_rule=rule)
             if result is not None and cid not in adjudicated:
                 rows.append(Resolution(candidate_id=cid, grade=result[0], provenance=result[1]))
     Resolution.objects.bulk_create(
@@ -167,6 +216,10 @@ def queries_settle(
         unique_fields=["candidate"],
         update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
     )
+    for start in range(0, len(to_resolve), _CHUNK):
+        QueryReview.objects.filter(
+            query_id__in=to_resolve[start : start + _CHUNK], escalation=Escalation.NO_ANNOTATOR
+        ).update(escalation=Escalation.NONE)
     changed = 0
     now = timezone.now()
     for state, group in ((ReviewState.FLAGGED, to_flag), (ReviewState.RESOLVED, to_resolve)):
@@ -190,16 +243,111 @@ def project_agreement_recompute(*, project: Project) -> int:
     states = dict(
         QueryReview.objects.filter(query__project=project).values_list("query_id", "state")
     )
+    waiting = (ReviewState.OPEN, ReviewState.ESCALATED)
     queries_settle(
         flagged={
             qid: flagged
             for qid, flagged in computed.flagged.items()
-            if qid in computed.flag_changed or states.get(qid, ReviewState.OPEN) == ReviewState.OPEN
+            if qid in computed.flag_changed or states.get(qid, ReviewState.OPEN) in waiting
         },
         grades=computed.grades,
         tie_rule=project.tie_rule,
     )
+    queries_escalate_flagged(project=project)
     return len(computed.flagged)
+
+
+@transaction.atomic
+def queries_escalate_flagged(*, project: Project) -> int:
+    """In a project that escalates, give every flagged query that may go to one more annotator
+    (`goldsmith.agreement.escalates`: not escalated before, no ambiguity mark; not adjudicated)
+    its extra annotator (`queries_escalate`): it then waits for them. Those for whom nobody is
+    left stay with the lead and say why. Returns how many queries were escalated."""
+    if not project.escalate:
+        return 0
+    reviews = list(
+        QueryReview.objects.select_for_update()
+        .filter(query__project=project, state=ReviewState.FLAGGED, adjudicated_at__isnull=True)
+        .exclude(escalation=Escalation.ESCALATED)
+        .order_by("id")
+        .values_list("query_id", flat=True)
+    )
+    reasons = dict(
+        QueryAgreement.objects.filter(query_id__in=reviews).values_list("query_id", "flag_reasons")
+    )
+    wanted = [q for q in reviews if escalates(reasons.get(q, []), escalated=False)]
+    picked = queries_escalate(project=project, query_ids=wanted)
+    given = [q for q, uid in picked.items() if uid is not None]
+    nobody = [q for q, uid in picked.items() if uid is None]
+    for start in range(0, len(given), _CHUNK):
+        part = given[start : start + _CHUNK]
+        Resolution.objects.filter(candidate__query_id__in=part).exclude(
+            provenance=Provenance.ADJUDICATED
+        ).delete()
+        QueryReview.objects.filter(query_id__in=part).update(
+            state=ReviewState.ESCALATED,
+            escalation=Escalation.ESCALATED,
+            version=F("version") + 1,
+            updated_at=timezone.now(),
+        )
+    for start in range(0, len(nobody), _CHUNK):
+        QueryReview.objects.filter(query_id__in=nobody[start : start + _CHUNK]).update(
+            escalation=Escalation.NO_ANNOTATOR
+        )
+    return len(given)
+
+
+@dataclass(frozen=True)
+class EscalationChange:
+    """What switching escalation did: queries given one more annotator (switched on), and
+    queries whose unfinished extra assignment was withdrawn, now with a lead (switched off)."""
+
+    escalate: bool
+    escalated: int
+    withdrawn: int
+
+
+@transaction.atomic
+def project_escalation_set(*, project: Project, escalate: bool) -> EscalationChange:
+    """Switch escalation on or off for `project`.
+
+    On: every flagged query not adjudicated and never escalated (and not marked ambiguous)
+    goes to one more annotator now, as it would have had escalation been on when it was
+    flagged; queries already escalated once are not escalated again. Off: every escalation
+    assignment not yet finished is withdrawn (grades already given are kept, like a
+    reassigned annotator's, but no longer count) and its query settles on its first
+    annotators' grades, so the queries that were waiting go to a lead; finished extra
+    assignments stay and their grades keep counting.
+
+    The project and its reviews are locked first, in the order a grade save takes its locks."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    list(
+        QueryReview.objects.select_for_update()
+        .filter(query__project=project)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    project.escalate = escalate
+    project.save(update_fields=["escalate"])
+    if escalate:
+        return EscalationChange(
+            escalate=True, escalated=queries_escalate_flagged(project=project), withdrawn=0
+        )
+    unfinished = Assignment.objects.filter(query__project=project, escalation=True).exclude(
+        status=AssignmentStatus.DONE
+    )
+    withdrawn = sorted(set(unfinished.values_list("query_id", flat=True)))
+    unfinished.delete()
+    QueryReview.objects.filter(query_id__in=withdrawn).update(escalation=Escalation.NONE)
+    QueryReview.objects.filter(query__project=project, escalation=Escalation.NO_ANNOTATOR).update(
+        escalation=Escalation.NONE
+    )
+    for query_id in withdrawn:
+        review = QueryReview.objects.get(query_id=query_id)
+        if review.state == ReviewState.ESCALATED:
+            _set_state(review, ReviewState.OPEN)
+        query_settle(query_id=query_id)
+    return EscalationChange(escalate=False, escalated=0, withdrawn=len(withdrawn))
 
 
 def _settled_outcomes(project: Project, query_ids: set[int]) -> dict[int, tuple[str, frozenset]]:
@@ -250,6 +398,8 @@ def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
         grades=computed.grades,
         tie_rule=tie_rule,
     )
+    # A query the new rule flags goes to one more annotator first, when the project escalates.
+    queries_escalate_flagged(project=project)
     after = _settled_outcomes(project, movable)
     return sum(1 for qid in movable if before[qid] != after[qid])
 
@@ -283,7 +433,9 @@ def query_adjudicate(
     note: str = "",
 ) -> QueryReview:
     """A lead sets the final grade of every candidate of a flagged (or resolved) query of
-    `project` (a query of another project is refused with Http404)."""
+    `project` (a query of another project is refused with Http404). A query waiting for one
+    more annotator may be adjudicated too: that annotator's unfinished assignment is withdrawn
+    (their grades so far are kept, as a reassigned annotator's are)."""
     review = _locked_review(project, query_id, version)
     if review.state == ReviewState.OPEN:
         raise ValueError("this query is still being annotated")
@@ -319,6 +471,10 @@ def query_adjudicate(
         unique_fields=["candidate"],
         update_fields=["grade", "provenance", "reason", "resolved_by", "resolved_at"],
     )
+    if review.state == ReviewState.ESCALATED:
+        Assignment.objects.filter(query_id=query_id, escalation=True).exclude(
+            status=AssignmentStatus.DONE
+        ).delete()
     review.state = ReviewState.RESOLVED
     review.reason = reason
     review.reason_note = note

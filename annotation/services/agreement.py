@@ -34,9 +34,10 @@ from annotation.models import (
     Project,
     QueryAgreement,
     QueryAnnotation,
+    QueryReview,
     Resolution,
 )
-from annotation.models.judging import AssignmentStatus
+from annotation.models.judging import AssignmentStatus, Escalation
 from annotation.selectors.judging import grades_decided_by, review_counts
 from goldsmith import agreement as rules
 
@@ -66,8 +67,14 @@ STAT_FIELDS = ["n_annotators", "n_items", "kappa", "kappa_linear", "raw_agreemen
 
 
 @transaction.atomic
-def query_agreement_compute(*, query_id: int) -> QueryAgreement:
-    """Recompute and store one query's agreement and flags (safe to run twice)."""
+def query_agreement_compute(*, query_id: int, escalated: bool | None = None) -> QueryAgreement:
+    """Recompute and store one query's agreement and flags (safe to run twice). `escalated`:
+    whether the query went to one more annotator (`goldsmith.agreement.flag_reasons`); read
+    from its review when not given."""
+    if escalated is None:
+        escalated = QueryReview.objects.filter(
+            query_id=query_id, escalation=Escalation.ESCALATED
+        ).exists()
     threshold, tie_rule = (
         Project.objects.filter(queries__id=query_id)
         .values_list("kappa_threshold", "tie_rule")
@@ -86,6 +93,7 @@ def query_agreement_compute(*, query_id: int) -> QueryAgreement:
         grades=grades,
         ambiguous=ambiguous,
         tie_rule=tie_rule,
+        escalated=escalated,
     )
     agreement, _ = QueryAgreement.objects.update_or_create(
         query_id=query_id,
@@ -136,6 +144,11 @@ def query_agreements_compute(*, project: Project) -> ComputedAgreements:
             query__assignments__annotator_id=F("annotator_id"),
         ).values_list("query_id", flat=True)
     )
+    escalated = set(
+        QueryReview.objects.filter(
+            query__project=project, escalation=Escalation.ESCALATED
+        ).values_list("query_id", flat=True)
+    )
     stored = {
         row["query_id"]: row
         for row in QueryAgreement.objects.filter(query__project=project).values(
@@ -166,6 +179,7 @@ def query_agreements_compute(*, project: Project) -> ComputedAgreements:
             grades=query_grades,
             ambiguous=qid in ambiguous,
             tie_rule=project.tie_rule,
+            escalated=qid in escalated,
         )
         rows.append(
             QueryAgreement(
@@ -324,6 +338,7 @@ def project_agreement(*, project: Project) -> dict[str, Any]:
         },
         "states": review_counts(project=project),
         "tie_rule": project.tie_rule,
+        "escalate": project.escalate,
         "decided_by": grades_decided_by(project=project),
         "guidelines_warning": rules.guidelines_warning(
             alpha=summary["alpha_ordinal"],

@@ -21,7 +21,7 @@ from annotation.models import (
     QueryReview,
     Role,
 )
-from annotation.models.judging import AssignmentStatus, ReviewState
+from annotation.models.judging import AssignmentStatus, Escalation, ReviewState
 
 User = get_user_model()
 
@@ -93,6 +93,84 @@ def queries_assign(*, project: Project, per_query: int | None = None) -> AssignR
         ignore_conflicts=True,
     )
     return AssignResult(created=len(new), queries=len(touched), annotators=len(annotators))
+
+
+def queries_escalate(*, project: Project, query_ids: Iterable[int]) -> dict[int, int | None]:
+    """Give each of these queries one more annotator: an *escalation* assignment
+    (`Assignment.escalation`), chosen by the balancing rule of `queries_assign` (the fewest
+    assignments in the project, ties in username order) among the project's annotators who
+    have never seen the query: no assignment of it and no grade of its candidates (a
+    reassigned annotator's grades are kept, so they saw it). Returns query → the annotator's
+    id, or None when nobody is left. Queries are served in id order, so a batch spreads its
+    escalations over the annotators as `queries_assign` spreads queries."""
+    ids = sorted(set(query_ids))
+    picked: dict[int, int | None] = dict.fromkeys(ids)
+    annotators = list(
+        Membership.objects.filter(project=project, role=Role.ANNOTATOR)
+        .order_by("user__username")
+        .values_list("user_id", flat=True)
+    )
+    if not ids or not annotators:
+        return picked
+    seen: dict[int, set[int]] = defaultdict(set)
+    for qid, uid in Assignment.objects.filter(query_id__in=ids).values_list(
+        "query_id", "annotator_id"
+    ):
+        seen[qid].add(uid)
+    for qid, uid in (
+        Judgment.objects.filter(candidate__query_id__in=ids)
+        .values_list("candidate__query_id", "annotator_id")
+        .distinct()
+    ):
+        seen[qid].add(uid)
+    load = dict.fromkeys(annotators, 0)
+    next_order = dict.fromkeys(annotators, 1)
+    for uid, n, last in (
+        Assignment.objects.filter(query__project=project, annotator_id__in=annotators)
+        .values("annotator_id")
+        .annotate(n=Count("id"), last=Max("order"))
+        .values_list("annotator_id", "n", "last")
+    ):
+        load[uid] = n
+        next_order[uid] = (last or 0) + 1
+    totals = dict(
+        Candidate.objects.filter(query_id__in=ids)
+        .values("query_id")
+        .annotate(n=Count("id"))
+        .values_list("query_id", "n")
+    )
+    position = {uid: i for i, uid in enumerate(annotators)}
+    new: list[Assignment] = []
+    for qid in ids:
+        free = [uid for uid in annotators if uid not in seen[qid]]
+        if not free:
+            continue
+        uid = min(free, key=lambda u: (load[u], position[u]))
+        new.append(
+            Assignment(
+                query_id=qid,
+                annotator_id=uid,
+                order=next_order[uid],
+                total=totals.get(qid, 0),
+                escalation=True,
+            )
+        )
+        load[uid] += 1
+        next_order[uid] += 1
+        picked[qid] = uid
+    Assignment.objects.bulk_create(new, batch_size=2000)
+    return picked
+
+
+def waiting_state(*, query_id: int, escalation: str) -> str:
+    """The state of a query not every assigned annotator has finished: waiting for one more
+    annotator when it was escalated and only escalation assignments are left, else open."""
+    if escalation != Escalation.ESCALATED:
+        return ReviewState.OPEN
+    left = Assignment.objects.filter(query_id=query_id).exclude(status=AssignmentStatus.DONE)
+    if left.exists() and not left.filter(escalation=False).exists():
+        return ReviewState.ESCALATED
+    return ReviewState.OPEN
 
 
 def assignments_refresh(*, query_ids: Iterable[int]) -> set[int]:
@@ -172,9 +250,14 @@ def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignme
     assignment.order = (last or 0) + 1
     assignment.save(update_fields=["annotator", "order"])
     assignments_refresh(query_ids=[query.pk])
-    # A finished annotator's work no longer counts: open again until the new one is done.
-    QueryReview.objects.filter(query=query).exclude(state=ReviewState.OPEN).update(
-        state=ReviewState.OPEN, version=F("version") + 1, approved_by=None, approved_at=None
+    # A finished annotator's work no longer counts: open again until the new one is done (or,
+    # when the moved assignment is an escalation's, waiting again for one more annotator).
+    review = QueryReview.objects.filter(query=query).first()
+    state = waiting_state(
+        query_id=query.pk, escalation=review.escalation if review else Escalation.NONE
+    )
+    QueryReview.objects.filter(query=query).exclude(state=state).update(
+        state=state, version=F("version") + 1, approved_by=None, approved_at=None
     )
     assignment.refresh_from_db()
     return assignment

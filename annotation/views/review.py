@@ -19,12 +19,16 @@ from annotation.permissions import Action, project_access
 from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
+    escalated_queue,
+    escalation_words,
+    extra_annotators,
     flag_reasons_in_words,
     resolved_queue,
     review_counts,
 )
 from annotation.services.adjudication import (
     StaleReview,
+    project_escalation_set,
     project_tie_rule_set,
     queries_approve,
     query_adjudicate,
@@ -63,6 +67,17 @@ class AssignForm(forms.Form):
 
 class TieRuleForm(forms.Form):
     tie_rule = forms.ChoiceField(choices=TieRule.choices, label="Ties one grade apart")
+
+
+class EscalationForm(forms.Form):
+    escalate = forms.TypedChoiceField(
+        choices=[
+            ("0", "Go to a lead"),
+            ("1", "Go to one more annotator first, then to a lead if still needed"),
+        ],
+        coerce=lambda value: value == "1",
+        label="Flagged queries",
+    )
 
 
 class ReassignForm(forms.Form):
@@ -201,13 +216,23 @@ def _review_queue_page(
 ) -> HttpResponse:
     flagged = list(disagreement_queue(project=project)[:500])
     why = flag_reasons_in_words(project=project, reviews=flagged)
+    waiting = list(escalated_queue(project=project)[:500])
+    extra = extra_annotators(query_ids=[r.query_id for r in flagged + waiting])
     return render(
         request,
         "annotation/review_queue.html",
         _context(
             project,
             membership,
-            flagged=[(r, why.get(r.query_id, [])) for r in flagged],
+            flagged=[
+                (
+                    r,
+                    why.get(r.query_id, []),
+                    escalation_words(r, extra.get(r.query_id, []), project.escalate),
+                )
+                for r in flagged
+            ],
+            waiting=[(r, extra.get(r.query_id, [])) for r in waiting],
             resolved=list(resolved_queue(project=project)[:500]),
             counts=review_counts(project=project),
         ),
@@ -335,6 +360,7 @@ def _dashboard_page(
     membership: Membership,
     form: TieRuleForm | None = None,
     status: int = 200,
+    escalation_form: EscalationForm | None = None,
 ) -> HttpResponse:
     summary = project_agreement(project=project)
     return render(
@@ -351,6 +377,8 @@ def _dashboard_page(
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
             tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
+            escalation_form=escalation_form
+            or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),
         ),
         status=status,
     )
@@ -375,6 +403,32 @@ def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
     return redirect("dashboard", project_id=project.pk)
 
 
+@login_required
+@require_POST
+def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = EscalationForm(request.POST)
+    if not form.is_valid():
+        return _dashboard_page(request, project, membership, escalation_form=form, status=400)
+    change = project_escalation_set(project=project, escalate=form.cleaned_data["escalate"])
+    if change.escalate:
+        text = (
+            "Flagged queries now go to one more annotator first. "
+            f"{change.escalated} flagged {'query' if change.escalated == 1 else 'queries'} "
+            "went to one more annotator now."
+        )
+    else:
+        text = (
+            "Flagged queries now go straight to a lead. "
+            f"{change.withdrawn} {'query' if change.withdrawn == 1 else 'queries'} waiting for "
+            "one more annotator went to a lead."
+        )
+    messages.success(request, text)
+    return redirect("dashboard", project_id=project.pk)
+
+
 P = "projects/<int:project_id>/"
 urlpatterns = [
     path(f"{P}pools/", pools, name="pools"),
@@ -384,4 +438,5 @@ urlpatterns = [
     path(f"{P}review/<int:query_id>/approve/", approve, name="review-approve"),
     path(f"{P}dashboard/", dashboard, name="dashboard"),
     path(f"{P}dashboard/tie-rule/", tie_rule_set, name="tie-rule-set"),
+    path(f"{P}dashboard/escalation/", escalation_set, name="escalation-set"),
 ]

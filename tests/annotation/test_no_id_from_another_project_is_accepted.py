@@ -367,7 +367,7 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/members/<str:username>/remove/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
-    # assignment, guidelines, agreement, freezing, settings (tie rule, tokenizer), new
+    # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer), new
     # retrievers, tokens, sign-in.
     no_id = {
         "login/",
@@ -390,6 +390,8 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/evaluation-settings/",
         "api/v1/projects/<int:project_id>/tie-rule/",
         "projects/<int:project_id>/dashboard/tie-rule/",
+        "api/v1/projects/<int:project_id>/escalation/",
+        "projects/<int:project_id>/dashboard/escalation/",
         "api/v1/projects/<int:project_id>/tokenizer/",
         "projects/<int:project_id>/tokenizer/",
     }
