@@ -15,7 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps 'beir==2.2.0'
 	@touch $@
 
+# The translation catalogs' .mo files are built here (run and test need install), never committed.
 install: $(VENV)/.installed
+	$(PY) manage.py compile_catalogs
 
 run: install
 	$(PY) manage.py migrate --noinput
