@@ -40,7 +40,12 @@ NOT_LANGUAGE = {
     "w",
     "v",
     "Esc",
+    "UTC",
+    "Swagger",
+    "en",
 }
+# String literals in templates that are never shown (a CSS class's default).
+LITERALS_NOT_SHOWN = {("templates/annotation/adjudicate.html", "open")}
 VISIBLE_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt"}
 SKIPPED_ELEMENTS = {"script", "style", "code", "kbd", "pre"}
 TEXT_LITERAL = re.compile(r"""(?:default:|\bcaption=|\blabel=|\btext=)(["'])(.*?)\1""")
@@ -135,19 +140,18 @@ def untranslated(path: Path, root: Path) -> list[Untranslated]:
                 in_blocktranslate = False
             elif tag not in {"translate", "trans", "plural"}:
                 for match in TEXT_LITERAL.finditer(contents):
-                    if has_language(match.group(2)):
+                    if has_language(match.group(2)) and (name, match.group(2)) not in LITERALS_NOT_SHOWN:
                         found.append(Untranslated(name, token.lineno, "literal", match.group(2)))
             put(MARK, token.lineno)
         elif in_comment or token.token_type == TokenType.COMMENT:
             continue
         elif token.token_type == TokenType.VAR:
             for match in TEXT_LITERAL.finditer(contents):
-                if has_language(match.group(2)):
+                if has_language(match.group(2)) and (name, match.group(2)) not in LITERALS_NOT_SHOWN:
                     found.append(Untranslated(name, token.lineno, "literal", match.group(2)))
             put(MARK, token.lineno)
         elif in_blocktranslate:
-            # Marked text, but its tags still count: keep the markup, drop the words.
-            put(re.sub(r">[^<]*<", ">" + MARK + "<", token.contents) if "<" in token.contents else MARK, token.lineno)
+            put(MARK, token.lineno)  # marked, markup and all
         else:
             put(token.contents, token.lineno)
     reader = _Reader(name, lines)
