@@ -40,13 +40,23 @@ NOT_LANGUAGE = {
     "w",
     "v",
     "Esc",
+    "Recall",
+    "Holm",
+    "JSON",
+    "F1",
+    "p",
+    "A",
+    "B",
     "UTC",
     "Swagger",
     "en",
 }
 # String literals in templates that are never shown (a CSS class's default).
-LITERALS_NOT_SHOWN = {("templates/annotation/adjudicate.html", "open")}
-VISIBLE_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt"}
+LITERALS_NOT_SHOWN = {
+    ("templates/annotation/adjudicate.html", "open"),
+    ("templates/evaluation/run_detail.html", "none"),
+}
+VISIBLE_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt", "label"}
 SKIPPED_ELEMENTS = {"script", "style", "code", "kbd", "pre"}
 TEXT_LITERAL = re.compile(r"""(?:default:|\bcaption=|\blabel=|\btext=)(["'])(.*?)\1""")
 
