@@ -1,4 +1,6 @@
-"""What a template shows that no translation tag covers (tests/config/test_every_page_is_translated.py).
+"""What a template shows that no translation tag covers.
+
+Used by tests/config/test_every_page_is_translated.py.
 
 A template is cut by Django's own lexer into text, {{ variables }}, {% tags %} and comments.
 Text inside {% translate %} and {% blocktranslate %} … {% endblocktranslate %} is marked; every
@@ -101,7 +103,9 @@ class _Reader(HTMLParser):
         values = dict(attrs)
         for name, value in attrs:
             visible = name in VISIBLE_ATTRIBUTES or (
-                name == "value" and tag == "input" and values.get("type") in {"submit", "button", "reset"}
+                name == "value"
+                and tag == "input"
+                and values.get("type") in {"submit", "button", "reset"}
             )
             if visible and value and has_language(value):
                 self.found.append(Untranslated(self.path, self._line(), f"{name} attribute", value))
@@ -150,14 +154,20 @@ def untranslated(path: Path, root: Path) -> list[Untranslated]:
                 in_blocktranslate = False
             elif tag not in {"translate", "trans", "plural"}:
                 for match in TEXT_LITERAL.finditer(contents):
-                    if has_language(match.group(2)) and (name, match.group(2)) not in LITERALS_NOT_SHOWN:
+                    if (
+                        has_language(match.group(2))
+                        and (name, match.group(2)) not in LITERALS_NOT_SHOWN
+                    ):
                         found.append(Untranslated(name, token.lineno, "literal", match.group(2)))
             put(MARK, token.lineno)
         elif in_comment or token.token_type == TokenType.COMMENT:
             continue
         elif token.token_type == TokenType.VAR:
             for match in TEXT_LITERAL.finditer(contents):
-                if has_language(match.group(2)) and (name, match.group(2)) not in LITERALS_NOT_SHOWN:
+                if (
+                    has_language(match.group(2))
+                    and (name, match.group(2)) not in LITERALS_NOT_SHOWN
+                ):
                     found.append(Untranslated(name, token.lineno, "literal", match.group(2)))
             put(MARK, token.lineno)
         elif in_blocktranslate:
