@@ -2,10 +2,10 @@
 
 LocaleMiddleware (Django's) picks the language from the language cookie, else from the
 browser's Accept-Language. A signed-in user's own choice (annotation.UserLanguage) goes over
-both: it is read from the account once per sign-in into the session, and this middleware
-activates it on every request, so it follows the user to any browser. The response also
-carries it in the language cookie, so the sign-in page after signing out still speaks the
-user's language.
+both: it is read from the account once per sign-in into the session (a `user_logged_in`
+receiver, annotation/apps.py), and this middleware activates it on every request, so it
+follows the user to any browser. The response also carries it in the language cookie, so the
+sign-in page after signing out still speaks the user's language.
 """
 
 from __future__ import annotations
@@ -21,10 +21,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django.views.i18n import JavaScriptCatalog
 
-from annotation.selectors.languages import user_language_of
+from annotation.selectors.languages import SESSION_KEY, user_language_of
 from annotation.services.languages import UnknownLanguage, user_language_set
-
-SESSION_KEY = "goldsmith_language"
 
 
 def _set_cookie(response: HttpResponse, language: str) -> None:
@@ -40,16 +38,21 @@ def _set_cookie(response: HttpResponse, language: str) -> None:
     )
 
 
-def _choice(request: HttpRequest) -> str:
-    """The signed-in user's choice ("" when none), read from the account once per sign-in
-    (a new session) and kept in the session."""
+def _choice(request: HttpRequest, *, look_up: bool) -> str:
+    """The signed-in user's choice ("" when none), kept in the session from sign-in on
+    (annotation.selectors.languages.remember_user_language). A session signed in before that
+    existed reads it once from the account (`look_up`)."""
     session = getattr(request, "session", None)
     if session is None:
         return ""
     language = session.get(SESSION_KEY)
     if language is None:
+        # Only a session that came with the request's cookie: a request authenticated by an
+        # API token has none, and must not get one.
         user = getattr(request, "user", None)
-        if user is None or not user.is_authenticated:
+        if not look_up or session.session_key is None or user is None:
+            return ""
+        if not user.is_authenticated:
             return ""
         language = user_language_of(user)
         session[SESSION_KEY] = language
@@ -63,13 +66,14 @@ class UserLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = _choice(request)
+        language = _choice(request, look_up=True)
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = language  # type: ignore[attr-defined]
         response = self.get_response(request)
-        # Signing in happens during the request: the choice is applied from its response on.
-        language = _choice(request)
+        # A sign-in during this request put the user's choice in the session: from its
+        # response on, the language cookie carries it too.
+        language = _choice(request, look_up=False)
         if (
             language
             and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language
