@@ -19,6 +19,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, force: bool = False, **options: object) -> None:
         done = compile_catalogs(force=force)
+        if not int(options.get("verbosity", 1)):
+            return
         for item in done:
             self.stdout.write(f"compiled {item.po.relative_to(ROOT)} ({item.messages} messages)")
         up_to_date = len(catalogs()) - len(done)
