@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install lint format bench clean
+.PHONY: run test install lint format bench clean messages
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Goldsmith needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -15,7 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps 'beir==2.2.0'
 	@touch $@
 
+# The translation catalogs' .mo files are built here (run and test need install), never committed.
 install: $(VENV)/.installed
+	$(PY) manage.py compile_catalogs
 
 run: install
 	$(PY) manage.py migrate --noinput
@@ -29,6 +31,14 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# After changing a page's or a script's words: refresh the zh_Hans catalogs (needs GNU gettext),
+# translate what is new (docs/glossary-zh.md), then `make install` compiles them.
+messages: install
+	$(PY) manage.py makemessages -l zh_Hans -d django --no-obsolete $(MESSAGES_IGNORE)
+	$(PY) manage.py makemessages -l zh_Hans -d djangojs --no-obsolete $(MESSAGES_IGNORE)
+
+MESSAGES_IGNORE := -i .venv -i var -i tests -i bench -i docs -i node_modules -i staticfiles
 
 format: install
 	$(VENV)/bin/ruff format .

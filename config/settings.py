@@ -93,9 +93,14 @@ MIDDLEWARE = [
     # (PostgreSQL cannot store them); the API's parsers below check JSON bodies.
     "annotation.text_input.RefuseUnstorableText",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language: the browser's (Accept-Language) or the language cookie; after the
+    # session, before CommonMiddleware (Django's order). UserLanguageMiddleware below puts the
+    # signed-in user's own choice over it.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.language.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -203,9 +208,26 @@ GOLDSMITH_TOKEN_REQUESTS_PER_MINUTE_PER_ADDRESS = env_int(
 # client sends is believed. Set it only behind a proxy that always writes it.
 GOLDSMITH_CLIENT_ADDRESS_HEADER = os.environ.get("GOLDSMITH_CLIENT_ADDRESS_HEADER", "").strip()
 
-LANGUAGE_CODE = "en-us"
+# --- Languages (docs/design.md "The interface in two languages") ----------------------------
+# English and Simplified Chinese. A page follows the browser's Accept-Language until the user
+# picks a language in the page header: that choice is stored on the account
+# (annotation.UserLanguage) and wins on every request and every device (config/language.py).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# The project's catalog (templates and static/js); the apps keep theirs in <app>/locale/.
+# The .mo files are compiled from the .po files by `manage.py compile_catalogs` (make install,
+# make run, make test and the test session do it): they are never committed.
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "goldsmith_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_HTTPONLY = True  # no script of ours reads it
 TIME_ZONE = "UTC"
 USE_I18N = True
+# Numbers and dates are formatted for the page's language (Django's locale formats). No
+# thousands separator: it would also apply to every id a template writes into a URL or a data
+# attribute (ids are numbers too).
+USE_THOUSAND_SEPARATOR = False
 USE_TZ = True
 
 STATIC_URL = "/static/"
@@ -261,6 +283,7 @@ if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

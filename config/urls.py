@@ -6,11 +6,18 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from annotation import views as annotation_views
 from annotation.views.signin import SignInView
 from config.csp import csp_override
+from config.language import LanguageJavaScriptCatalog, language_set
 
 urlpatterns = [
     path("healthz", annotation_views.healthz, name="healthz"),
     path("login/", SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("language/", language_set, name="language-set"),
+    path(
+        "jsi18n/<str:language>/",
+        LanguageJavaScriptCatalog.as_view(),
+        name="javascript-catalog",
+    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI under the site's Content-Security-Policy: its start-up script comes from

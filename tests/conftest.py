@@ -33,6 +33,19 @@ def require_shared_data(*parts: str) -> Path:
     return path
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The translation catalogs' .mo files are build output (never committed): compile the
+    ones missing or older than their .po before any test renders a page."""
+    from annotation.catalogs import compile_catalogs
+
+    if compile_catalogs():
+        # A catalog read before it was compiled would stay cached for the whole session.
+        from django.utils.translation import trans_real
+
+        trans_real._translations = {}
+        trans_real._default = None
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     """PBKDF2's deliberate slowness is for attackers, not for test setup."""

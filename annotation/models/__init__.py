@@ -1,5 +1,6 @@
 """Annotation models, one module per part of the human process."""
 
+from annotation.models.accounts import UserLanguage
 from annotation.models.corpus import (
     Chunk,
     ChunkSearch,
@@ -75,6 +76,7 @@ __all__ = [
     "TieRule",
     "Tokenizer",
     "TokenizerOrigin",
+    "UserLanguage",
     "VisitTime",
     "WorkerPing",
 ]

@@ -8,6 +8,11 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (/jsi18n/<language>/), loaded before this file.
+  const gettext = window.gettext;
+  const ngettext = window.ngettext;
+  const interpolate = window.interpolate;
+
   const root = document.getElementById("annotate");
   if (!root) return;
 
@@ -78,13 +83,20 @@
       syncStatus.textContent = message;
       syncStatus.className = "sync sync-error";
     } else if (n === 0) {
-      syncStatus.textContent = savedAny ? "All changes saved" : "";
+      syncStatus.textContent = savedAny ? gettext("All changes saved") : "";
       syncStatus.className = savedAny ? "sync sync-ok" : "sync";
     } else if (retryTimer) {
-      syncStatus.textContent = n + (n === 1 ? " change" : " changes") + " waiting for the network — retrying";
+      syncStatus.textContent = interpolate(
+        ngettext(
+          "%s change waiting for the network — retrying",
+          "%s changes waiting for the network — retrying",
+          n,
+        ),
+        [n],
+      );
       syncStatus.className = "sync sync-waiting";
     } else {
-      syncStatus.textContent = "Saving…";
+      syncStatus.textContent = gettext("Saving…");
       syncStatus.className = "sync sync-saving";
     }
   }
@@ -138,8 +150,8 @@
     if (response.status === 401 || response.status === 403) {
       // Signed out (session expired): keep every change in the outbox, stop sending, and let
       // the next page load (after signing in again) send them.
-      markEntry(key, "error", null, "sign in again — this grade is kept and sent afterwards");
-      showSync("Signed out: sign in again in this browser; unsaved changes are kept.");
+      markEntry(key, "error", null, gettext("sign in again — this grade is kept and sent afterwards"));
+      showSync(gettext("Signed out: sign in again in this browser; unsaved changes are kept."));
       return;
     }
     let data = null;
@@ -158,9 +170,10 @@
       if (!current || current.seq === entry.seq) markEntry(key, "saved", data);
     } else {
       // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
-      const detail = (data && data.detail) || "refused (" + response.status + ")";
+      const detail =
+        (data && data.detail) || interpolate(gettext("refused (%s)"), [response.status]);
       markEntry(key, "error", null, detail);
-      showSync("Not saved: " + detail);
+      showSync(interpolate(gettext("Not saved: %s"), [detail]));
     }
     if (!response.ok) {
       setTimeout(pump, 0);
@@ -177,19 +190,19 @@
     const label = card.querySelector(".save-state");
     label.classList.remove("is-saved", "is-waiting", "is-saving", "is-error");
     if (state === "saved") {
-      label.textContent = "saved";
+      label.textContent = gettext("saved");
       label.classList.add("is-saved");
       if (data && typeof data.judged === "number" && judgedCount) {
         judgedCount.textContent = String(data.judged);
       }
     } else if (state === "waiting") {
-      label.textContent = "not saved yet — waiting for the network";
+      label.textContent = gettext("not saved yet — waiting for the network");
       label.classList.add("is-waiting");
     } else if (state === "saving") {
-      label.textContent = "saving…";
+      label.textContent = gettext("saving…");
       label.classList.add("is-saving");
     } else {
-      label.textContent = "not saved: " + detail;
+      label.textContent = interpolate(gettext("not saved: %s"), [detail]);
       label.classList.add("is-error");
     }
   }
@@ -228,7 +241,7 @@
   // A query a lead adjudicated or approved is read-only: its page says why, a grade key
   // changes nothing and sends nothing, and j/k still move between chunks.
   function sayReadOnly() {
-    syncStatus.textContent = "Read-only: nothing was changed";
+    syncStatus.textContent = gettext("Read-only: nothing was changed");
     syncStatus.className = "sync";
   }
 
@@ -357,7 +370,7 @@
       if (hits.length === 0) {
         const li = document.createElement("li");
         li.className = "empty";
-        li.textContent = "No chunk found.";
+        li.textContent = gettext("No chunk found.");
         results.appendChild(li);
       }
       hits.forEach(function (hit) {
@@ -369,7 +382,7 @@
         text.textContent = hit.text.length > 240 ? hit.text.slice(0, 240) + "…" : hit.text;
         const add = document.createElement("button");
         add.type = "button";
-        add.textContent = "Add to this query";
+        add.textContent = gettext("Add to this query");
         add.addEventListener("click", async function () {
           add.disabled = true;
           const response = await fetch(apiBase + "queries/" + queryId + "/candidates/", {
@@ -393,11 +406,11 @@
             reason.setAttribute("role", "alert");
             reason.textContent =
               (body && (body.detail || (body.chunk_id && body.chunk_id[0]))) ||
-              "This chunk could not be added.";
+              gettext("This chunk could not be added.");
             add.replaceWith(reason);
           } else {
             add.disabled = false;
-            add.textContent = "Could not add — try again";
+            add.textContent = gettext("Could not add — try again");
           }
         });
         li.append(title, text, add);

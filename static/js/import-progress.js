@@ -1,12 +1,21 @@
 // Polls an import's API URL and updates its progress bar; reloads the page when it ends.
 (function () {
   "use strict";
+  // Words from Django's JavaScript catalog (/jsi18n/<language>/), loaded before this file.
+  const { gettext, interpolate } = window;
+  const STATUS = {
+    queued: gettext("Queued"),
+    running: gettext("Running"),
+    done: gettext("Done"),
+    failed: gettext("Failed"),
+  };
+  const number = (n) => n.toLocaleString(document.documentElement.lang || undefined);
   const box = document.querySelector(".import-progress[data-progress-url]");
   if (!box || ["done", "failed"].includes(box.dataset.status)) return;
   const bar = box.querySelector(".progress > span");
   const meter = box.querySelector(".progress");
   const field = (name) => box.querySelector(`[data-field="${name}"]`);
-  const mb = (bytes) => (bytes / 1e6).toFixed(1) + " MB";
+  const mb = (bytes) => interpolate(gettext("%s MB"), [(bytes / 1e6).toFixed(1)]);
 
   async function poll() {
     let data;
@@ -21,10 +30,17 @@
     const pct = Math.round((data.progress || 0) * 100);
     bar.style.width = pct + "%";
     meter.setAttribute("aria-valuenow", String(pct));
-    field("status").textContent = data.status;
+    field("status").textContent = STATUS[data.status] || data.status;
     field("phase").textContent = data.phase || "";
-    field("figures").textContent = `${pct}% of ${mb(data.bytes_total || 0)}` +
-      (data.records ? ` · ${data.records.toLocaleString()} records` : "");
+    field("figures").textContent =
+      interpolate(
+        gettext("%(percent)s of %(size)s"),
+        { percent: pct + "%", size: mb(data.bytes_total || 0) },
+        true,
+      ) +
+      (data.records
+        ? " · " + interpolate(gettext("%s records"), [number(data.records)])
+        : "");
     if (data.status === "done" || data.status === "failed") {
       window.location.reload();
       return;

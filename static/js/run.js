@@ -2,6 +2,16 @@
 // and the estimate of the time left, and reloads the page (with its report) when it ends.
 (function () {
   "use strict";
+  // Words from Django's JavaScript catalog (/jsi18n/<language>/), loaded before this file.
+  const { gettext, ngettext, interpolate } = window;
+  const STATE = {
+    queued: gettext("Queued"),
+    running: gettext("Running"),
+    succeeded: gettext("Succeeded"),
+    failed: gettext("Failed"),
+    cancelled: gettext("Cancelled"),
+  };
+  const number = (n) => n.toLocaleString(document.documentElement.lang || undefined);
   const box = document.querySelector(".run-progress[data-progress-url]");
   if (!box || ["succeeded", "failed", "cancelled"].includes(box.dataset.state)) return;
   const bar = box.querySelector(".progress > span");
@@ -10,9 +20,11 @@
 
   function duration(seconds) {
     if (seconds === null || seconds === undefined) return "";
-    if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s left`;
-    if (seconds < 3600) return `about ${Math.round(seconds / 60)} min left`;
-    return `about ${(seconds / 3600).toFixed(1)} h left`;
+    if (seconds < 60) {
+      return interpolate(gettext("about %s s left"), [Math.max(1, Math.round(seconds))]);
+    }
+    if (seconds < 3600) return interpolate(gettext("about %s min left"), [Math.round(seconds / 60)]);
+    return interpolate(gettext("about %s h left"), [(seconds / 3600).toFixed(1)]);
   }
 
   async function poll() {
@@ -33,11 +45,14 @@
     bar.style.width = pct + "%";
     meter.setAttribute("aria-valuenow", String(pct));
     const state = field("state");
-    state.textContent = data.state;
+    state.textContent = STATE[data.state] || data.state;
     state.className = `badge state-${data.state}`;
     field("figures").textContent =
-      `${p.done.toLocaleString()} of ${p.total.toLocaleString()} queries` +
-      (p.failed ? `, ${p.failed.toLocaleString()} failed` : "");
+      interpolate(
+        ngettext("%(done)s of %(total)s query", "%(done)s of %(total)s queries", p.total),
+        { done: number(p.done), total: number(p.total) },
+        true,
+      ) + (p.failed ? interpolate(gettext(", %s failed"), [number(p.failed)]) : "");
     field("eta").textContent = data.state === "running" ? duration(p.seconds_left) : "";
     if (["succeeded", "failed", "cancelled"].includes(data.state)) {
       window.location.reload();

@@ -81,6 +81,8 @@ def world(personas, api_client_for) -> World:
             "run_id": [run.pk],
             "action": ["cancel"],
             "username": ["carol"],
+            # The JavaScript catalog of each interface language (/jsi18n/<language>/).
+            "language": ["en", "zh-hans"],
             # Nothing of these exists in this project: a refusal or a 404 either way.
             "import_id": [1],
             "log_id": [1],

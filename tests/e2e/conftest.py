@@ -53,7 +53,8 @@ def sign_in(browser, live_server):
         page.goto(f"{live_server.url}/login/")
         page.fill("input[name=username]", username)
         page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit], input[type=submit]")
+        # The sign-in form's button (the header has a form of its own: the language switcher).
+        page.click("main button[type=submit], main input[type=submit]")
         page.wait_for_url(lambda url: "/login/" not in url)
         return page
 
