@@ -35,8 +35,8 @@ lint: install
 # After changing a page's or a script's words: refresh the zh_Hans catalogs (needs GNU gettext),
 # translate what is new (docs/glossary-zh.md), then `make install` compiles them.
 messages: install
-	$(PY) manage.py makemessages -l zh_Hans -d django --no-obsolete $(MESSAGES_IGNORE)
-	$(PY) manage.py makemessages -l zh_Hans -d djangojs --no-obsolete $(MESSAGES_IGNORE)
+	$(PY) manage.py makemessages -l zh_Hans -d django --no-obsolete --no-wrap $(MESSAGES_IGNORE)
+	$(PY) manage.py makemessages -l zh_Hans -d djangojs --no-obsolete --no-wrap $(MESSAGES_IGNORE)
 
 MESSAGES_IGNORE := -i .venv -i var -i tests -i bench -i docs -i node_modules -i staticfiles
 
