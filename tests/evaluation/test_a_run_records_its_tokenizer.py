@@ -105,4 +105,3 @@ def test_each_run_records_the_tokenizer_its_index_used(collection, personas, cli
 
     compared = compare_report(a=bigrams, b=words)
     assert "tokenizer zh-words (A: zh-bigrams)" in compared["settings_differ"]
-
