@@ -23,7 +23,7 @@ from django.db import connection
 from django.db.models import Count, F, Q, QuerySet
 
 from annotation.models import Chunk, CorpusImport, Project, SearchBacklog
-from goldsmith.intake.tokenizers import get_tokenizer, search_query_literal, search_terms
+from goldsmith.intake.tokenizers import SearchTerm, get_tokenizer, search_terms
 
 
 def corpus_figures(*, project: Project) -> dict[str, int]:
@@ -42,6 +42,9 @@ def corpus_figures(*, project: Project) -> dict[str, int]:
 
 def corpus_imports(*, project: Project) -> QuerySet[CorpusImport]:
     return CorpusImport.objects.filter(project=project).order_by("-created_at", "-id")
+
+
+_PREFIXABLE = re.compile(r"[a-z0-9]+").fullmatch  # safe inside to_tsquery's syntax
 
 
 def chunk_search(
@@ -64,15 +67,24 @@ def chunk_search(
     return list(base.filter(condition).order_by("document__doc_id", "position")[:limit])
 
 
-def _tsquery(text: str) -> Any:
-    """A ``tsquery`` given in its text form: cast, not parsed (no parser, no dictionary, so
-    the lexemes stay those of the index)."""
+def _tsquery(terms: list[SearchTerm]) -> Any:
+    """The ``tsquery`` of a Chinese project's search (`annotation.services.search`): every
+    term; a Han word as the phrase of its bigrams, a Han character or a word of letters and
+    digits as a prefix (``iphone`` finds ``iphone15``), another word as PostgreSQL's parser
+    cuts it (``get_user_id``: get <-> user <-> id)."""
     from django.contrib.postgres.search import SearchQuery
 
-    class TsQueryText(SearchQuery):
-        template = "(%(expressions)s)::tsquery"
-
-    return TsQueryText(text)
+    query = None
+    for term in terms:
+        if term.han and len(term.text) > 1:
+            bigrams = " ".join(term.text[i : i + 2] for i in range(len(term.text) - 1))
+            part = SearchQuery(bigrams, config="simple", search_type="phrase")
+        elif term.han or _PREFIXABLE(term.text):
+            part = SearchQuery(f"{term.text}:*", config="simple", search_type="raw")
+        else:
+            part = SearchQuery(term.text, config="simple", search_type="phrase")
+        query = part if query is None else query & part
+    return query
 
 
 def _search_chinese(project: Project, base: QuerySet[Chunk], text: str, limit: int) -> list[Chunk]:
@@ -86,7 +98,7 @@ def _search_chinese(project: Project, base: QuerySet[Chunk], text: str, limit: i
     if connection.vendor == "postgresql":
         from django.contrib.postgres.search import SearchRank
 
-        query = _tsquery(search_query_literal(terms))
+        query = _tsquery(terms)
         hits = list(
             base.filter(search__vector=query)
             .annotate(rank=SearchRank(F("search__vector"), query))

@@ -11,13 +11,16 @@ looks at the chunks without a vector (slower, never wrong; see
 What a vector holds depends on the project's tokenizer (:func:`search_kind`):
 
 - ``default``: ``to_tsvector('english', text)``, computed by PostgreSQL (stemmed English words).
-- ``zh-words`` and ``zh-bigrams`` (PostgreSQL has no Chinese parser): the tokens of
-  `goldsmith.intake.tokenizers.search_tokens` with their positions, cut in Python and sent as a
-  ``tsvector`` literal (no parser between: ``get_user_id`` or ``gpt-4o`` stay one lexeme). A
-  search for a Chinese word is a phrase of its character bigrams, so any Chinese word a chunk
-  holds is found. Positions above 16,383 (PostgreSQL's limit; about 8,000 Han characters) are
-  left out of a chunk's vector. On SQLite the same projects keep each chunk's folded text
-  (`search_fold`) in ``ChunkSearch.text``, which a search matches by substring.
+- ``zh-words`` and ``zh-bigrams`` (PostgreSQL has no Chinese parser): the chunk's text is
+  folded in Python (`goldsmith.intake.tokenizers.search_fold`: NFKC, lower case, simplified
+  characters), then PostgreSQL writes each Han run ``ABCD`` as ``A AB BC CD D`` (two regular
+  expressions: its first character, its overlapping bigrams, its last character) and indexes
+  that with the ``simple`` configuration. A search for a Chinese word is then the phrase of its
+  bigrams (``AB <-> BC``), a single character the prefix of a lexeme: any Chinese word a chunk
+  holds is found, whatever a segmenter would cut it into, the same for both tokenizers. Other
+  words go through PostgreSQL's parser on both sides (``get_user_id`` is the phrase ``get <->
+  user <-> id``). On SQLite the same projects keep each chunk's folded text in
+  ``ChunkSearch.text``, which a search matches by substring.
 
 Safe to run twice, or twice at once: a vector is inserted with ON CONFLICT DO NOTHING, and the
 backlog row is deleted under its row lock after a last check that no chunk is left, so an
@@ -36,7 +39,7 @@ from typing import Any, Literal
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from annotation.models import Chunk, ChunkSearch, Project, Tokenizer
-from goldsmith.intake.tokenizers import search_fold, search_vector_literal
+from goldsmith.intake.tokenizers import HAN, search_fold
 
 logger = logging.getLogger(__name__)
 BATCH = 5000
@@ -47,9 +50,12 @@ _INSERT = (
     " SELECT id, to_tsvector('english'::regconfig, text), '' FROM annotation_chunk"
     " WHERE id = ANY(%s) ON CONFLICT (chunk_id) DO NOTHING"
 )
-_INSERT_TOKENS = (
+# A Han run padded with spaces, then each Han character doubled: ABCD -> " A AB BC CD D ".
+_INSERT_CHINESE = (
     "INSERT INTO annotation_chunksearch (chunk_id, vector, text)"
-    " SELECT u.id, u.vector::tsvector, '' FROM unnest(%s::bigint[], %s::text[]) AS u(id, vector)"
+    " SELECT u.id, to_tsvector('simple'::regconfig, regexp_replace(regexp_replace("
+    f"u.folded, '([{HAN}]+)', ' \\1 ', 'g'), '([{HAN}])', '\\1 \\1', 'g')), ''"
+    " FROM unnest(%s::bigint[], %s::text[]) AS u(id, folded)"
     " ON CONFLICT (chunk_id) DO NOTHING"
 )
 _TEXTS = "SELECT id, text FROM annotation_chunk WHERE id = ANY(%s)"
@@ -64,7 +70,7 @@ def _insert_chinese(cursor: Any, ids: Sequence[int]) -> None:
     cursor.execute(_TEXTS, [list(ids)])
     rows = cursor.fetchall()
     cursor.execute(
-        _INSERT_TOKENS, [[pk for pk, _ in rows], [search_vector_literal(text) for _, text in rows]]
+        _INSERT_CHINESE, [[pk for pk, _ in rows], [search_fold(text) for _, text in rows]]
     )
 
 

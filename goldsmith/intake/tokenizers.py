@@ -420,61 +420,6 @@ class SearchTerm(NamedTuple):
     han: bool
 
 
-def search_tokens(text: str) -> list[str]:
-    """The tokens, in order, under which a Chinese project's search box indexes a text.
-
-    Each Han run (NFKC, lower-cased, folded to simplified) gives its overlapping character
-    bigrams and then its last character alone (a run of one character gives that character);
-    every other word is the Chinese tokenizers' word (``iphone15``, ``get_user_id``,
-    ``gpt-4o``). Any Chinese string of two characters or more that the text holds is then a
-    run of consecutive bigrams (a phrase), and a single character the start of a token: the
-    search box finds every Chinese word of a text, whatever a segmenter would cut it into.
-    The lone last character also keeps the end of one run and the start of the next from
-    reading as one phrase. The same for ``zh-words`` and ``zh-bigrams`` projects."""
-    out: list[str] = []
-    for match in _PIECE_RE.finditer(text):
-        run = match.group(1)
-        if run is None:
-            out.append(_normal(match.group(2)))
-            continue
-        folded = _t2s()(_normal(run))
-        out.extend(folded[i : i + 2] for i in range(len(folded) - 1))
-        out.append(folded[-1])
-    return out
-
-
-# PostgreSQL's largest position in a tsvector.
-MAX_SEARCH_POSITION = 16383
-
-
-def _quote_lexeme(lexeme: str) -> str:
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def search_vector_literal(text: str) -> str:
-    """`search_tokens` of `text` with their positions (1-based; those beyond
-    `MAX_SEARCH_POSITION` left out) in PostgreSQL's ``tsvector`` text form, so that no parser
-    stands between the tokens and the index: ``'保修':2 'iphone15':1``."""
-    positions: dict[str, list[str]] = {}
-    for position, token in enumerate(search_tokens(text)[:MAX_SEARCH_POSITION], start=1):
-        positions.setdefault(token, []).append(str(position))
-    return " ".join(f"{_quote_lexeme(t)}:{','.join(at)}" for t, at in positions.items())
-
-
-def search_query_literal(terms: list[SearchTerm]) -> str:
-    """The ``tsquery`` (text form) matching a `search_vector_literal` that holds every term:
-    a Han word as the phrase of its character bigrams, a single Han character or another word
-    as a prefix (``iphone`` finds ``iphone15``)."""
-    parts = []
-    for term in terms:
-        if term.han and len(term.text) > 1:
-            bigrams = [term.text[i : i + 2] for i in range(len(term.text) - 1)]
-            parts.append("(" + " <-> ".join(_quote_lexeme(b) for b in bigrams) + ")")
-        else:
-            parts.append(_quote_lexeme(term.text) + ":*")
-    return " & ".join(parts)
-
-
 def search_terms(tokenizer: Tokenizer, text: str) -> list[SearchTerm]:
     """The words a search for `text` asks for, all of which a chunk must hold: the project
     tokenizer's query terms (stop words and question words out; all its tokens when that
@@ -484,8 +429,8 @@ def search_terms(tokenizer: Tokenizer, text: str) -> list[SearchTerm]:
 
 
 def search_fold(text: str) -> str:
-    """`text` as the search box compares it with a search term: NFKC, lower-cased, traditional
-    characters folded to simplified (for substring matching where there is no index)."""
+    """`text` as a Chinese project's search index holds it: NFKC, lower-cased, traditional
+    characters folded to simplified, as the Chinese tokenizers fold a token's text."""
     if text.isascii():
         return text.lower()
     return _t2s()(unicodedata.normalize("NFKC", text).lower())
