@@ -8,7 +8,7 @@ updates the GIN index on as many cores at once. Until the backlog is cleared, a 
 looks at the chunks without a vector (slower, never wrong; see
 `annotation.selectors.corpus.chunk_search`).
 
-What a vector holds depends on the project's tokenizer (:func:`search_kind`):
+What a vector holds depends on the project's tokenizer (``Project.search_kind``):
 
 - ``default``: ``to_tsvector('english', text)``, computed by PostgreSQL (stemmed English words).
 - ``zh-words`` and ``zh-bigrams`` (PostgreSQL has no Chinese parser): the chunk's text is
@@ -34,11 +34,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
-from annotation.models import Chunk, ChunkSearch, Project, Tokenizer
+from annotation.models import Chunk, ChunkSearch, Project
 from goldsmith.intake.tokenizers import HAN, search_fold
 
 logger = logging.getLogger(__name__)
@@ -61,11 +61,6 @@ _INSERT_CHINESE = (
 _TEXTS = "SELECT id, text FROM annotation_chunk WHERE id = ANY(%s)"
 
 
-def search_kind(tokenizer: str) -> Literal["english", "chinese"]:
-    """Which search index a project with this tokenizer has (see the module docstring)."""
-    return "english" if tokenizer == Tokenizer.DEFAULT else "chinese"
-
-
 def _insert_chinese(cursor: Any, ids: Sequence[int]) -> None:
     cursor.execute(_TEXTS, [list(ids)])
     rows = cursor.fetchall()
@@ -81,9 +76,9 @@ def _insert(cursor: Any, ids: Sequence[int], kind: str) -> None:
         _insert_chinese(cursor, ids)
 
 
-def _project_kind(project_id: int) -> Literal["english", "chinese"]:
-    tokenizer = Project.objects.filter(pk=project_id).values_list("tokenizer", flat=True).first()
-    return search_kind(tokenizer or Tokenizer.DEFAULT)
+def _project_kind(project_id: int) -> str:
+    project = Project.objects.only("tokenizer").filter(pk=project_id).first()
+    return project.search_kind if project is not None else "english"
 
 
 _MISSING = (
