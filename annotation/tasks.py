@@ -52,6 +52,15 @@ def corpus_search_backlog() -> list[int]:
     return projects
 
 
+@shared_task(acks_late=True)
+def project_search_index_build(project_id: int) -> int:
+    """Index the project's chunks that have no search vector (after its tokenizer changed the
+    kind of index). Safe to run twice, even at once."""
+    from annotation.services.search import search_index_build
+
+    return search_index_build(project_id=project_id)
+
+
 # --- judging: agreement --------------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 Usage:
   .venv/bin/python bench/import_bench.py \
       --database-url postgres://postgres@127.0.0.1:5432/gs_bench \
-      [--lines 1000000] [--chunks 200000] [--out bench/out]
+      [--lines 1000000] [--chunks 200000] [--out bench/out] [--language zh]
 
 Generates seeded inputs once (under bench/out/, git-ignored), recreates the benchmark database,
 then runs `manage.py import_querylog` and `manage.py import_corpus` as separate processes under
@@ -11,6 +11,13 @@ then runs `manage.py import_querylog` and `manage.py import_corpus` as separate 
 The query log has Zipf-distributed repeats over ~150k question shapes, categories, feedback,
 user and session ids, and e-mail addresses / phone numbers in about 1 % of the lines, so the
 scrubber does real work. The corpus is 20,000 documents of 10 chunks of ~500 characters.
+
+``--language zh``: the same sizes in Chinese, mixed with English product names and numbers as
+in tests/data/zh_collection (whose sentences and queries it recombines): a query log of
+questions about 20 products in ~150k shapes (some in traditional characters, mobile numbers
+and e-mail addresses in about 1 % of the lines), and chunks of ~320 characters. The project is
+Chinese from its first import (detected: zh-bigrams), so the corpus's search index is the
+Chinese one (`annotation.services.search`).
 """
 
 from __future__ import annotations
@@ -96,6 +103,87 @@ def make_corpus(path: Path, chunks: int, seed: int = SEED) -> None:
             out.write(json.dumps(record) + "\n")
 
 
+ZH = ROOT / "tests" / "data" / "zh_collection"
+ZH_ASKS = ["{p} {a}", "{p}{a}吗", "请问{p}{a}", "{p} {a}怎么办", "{a} {p}", "{p}的{a}是多少",
+           "如何{a} {p}", "{p} {a}？", "{p}  {a} 急", "咨询一下{p}{a}"]  # fmt: skip
+ZH_ASPECTS = ["保修期多久", "怎么退款", "退货要运费吗", "什么时候发货", "充电要多久",
+              "续航几天", "固件怎么升级", "连不上蓝牙", "恢复出厂设置", "防水吗", "换屏多少钱",
+              "配件在哪买", "发票怎么开", "以旧换新", "价格", "怎么收费", "可以试用吗",
+              "忘记密码", "两步验证", "返回 429", "AccessKey 在哪", "自动备份", "导出数据",
+              "注销账号", "SLA 多少", "有哪些地域", "升级套餐", "错误码 401", "發票怎麼開",
+              "退貨運費"]  # fmt: skip
+
+
+def _zh_products() -> list[str]:
+    """The collection's 20 product names, each also without spaces and by its kind."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("zh_collection", ZH / "make_collection.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names = []
+    for _slug, name, kind in [*module.DEVICES, *module.SERVICES]:
+        names += [name, name.replace(" ", ""), kind]
+    return names
+
+
+def make_querylog_zh(path: Path, lines: int, seed: int = SEED) -> None:
+    rng = np.random.default_rng(seed)
+    products = _zh_products()
+    n_shapes = len(ZH_ASKS) * len(ZH_ASPECTS) * len(products)
+    ranks = rng.zipf(1.15, size=lines)
+    ranks = np.where(ranks > 150_000, rng.integers(1, 150_000, size=lines), ranks)
+    users = rng.integers(0, 50_000, size=lines)
+    pii = rng.random(lines)
+    start = 1_700_000_000
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(lines):
+            r = int(ranks[i])
+            base = r % n_shapes
+            text = ZH_ASKS[base % len(ZH_ASKS)].format(
+                p=products[(base // len(ZH_ASKS)) % len(products)],
+                a=ZH_ASPECTS[(base // (len(ZH_ASKS) * len(products))) % len(ZH_ASPECTS)],
+            )
+            if r > n_shapes:
+                text += f"（订单 {r // n_shapes}）"
+            if pii[i] < 0.005:
+                text += f"，邮箱dev{users[i]}@example.com"
+            elif pii[i] < 0.01:
+                text += f"，电话138{users[i] % 10000:04d}{users[i] % 9999:04d}"
+            record = {
+                "query": text,
+                "timestamp": start + i * 2,
+                "user": f"u{users[i]}",
+                "session": f"u{users[i]}-{i // 5000}",
+                "feedback": FEEDBACK[(r + i) % len(FEEDBACK)],
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def make_corpus_zh(path: Path, chunks: int, seed: int = SEED) -> None:
+    rng = np.random.default_rng(seed + 1)
+    sentences = [
+        piece + "。"
+        for line in (ZH / "corpus.jsonl").open(encoding="utf-8")
+        for piece in json.loads(line)["text"].split("。")
+        if piece
+    ]
+    sentences += ["退貨運費由買家承擔，質量問題除外。", "電子發票會在訂單完成後發送到郵箱。"]
+    picks = rng.integers(0, len(sentences), size=(chunks, 8))
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(chunks):
+            text = ""
+            for j in picks[i]:
+                text += sentences[j]
+                if len(text) >= 300:
+                    break
+            record = {"id": f"c{i}", "doc_id": f"d{i // 10}", "text": text, "position": i % 10,
+                      "start": (i % 10) * 330, "end": (i % 10) * 330 + len(text),
+                      "title": f"文档 {i // 10}"}  # fmt: skip
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of a command run
     under /usr/bin/time -v. CPU time is what the process itself used: on a busy machine it is
@@ -121,12 +209,16 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--chunks", type=int, default=200_000)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    parser.add_argument("--language", choices=["en", "zh"], default="en")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    log_path = args.out / f"querylog_{args.lines}.jsonl"
-    corpus_path = args.out / f"corpus_{args.chunks}.jsonl"
-    for path, make, size in ((log_path, make_querylog, args.lines),
-                             (corpus_path, make_corpus, args.chunks)):  # fmt: skip
+    zh = args.language == "zh"
+    suffix = "_zh" if zh else ""
+    log_path = args.out / f"querylog_{args.lines}{suffix}.jsonl"
+    corpus_path = args.out / f"corpus_{args.chunks}{suffix}.jsonl"
+    makers = (make_querylog_zh, make_corpus_zh) if zh else (make_querylog, make_corpus)
+    for path, make, size in ((log_path, makers[0], args.lines),
+                             (corpus_path, makers[1], args.chunks)):  # fmt: skip
         if not path.exists():
             print(f"generating {path} …", file=sys.stderr)
             make(path, size)

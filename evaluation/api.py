@@ -346,6 +346,10 @@ class EvaluationRunOutput(serializers.Serializer):
     gain = serializers.CharField()
     matching = serializers.CharField()
     pass_threshold = serializers.FloatField()
+    tokenizer = serializers.CharField(
+        help_text="how the built-in retriever's index cut the texts (zh-words, zh-bigrams or "
+        "default); empty for HTTP retrievers and run files"
+    )
     state = serializers.CharField()
     error = serializers.CharField()
     progress = RunProgressOutput()
@@ -408,6 +412,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "gain": run.gain,
         "matching": run.matching,
         "pass_threshold": run.pass_threshold,
+        "tokenizer": run.tokenizer,
         "state": run.state,
         "error": run.error,
         "progress": run_progress(run=run).as_dict(),

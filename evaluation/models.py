@@ -195,6 +195,9 @@ class EvaluationRun(models.Model):
     retriever_fingerprint = models.CharField(max_length=64, blank=True)
     corpus_hash = models.CharField(max_length=64, blank=True)
     corpus_chunks = models.PositiveIntegerField(default=0)
+    # How the built-in retriever's index cut the texts (the project's tokenizer when the run
+    # was made; "" for HTTP retrievers and run files): runs compare only under one tokenizer.
+    tokenizer = models.CharField(max_length=16, blank=True, default="")
     state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
     error = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
@@ -219,6 +222,13 @@ class EvaluationRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.retriever_id} ({self.state})"
+
+    @property
+    def tokenizer_label(self) -> str:
+        """The run's tokenizer in words ("" when it has none)."""
+        from annotation.models import Tokenizer
+
+        return str(dict(Tokenizer.choices).get(self.tokenizer, self.tokenizer))
 
     @property
     def finished(self) -> bool:

@@ -58,7 +58,12 @@ class Chunk(models.Model):
 
 
 class ChunkSearch(models.Model):
-    """A chunk's full-text search vector (PostgreSQL; the table stays empty on SQLite).
+    """A chunk's entry in the corpus search index (`annotation.services.search`).
+
+    On PostgreSQL, `vector`: the English words of the chunk, or for a Chinese project its
+    character bigrams and other words (PostgreSQL has no Chinese parser). On SQLite only
+    Chinese projects have rows, holding the chunk's folded `text` (NFKC, lower case,
+    simplified characters) that a search matches by substring.
 
     Kept apart from the chunk so that an import only stores chunks, in one transaction, and
     the search index is built right after it by several database sessions at once
@@ -71,6 +76,7 @@ class ChunkSearch(models.Model):
         Chunk, primary_key=True, on_delete=models.CASCADE, related_name="search"
     )
     vector = SearchVectorField()
+    text = models.TextField(blank=True, db_default="")
 
     def __str__(self) -> str:
         return f"search vector of chunk #{self.chunk_id}"

@@ -68,6 +68,12 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def search_kind(self) -> str:
+        """The corpus search index this project's tokenizer calls for: "english" (PostgreSQL's
+        English words) or "chinese" (character bigrams; `annotation.services.search`)."""
+        return "english" if self.tokenizer == Tokenizer.DEFAULT else "chinese"
+
 
 class Membership(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")

@@ -111,9 +111,11 @@ def _stream_runfile(run: EvaluationRun, items: Items) -> Iterator[list[Outcome]]
 
 
 def _builtin_index(run: EvaluationRun, kind: str) -> tuple[BuiltinRetriever, dict[str, str]]:
-    """The built-in index of the project's corpus, its texts cut by the project's tokenizer,
-    built once per worker process, corpus and tokenizer."""
-    tokenizer = Project.objects.values_list("tokenizer", flat=True).get(pk=run.project_id)
+    """The built-in index of the project's corpus, its texts cut by the run's tokenizer (the
+    project's when the run was made), built once per worker process, corpus and tokenizer."""
+    tokenizer = run.tokenizer or Project.objects.values_list("tokenizer", flat=True).get(
+        pk=run.project_id
+    )
     key = (run.project_id, kind, run.corpus_hash, tokenizer)
     with _INDEX_LOCK:
         cached = _INDEXES.get(key)

@@ -87,7 +87,7 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
         topk_scenario=scenario,
         topk_weights=weights,
     )
-    return reporting.build_report(
+    report = reporting.build_report(
         items,
         rows,
         s,
@@ -99,6 +99,8 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
         if run.retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
         else "retriever",
     )
+    report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
+    return report
 
 
 def run_scored(
@@ -147,7 +149,10 @@ def run_assessment(run: EvaluationRun) -> dict[str, Any]:
     changed = []
     if baseline.run.version_id != run.version_id:
         changed.append("golden_set")
-    if baseline.run.retriever_fingerprint != run.retriever_fingerprint:
+    if (
+        baseline.run.retriever_fingerprint != run.retriever_fingerprint
+        or baseline.run.tokenizer != run.tokenizer
+    ):
         changed.append("retriever_config")
     if baseline.run.corpus_hash != run.corpus_hash:
         changed.append("corpus")
@@ -321,7 +326,7 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
     }
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
-        for name in ("relevance_threshold", "gain", "matching", "pass_threshold")
+        for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")
         if getattr(b, name) != getattr(a, name)
     ]
     return out

@@ -150,7 +150,8 @@ def evaluation_run_create(
     if not query_ids:
         raise RunInvalid(f"version {version.label} has no queries")
     corpus_hash, corpus_chunks = corpus_state(project=project)
-    if retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF) and not corpus_chunks:
+    builtin = retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
+    if builtin and not corpus_chunks:
         raise RunInvalid("the project has no corpus for a built-in retriever: import one first")
     size = max(
         1,
@@ -173,6 +174,7 @@ def evaluation_run_create(
             retriever_fingerprint=snapshot_fingerprint(snapshot),
             corpus_hash=corpus_hash,
             corpus_chunks=corpus_chunks,
+            tokenizer=project.tokenizer if builtin else "",
             total=len(query_ids),
             batch_size=size,
             lanes=lanes,

@@ -44,6 +44,9 @@ DEFAULT = "default"
 ZH_WORDS = "zh-words"
 ZH_BIGRAMS = "zh-bigrams"
 TOKENIZERS: tuple[str, ...] = (DEFAULT, ZH_WORDS, ZH_BIGRAMS)
+# The character-level baseline the Chinese tokenizers are measured against
+# (bench/zh_retrieval_bench.py): each Han character a token. Not offered to projects.
+ZH_CHARS = "zh-chars"
 
 # Han characters: the CJK unified ideographs (basic, extensions A to I), compatibility
 # ideographs, and 〇. Kana and Hangul are not Han.
@@ -362,6 +365,15 @@ class ChineseBigramTokenizer(ChineseTokenizer):
         return out
 
 
+class ChineseCharTokenizer(ChineseTokenizer):
+    """The baseline: every Han character a token of its own (other words whole)."""
+
+    name = ZH_CHARS
+
+    def _cut_han(self, run: str) -> list[tuple[str, int]]:
+        return [(char, i) for i, char in enumerate(run)]
+
+
 def _bigrams(run: str, start: int, end: int) -> list[tuple[str, int]]:
     if end - start == 1:
         return [(run[start], start)]
@@ -396,15 +408,45 @@ def _segments(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]
     return segments
 
 
+# --------------------------------------------------------------------------------------------
+# The corpus search box of a Chinese project
+
+
+class SearchTerm(NamedTuple):
+    """One word of a search: `text` (normalised), and whether it is Han (else a word of
+    letters and digits)."""
+
+    text: str
+    han: bool
+
+
+def search_terms(tokenizer: Tokenizer, text: str) -> list[SearchTerm]:
+    """The words a search for `text` asks for, all of which a chunk must hold: the project
+    tokenizer's query terms (stop words and question words out; all its tokens when that
+    leaves nothing), Han terms folded to simplified."""
+    terms = tokenizer.query_terms(text) or list(dict.fromkeys(tokenizer.tokens(text)))
+    return [SearchTerm(term, is_han_token(term)) for term in terms if term]
+
+
+def search_fold(text: str) -> str:
+    """`text` as a Chinese project's search index holds it: NFKC, lower-cased, traditional
+    characters folded to simplified, as the Chinese tokenizers fold a token's text."""
+    if text.isascii():
+        return text.lower()
+    return _t2s()(unicodedata.normalize("NFKC", text).lower())
+
+
 _INSTANCES: dict[str, Tokenizer] = {
     DEFAULT: DefaultTokenizer(),
     ZH_WORDS: ChineseWordTokenizer(),
     ZH_BIGRAMS: ChineseBigramTokenizer(),
+    ZH_CHARS: ChineseCharTokenizer(),
 }
 
 
 def get_tokenizer(name: str) -> Tokenizer:
-    """The tokenizer called `name` (one of `TOKENIZERS`); a ValueError names the known ones."""
+    """The tokenizer called `name` (one of `TOKENIZERS`, or `ZH_CHARS`, the measured baseline);
+    a ValueError names the known ones."""
     try:
         return _INSTANCES[name]
     except KeyError:
@@ -428,7 +470,7 @@ def is_chinese(text: str) -> bool:
 def detect_language(texts: Iterable[str], *, sample: int = 2000) -> Literal["zh", "other"]:
     """ "zh" when at least half of the texts (the first `sample` that hold a word character) are
     Chinese by :func:`is_chinese`, else "other". For choosing a project's tokenizer on import:
-    "zh" → ``zh-words``."""
+    "zh" → ``zh-bigrams`` (measured: docs/benchmarks.md, "Chinese retrieval")."""
     seen = chinese = 0
     word = re.compile(r"\w").search
     for text in texts:

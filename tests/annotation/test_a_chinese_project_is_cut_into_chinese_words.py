@@ -79,13 +79,13 @@ def chinese_project(personas, tmp_path):
 
 def test_the_first_corpus_import_detects_chinese_and_says_so(chinese_project, personas, client):
     project = Project.objects.get(pk=personas.project.pk)
-    assert (project.tokenizer, project.tokenizer_origin) == ("zh-words", "detected")
-    assert chinese_project.tokenizer_detected == "zh-words"
+    assert (project.tokenizer, project.tokenizer_origin) == ("zh-bigrams", "detected")
+    assert chinese_project.tokenizer_detected == "zh-bigrams"
     client.force_login(personas.alice)
     page = client.get(reverse("corpus-import", args=[project.pk, chinese_project.pk]))
     assert 'id="tokenizer-detected"' in page.content.decode()
     api = client.get(f"/api/v1/projects/{project.pk}/")
-    assert api.json()["tokenizer"] == "zh-words"
+    assert api.json()["tokenizer"] == "zh-bigrams"
 
 
 @pytest.mark.parametrize("kind", ["bm25", "tfidf"])
@@ -123,7 +123,7 @@ def test_a_chinese_query_logs_near_duplicates_group_as_one_question(personas, tm
     queries = ["怎么退款"] * 3 + ["如何退款？"] * 2 + ["怎麼退款", "退款期限", "退货期限"]
     log = query_log_import(project=personas.project, path=log_file(tmp_path, queries))
     assert log.status == "done", log.error
-    assert log.tokenizer_detected == "zh-words" and log.report["tokenizer"] == "zh-words"
+    assert log.tokenizer_detected == "zh-bigrams" and log.report["tokenizer"] == "zh-bigrams"
     group = {q.text.rstrip("?？"): q.near_group for q in LogQuery.objects.filter(log=log)}
     # 怎麼退款 is the same query as 怎么退款 once folded to simplified: merged, not grouped
     assert LogQuery.objects.get(log=log, text="怎么退款").count == 4

@@ -132,8 +132,10 @@ def test_a_mostly_chinese_sample_is_detected():
 
 def test_an_unknown_tokenizer_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="default, zh-words, zh-bigrams"):
-        get_tokenizer("zh-chars")
+        get_tokenizer("zh-hanzi")
     assert TOKENIZERS == ("default", "zh-words", "zh-bigrams")
+    # the character-level baseline of bench/zh_retrieval_bench.py, not offered to projects
+    assert get_tokenizer("zh-chars").tokens("退款 iPhone15") == ["退", "款", "iphone15"]
 
 
 def test_jieba_and_opencc_load_on_first_use_and_silently():
