@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                     ("tie_lower", "Tie → lower"),
                     ("tie_higher", "Tie → higher"),
                     ("adjudicated", "Adjudicated"),
-                    ("machine", "Machine judge (no person graded it)"),
+                    ("machine", "Machine judge"),
                 ],
                 max_length=16,
             ),

@@ -298,7 +298,7 @@ class Provenance(models.TextChoices):
     TIE_LOWER = "tie_lower", "Tie → lower"
     TIE_HIGHER = "tie_higher", "Tie → higher"
     ADJUDICATED = "adjudicated", "Adjudicated"
-    MACHINE = "machine", "Machine judge (no person graded it)"
+    MACHINE = "machine", "Machine judge"
 
 
 class Resolution(models.Model):
