@@ -84,7 +84,9 @@ def _act(request: HttpRequest, project: Any) -> str:
     action = request.POST.get("action", "")
     judge = get_object_or_404(MachineJudge, project=project, pk=request.POST.get("judge") or 0)
     if action == "run":
-        job = judging_job_create(judge=judge, scope=request.POST.get("scope", "all"), by=request.user)
+        job = judging_job_create(
+            judge=judge, scope=request.POST.get("scope", "all"), by=request.user
+        )
         return f"{judge.name} is judging {job.total} chunks."
     if action == "upload":
         upload = request.FILES.get("file")

@@ -351,9 +351,7 @@ def _dashboard_page(
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
             # the evaluation app's machine judges, measured beside the annotators
-            bottom_panels=panels_at(
-                Place.DASHBOARD_BOTTOM, project=project, membership=membership
-            ),
+            bottom_panels=panels_at(Place.DASHBOARD_BOTTOM, project=project, membership=membership),
             tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
         ),
         status=status,

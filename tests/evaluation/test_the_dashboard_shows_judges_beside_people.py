@@ -27,17 +27,13 @@ def _judged(personas, api_client_for):
     judge = machine_judge_add(project=setup.project, name="half right", kind=MachineJudgeKind.FILE)
     cands = list(Candidate.objects.filter(query__project=setup.project).order_by("pk"))
     # agrees with bob on every other candidate, says 0 elsewhere
-    bob = dict(
-        Judgment.objects.filter(annotator=personas.bob).values_list("candidate_id", "grade")
-    )
+    bob = dict(Judgment.objects.filter(annotator=personas.bob).values_list("candidate_id", "grade"))
     grades = {c.pk: (bob[c.pk] if i % 2 else 0, "r") for i, c in enumerate(cands)}
     machine_grades_store(judge=judge, grades=grades)
     return setup, judge, grades, bob
 
 
-def test_the_api_gives_kappa_against_each_person_equal_to_scikit_learns(
-    personas, api_client_for
-):
+def test_the_api_gives_kappa_against_each_person_equal_to_scikit_learns(personas, api_client_for):
     setup, judge, grades, bob = _judged(personas, api_client_for)
     body = api_client_for(personas.alice).get(
         f"/api/v1/projects/{setup.project.pk}/judges/agreement/"
