@@ -162,7 +162,7 @@ def seeded(personas, settings) -> Seeded:
         project=project, retriever=retriever, version=golden.version, ks=[5], enqueue=False
     )
     evaluation_run_execute_inline(run_id=run.pk)
-    from evaluation.services.judges import judge_register, judging_job_create, judging_job_cancel
+    from evaluation.services.judges import judge_register, judging_job_cancel, judging_job_create
 
     judge = judge_register(project=project, name="stub", kind="keyword")
     job = judging_job_create(judge=judge, scope="all", enqueue=False)

@@ -105,8 +105,10 @@ def test_a_file_of_grades_is_stored_whole(personas, api_client_for):
         ("bad.csv", "query_id,chunk_id,grade\n999999,{c},2\n", "bad.csv:2: field 'query_id'"),
         ("bad.csv", "chunk_id,grade\n{c},2\n", "bad.csv:2: missing field 'query_id'"),
         ("bad.csv", "query_id,chunk_id,grade,score\n{q},{c},2,1\n", "bad.csv:2: unknown field"),
-        ("bad.jsonl", '{{"query_id": "{q}", "chunk_id": "{c}", "grade": 2}}\n{{"query_id"', "bad.jsonl:2: broken JSON"),
-        ("bad.csv", "query_id,chunk_id,grade\n{q},{c},2\n{q},{c},1\n", "bad.csv:3: field 'chunk_id'"),
+        ("bad.jsonl", '{{"query_id": "{q}", "chunk_id": "{c}", "grade": 2}}\n{{"query_id"',
+         "bad.jsonl:2: broken JSON"),
+        ("bad.csv", "query_id,chunk_id,grade\n{q},{c},2\n{q},{c},1\n",
+         "bad.csv:3: field 'chunk_id'"),
         ("bad.txt", "x", "bad.txt: unknown file type"),
     ],
 )  # fmt: skip

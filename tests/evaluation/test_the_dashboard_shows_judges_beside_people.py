@@ -34,7 +34,7 @@ def _judged(personas, api_client_for):
 
 
 def test_the_api_gives_kappa_against_each_person_equal_to_scikit_learns(personas, api_client_for):
-    setup, judge, grades, bob = _judged(personas, api_client_for)
+    setup, _judge, grades, bob = _judged(personas, api_client_for)
     body = api_client_for(personas.alice).get(
         f"/api/v1/projects/{setup.project.pk}/judges/agreement/"
     )
@@ -69,7 +69,7 @@ def test_the_api_gives_kappa_against_each_person_equal_to_scikit_learns(personas
 
 
 def test_the_dashboard_shows_the_judge_beside_the_annotators(personas, api_client_for):
-    setup, judge, _, _ = _judged(personas, api_client_for)
+    setup, _, _, _ = _judged(personas, api_client_for)
     page = _browser(personas.alice).get(f"/projects/{setup.project.pk}/dashboard/")
     assert page.status_code == 200
     html = page.content.decode()
