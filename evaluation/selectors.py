@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from annotation.models import Chunk, Project
 from annotation.models.goldsets import GoldenItem, GoldenJudgment, GoldenSetVersion
-from goldsmith.agreement import MACHINE
 from evaluation.models import Baseline, DriftAlert, EvaluationRun, QueryResult, Retriever, RunState
+from goldsmith.agreement import MACHINE
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement

@@ -56,7 +56,7 @@ def _run(project, version, *, machine_grades: bool) -> EvaluationRun:
 
 
 def test_the_report_says_whether_machine_grades_counted(personas, version, api_client_for):
-    version, spare = version
+    version, _spare = version
     assert version.counts["machine_grades"] == 4
     included = _run(personas.project, version, machine_grades=True)
     excluded = _run(personas.project, version, machine_grades=False)
