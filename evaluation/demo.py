@@ -1,7 +1,8 @@
 """The demo project that `make run` loads (`manage.py load_demo`): the annotation part
 (annotation/demo.py: the project, its corpus and queries, simulated grades, a frozen v1), then
-the two built-in baselines run against v1, and the keyword judge stub run over the pools. It lives here because it uses both apps (imports run
-evaluation → annotation). Idempotent: a second load changes nothing."""
+the two built-in baselines run against v1, and the keyword judge stub run over the pools. It
+lives here because it uses both apps (imports run evaluation → annotation). Idempotent: a
+second load changes nothing."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from evaluation.services.runs import (
     evaluation_run_create,
     evaluation_run_execute_inline,
 )
-
 
 DEMO_JUDGE = "keyword stub"
 
