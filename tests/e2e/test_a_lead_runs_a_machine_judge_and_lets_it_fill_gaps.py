@@ -41,6 +41,7 @@ def test_a_lead_goes_from_judge_to_version(
     lead.get_by_text("4 chunks no person graded now take keyword stub's grade").wait_for()
 
     lead.goto(f"{base}/review/")
+    assert lead.locator("#resolved .badge.machine").inner_text() == "4 by a machine judge"
     lead.click("button[name=all_resolved]")
     lead.goto(f"{base}/goldsets/")
     lead.click("text=Freeze approved queries")
