@@ -11,11 +11,13 @@ computed by the same function, so a lead reads the judge beside the people.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from django.db.models import Exists, OuterRef, QuerySet
+from django.core.cache import cache
+from django.db.models import Count, Exists, Max, OuterRef, QuerySet, Sum
 
 from annotation.models import (
     Assignment,
@@ -24,6 +26,7 @@ from annotation.models import (
     MachineGrade,
     MachineJudge,
     Project,
+    Query,
     Resolution,
 )
 from annotation.models.judging import Provenance
@@ -101,6 +104,27 @@ def _compare(
     return out
 
 
+def _agreement_key(project: Project, samples: int) -> str:
+    """A cache key that changes whenever a grade, a final grade, an assignment or a judge of
+    the project does (counts and latest change times, as the dashboard's own summary)."""
+    parts = [
+        MachineGrade.objects.filter(judge__project=project).aggregate(
+            n=Count("id"), last=Max("updated_at")
+        ),
+        MachineJudge.objects.filter(project=project).aggregate(n=Count("id"), s=Sum("id")),
+        Judgment.objects.filter(candidate__query__project=project).aggregate(
+            n=Count("id"), last=Max("updated_at")
+        ),
+        Resolution.objects.filter(candidate__query__project=project).aggregate(
+            n=Count("id"), last=Max("resolved_at")
+        ),
+        Assignment.objects.filter(query__project=project).aggregate(n=Count("id"), s=Sum("id")),
+        Query.objects.filter(project=project).aggregate(n=Count("id"), s=Sum("id")),
+    ]
+    digest = hashlib.blake2b(repr((project.pk, samples, parts)).encode(), digest_size=16)
+    return "goldsmith:judge-agreement:" + digest.hexdigest()
+
+
 def judge_agreement(*, project: Project, samples: int = 1000) -> dict[str, Any]:
     """Every machine judge of `project` against the people, and the people against the final
     grades, for the dashboard and the API:
@@ -108,7 +132,20 @@ def judge_agreement(*, project: Project, samples: int = 1000) -> dict[str, Any]:
     ``{"judges": [{"id", "name", "kind", "graded", "against": [{"who", "kind", "overall",
     "categories"}]}], "people": [{"who", "kind", "overall", "categories"}]}``, where overall
     and each category hold kappa, its interval (low, high), raw agreement and the numbers of
-    candidates and queries compared; ``who`` is an annotator's name or "final grades"."""
+    candidates and queries compared; ``who`` is an annotator's name or "final grades".
+
+    Cached until a grade, final grade, assignment or judge of the project changes: a project
+    of 9 000 queries takes about a second per cell (docs/benchmarks.md)."""
+    key = _agreement_key(project, samples)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    result = _judge_agreement(project, samples)
+    cache.set(key, result, timeout=3600)
+    return result
+
+
+def _judge_agreement(project: Project, samples: int) -> dict[str, Any]:
     people, finals = _people_grades(project)
     where = {
         cid: (qid, category or NO_CATEGORY)
