@@ -22,16 +22,13 @@ def main() -> None:
         b = np.where(rng.random(n) < 0.85, a, rng.integers(0, 3, n))
         groups = np.repeat(np.arange(queries), per_query)
         kappa_interval(a, b, groups, samples=50)  # warm up
-        best = min(
-            _timed(lambda: kappa_interval(a, b, groups, samples=1000)) for _ in range(3)
-        )
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            kappa_interval(a, b, groups, samples=1000)
+            times.append(time.perf_counter() - started)
+        best = min(times)
         print(f"{queries:>5} queries × {per_query} chunks: {best * 1000:7.1f} ms per cell")
-
-
-def _timed(call) -> float:  # type: ignore[no-untyped-def]
-    started = time.perf_counter()
-    call()
-    return time.perf_counter() - started
 
 
 if __name__ == "__main__":

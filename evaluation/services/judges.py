@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from annotation.models import MachineJudge, MachineJudgeKind, Project
 from annotation.selectors.judging import graded_text
-from annotation.selectors.machine import SCOPES, judge_candidates
+from annotation.selectors.machine import SCOPES, judge_agreement, judge_candidates
 from annotation.services.machine import JudgeInvalid, machine_grades_store, machine_judge_add
 from evaluation import credentials
 from evaluation.models import FINISHED_STATES, JudgeEndpoint, JudgingJob, RunState
@@ -239,6 +239,9 @@ def judging_job_execute(*, job_id: int) -> str:
             client.__exit__()
     state = RunState.FAILED if ids and failed == len(ids) else RunState.SUCCEEDED
     _finish(job_id, state, first_error)
+    # The dashboard's figures for the new grades, computed here rather than on the lead's
+    # first visit (a large project takes seconds: docs/benchmarks.md).
+    judge_agreement(project=judge.project)
     return state
 
 
