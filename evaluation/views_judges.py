@@ -22,7 +22,7 @@ from annotation.services.machine import (
 )
 from annotation.services.uploads import UploadRefused
 from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
-from evaluation.services.judges import judge_register, judging_job_create
+from evaluation.services.judges import judge_register, judging_job_cancel, judging_job_create
 from goldsmith.judges import HttpJudgeConfig
 
 DEFAULTS = HttpJudgeConfig(url="")
@@ -94,6 +94,10 @@ def _act(request: HttpRequest, project: Any) -> str:
             raise JudgeInvalid("choose a file of grades (CSV or JSONL)")
         stored = machine_grades_import(judge=judge, source=upload)
         return f"{stored} grades of {judge.name} stored."
+    if action == "cancel":
+        job = get_object_or_404(JudgingJob, judge=judge, pk=request.POST.get("job") or 0)
+        judging_job_cancel(job=job)
+        return f"{judge.name}'s job is cancelled; the grades it stored are kept."
     if action == "fill":
         result = machine_grades_fill_gaps(project=project, judge=judge, by=request.user)
         return (

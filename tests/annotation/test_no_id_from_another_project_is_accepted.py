@@ -286,6 +286,8 @@ def page_attempts(w: World) -> list[tuple[str, str, dict[str, Any]]]:
         ("A's run, pool", f"{page}runs/{i['a_run']}/pool/", {}),
         ("A's judge, a job", f"{page}judges/", {"action": "run", "judge": i["a_judge"]}),
         ("A's judge, fill gaps", f"{page}judges/", {"action": "fill", "judge": i["a_judge"]}),
+        ("A's judge, cancel", f"{page}judges/",
+         {"action": "cancel", "judge": i["a_judge"], "job": i["a_job"]}),
         ("A's judge, grades", f"{page}judges/",
          {"action": "upload", "judge": i["a_file_judge"],
           "file": grades_file(i["resolved"], i["a_chunk_id"])}),

@@ -11,6 +11,7 @@ from django.test import Client
 from annotation.models import Candidate, Judgment, MachineJudgeKind, Resolution
 from annotation.models.judging import Provenance
 from annotation.services.machine import machine_grades_store, machine_judge_add
+from evaluation.services.judges import judging_job_create
 from tests.evaluation.judges import graded_project
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
@@ -96,6 +97,12 @@ def test_the_judges_page_registers_runs_and_fills(personas, api_client_for, sett
         )
         ran = lead.post(url, {"action": "run", "judge": judge.pk, "scope": "all"})
     assert ran.status_code == 302
+    from evaluation.models import JudgingJob
+
+    queued = judging_job_create(judge=judge, scope="new", enqueue=False)
+    cancelled = lead.post(url, {"action": "cancel", "judge": judge.pk, "job": queued.pk})
+    assert cancelled.status_code == 302
+    assert JudgingJob.objects.get(pk=queued.pk).state == "cancelled"
     assert judge.grades.count() == Candidate.objects.filter(query__project=setup.project).count()
     filled = lead.post(url, {"action": "fill", "judge": judge.pk}, follow=True)
     assert "4 chunks no person graded" in filled.content.decode()
