@@ -42,7 +42,7 @@ def _invalid(error: Exception) -> serializers.ValidationError:
 class JudgeOutput(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=MachineJudgeKind.values)
+    kind = serializers.ChoiceField(choices=MachineJudgeKind.choices)
     config = serializers.JSONField(allow_null=True, help_text="an HTTP judge's settings")
     auth_header_name = serializers.CharField()
     has_auth_header = serializers.BooleanField()
@@ -52,7 +52,7 @@ class JudgeOutput(serializers.Serializer):
 
 class JudgeInput(serializers.Serializer):
     name = serializers.CharField(max_length=120)
-    kind = serializers.ChoiceField(choices=MachineJudgeKind.values)
+    kind = serializers.ChoiceField(choices=MachineJudgeKind.choices)
     config = serializers.DictField(
         required=False,
         help_text="HTTP judges: url, method, body_template ({query}, {query_id}, {chunk}, "
@@ -248,7 +248,7 @@ class KappaOutput(serializers.Serializer):
 
 class AgainstOutput(serializers.Serializer):
     who = serializers.CharField(help_text="an annotator's name, or 'final grades'")
-    kind = serializers.ChoiceField(choices=["annotator", "final"])
+    kind = serializers.CharField(help_text="'annotator' or 'final'")
     overall = KappaOutput()
     categories = serializers.DictField(child=KappaOutput(), help_text="per query category")
 
