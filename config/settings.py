@@ -321,6 +321,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two choice sets share a field name ("kind": retrievers', machine judges'): each named.
+    "ENUM_NAME_OVERRIDES": {
+        "MachineJudgeKindEnum": "annotation.models.machine.MachineJudgeKind",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------------------

@@ -413,6 +413,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "matching": run.matching,
         "pass_threshold": run.pass_threshold,
         "tokenizer": run.tokenizer,
+        "machine_grades": run.machine_grades,
         "state": run.state,
         "error": run.error,
         "progress": run_progress(run=run).as_dict(),
@@ -439,6 +440,11 @@ class EvaluationRunInput(serializers.Serializer):
     gain = serializers.ChoiceField(choices=["linear", "exp"], default="linear")
     matching = serializers.ChoiceField(choices=Matching.choices, default=Matching.CHUNK)
     pass_threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
+    machine_grades = serializers.BooleanField(
+        default=True,
+        help_text="count the version's machine grades as judged (false: those chunks are "
+        "unjudged); the report states which",
+    )
 
 
 def _find_retriever(project: Any, ref: str) -> Retriever:
@@ -490,6 +496,7 @@ class EvaluationRunListApi(APIView):
                 gain=v["gain"],
                 matching=v["matching"],
                 pass_threshold=v.get("pass_threshold"),
+                machine_grades=v["machine_grades"],
                 by=request.user,
                 trigger="api",
             )

@@ -1,5 +1,6 @@
 """API routes of the evaluation app, under /api/v1/."""
 
-from evaluation.api import urlpatterns
+from evaluation.api import urlpatterns as run_patterns
+from evaluation.api_judges import urlpatterns as judge_patterns
 
-__all__ = ["urlpatterns"]
+urlpatterns = run_patterns + judge_patterns

@@ -14,3 +14,4 @@ class EvaluationConfig(AppConfig):
         panel_add(Place.PROJECT_TOP, panels.drift_alerts)
         panel_add(Place.PROJECT_CARDS, panels.latest_runs)
         panel_add(Place.DASHBOARD_TOP, panels.drift_alerts)
+        panel_add(Place.DASHBOARD_BOTTOM, panels.machine_judges)

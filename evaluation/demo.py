@@ -1,7 +1,8 @@
 """The demo project that `make run` loads (`manage.py load_demo`): the annotation part
 (annotation/demo.py: the project, its corpus and queries, simulated grades, a frozen v1), then
-the two built-in baselines run against v1. It lives here because it uses both apps (imports run
-evaluation → annotation). Idempotent: a second load changes nothing."""
+the two built-in baselines run against v1, and the keyword judge stub run over the pools. It
+lives here because it uses both apps (imports run evaluation → annotation). Idempotent: a
+second load changes nothing."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.demo import DEMO_PROJECT, demo_project_load
-from annotation.models import GoldenSetVersion, Project
+from annotation.models import GoldenSetVersion, MachineJudge, MachineJudgeKind, Project
 from evaluation.models import EvaluationRun, Retriever
+from evaluation.services.judges import judge_register, judging_job_create, judging_job_execute
 from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
 )
+
+DEMO_JUDGE = "keyword stub"
 
 
 def demo_load() -> list[str]:
@@ -27,7 +31,23 @@ def demo_load() -> list[str]:
     if version is None:
         return done
     lead = get_user_model().objects.get(username="lead")
-    return done + demo_runs(project=project, version=version, by=lead)
+    return (
+        done
+        + demo_runs(project=project, version=version, by=lead)
+        + demo_judge(project=project, by=lead)
+    )
+
+
+def demo_judge(*, project: Project, by: AbstractBaseUser) -> list[str]:
+    """The keyword-overlap judge stub, registered and run once over every candidate, so the
+    dashboard shows a machine judge's kappa beside the annotators' (filling gaps is left to
+    the lead)."""
+    if MachineJudge.objects.filter(project=project, name=DEMO_JUDGE).exists():
+        return []
+    judge = judge_register(project=project, name=DEMO_JUDGE, kind=MachineJudgeKind.KEYWORD, by=by)
+    job = judging_job_create(judge=judge, scope="all", by=by, enqueue=False)
+    state = judging_job_execute(job_id=job.pk)
+    return [f"demo judge: {DEMO_JUDGE} graded {job.total} candidates ({state})"]
 
 
 def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUser) -> list[str]:

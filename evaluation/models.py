@@ -6,6 +6,8 @@ Retriever ──< EvaluationRun ──< RunBatch        (a slice of the queries;
    ├── Baseline (the run later runs are checked against)
    └──< RunFile ──< RunFileRow                  (an uploaded TREC/JSONL run, one row per query)
 Project ── EvaluationSettings                   (scenario preset, bands, drift rules, webhook)
+MachineJudge ── JudgeEndpoint                   (an HTTP judge's URL, settings, secret)
+             └──< JudgingJob                    (one pass of a judge over candidates, progress)
 
 A run pins a frozen GoldenSetVersion (never live labels) and snapshots the retriever's
 configuration and the corpus state, so a drift alert can say what changed since the baseline.
@@ -206,6 +208,9 @@ class EvaluationRun(models.Model):
     lanes = models.PositiveSmallIntegerField(default=2)
     lease_seconds = models.PositiveIntegerField(default=60)
     trigger = models.CharField(max_length=16, default="web")  # web, api, cli, schedule
+    # Whether the version's machine grades (provenance "machine") count as judged; when not,
+    # those chunks score as unjudged. Stated on the report.
+    machine_grades = models.BooleanField(default=True)
     report = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     # pass / warn / fail against the project's targets and floors ("" until finished).
     verdict = models.CharField(max_length=8, blank=True, default="")
@@ -328,3 +333,65 @@ class DriftAlert(models.Model):
 
     def __str__(self) -> str:
         return f"drift alert for run {self.run_id}"
+
+
+class JudgeEndpoint(models.Model):
+    """How to call an HTTP machine judge (`annotation.MachineJudge` of kind ``http``). Like a
+    retriever's: `config` holds the settings of `goldsmith.judges.HttpJudgeConfig` and never
+    the auth header, whose value is stored encrypted (or read on the worker from an exposed
+    environment variable)."""
+
+    judge = models.OneToOneField(
+        "annotation.MachineJudge", on_delete=models.CASCADE, related_name="endpoint"
+    )
+    config = models.JSONField(default=dict, blank=True)
+    auth_header_name = models.CharField(max_length=100, blank=True)
+    auth_header_encrypted = models.TextField(blank=True)
+    auth_header_env = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"endpoint of judge {self.judge_id}"
+
+    @property
+    def has_auth_header(self) -> bool:
+        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))
+
+
+class JudgingScope(models.TextChoices):
+    ALL = "all", "Every candidate"
+    NEW = "new", "Candidates this judge has not graded"
+    UNJUDGED = "unjudged", "Candidates no person has graded"
+
+
+class JudgingJob(models.Model):
+    """One pass of a machine judge over the project's candidates in `scope`, run by a Celery
+    worker in batches; each batch's grades are saved (upserted) before the next is asked for,
+    and `done` / `failed` count the candidates so far. Safe to run twice: a second pass
+    re-grades and replaces."""
+
+    judge = models.ForeignKey(
+        "annotation.MachineJudge", on_delete=models.CASCADE, related_name="jobs"
+    )
+    scope = models.CharField(max_length=16, choices=JudgingScope.choices, default=JudgingScope.ALL)
+    state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"judging job {self.pk} of judge {self.judge_id} ({self.state})"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINISHED_STATES

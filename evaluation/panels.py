@@ -1,5 +1,6 @@
 """What the evaluation app shows on annotation's pages (annotation/views/panels.py): drift
-alerts on the project page and the lead dashboard, the latest runs on the project page.
+alerts on the project page and the lead dashboard, the latest runs on the project page, the
+machine judges' agreement with people at the foot of the dashboard.
 evaluation/apps.py puts them in their places when Django starts."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from annotation.models import Membership, Project
+from annotation.permissions import Action, role_allows
+from annotation.selectors.machine import judge_agreement
 from evaluation.selectors import recent_alerts, runs_of
 
 SHOWN = 5  # alerts and runs a panel lists; the runs page has them all
@@ -23,4 +26,15 @@ def latest_runs(project: Project, membership: Membership) -> str:
     runs = list(runs_of(project=project)[:SHOWN])
     return render_to_string(
         "evaluation/_latest_runs.html", {"project": project, "latest_runs": runs}
+    )
+
+
+def machine_judges(project: Project, membership: Membership) -> str:
+    """The machine judges' kappa against each annotator and the final grades, beside the
+    annotators' own kappa against the final grades (leads only)."""
+    if not role_allows(membership.role, Action.LEAD):
+        return ""
+    return render_to_string(
+        "evaluation/_judges_agreement.html",
+        {"project": project, "agreement": judge_agreement(project=project), "on_dashboard": True},
     )

@@ -13,6 +13,7 @@ from django.utils import timezone
 from annotation.models import Chunk, Project
 from annotation.models.goldsets import GoldenItem, GoldenJudgment, GoldenSetVersion
 from evaluation.models import Baseline, DriftAlert, EvaluationRun, QueryResult, Retriever, RunState
+from goldsmith.agreement import MACHINE
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
@@ -24,9 +25,12 @@ def golden_items(
     query_ids: Sequence[str] | None = None,
     with_judgments: bool = True,
     with_texts: bool = True,
+    machine_grades: bool = True,
 ) -> list[GoldItem]:
     """The version's queries (all, or the given ones) with their judgments, in query order.
-    ``with_texts=False`` leaves out the judged chunks' texts (scoring needs none of them)."""
+    ``with_texts=False`` leaves out the judged chunks' texts (scoring needs none of them);
+    ``machine_grades=False`` leaves out the grades a machine judge filled (provenance
+    ``machine``): those chunks then score as unjudged."""
     fields = ("pk", "position", "query_id", "text", "category", "stratum", "weight")
     items = GoldenItem.objects.filter(version_id=version_id).order_by("position")
     if query_ids is not None:
@@ -44,6 +48,8 @@ def golden_items(
         js = GoldenJudgment.objects.filter(item__version_id=version_id).order_by(
             "item_id", "position"
         )
+        if not machine_grades:
+            js = js.exclude(provenance=MACHINE)
         parts = [js]
         if query_ids is not None:
             pks = [r[0] for r in rows]

@@ -51,3 +51,10 @@ def evaluation_alert_notify(alert_id: int) -> str:
     from evaluation.services import reports
 
     return reports.evaluation_alert_notify(alert_id=alert_id)
+
+
+@shared_task(acks_late=True)
+def judging_job_execute(job_id: int) -> str:
+    from evaluation.services import judges
+
+    return judges.judging_job_execute(job_id=job_id)

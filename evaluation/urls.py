@@ -1,5 +1,6 @@
 """Browser pages of the evaluation app."""
 
-from evaluation.views import urlpatterns
+from evaluation.views import urlpatterns as run_patterns
+from evaluation.views_judges import urlpatterns as judge_patterns
 
-__all__ = ["urlpatterns"]
+urlpatterns = run_patterns + judge_patterns

@@ -190,6 +190,13 @@ class RunForm(forms.Form):
     gain = forms.ChoiceField(choices=[("linear", "linear"), ("exp", "exponential")])
     matching = forms.ChoiceField(choices=Matching.choices)
     pass_threshold = forms.FloatField(required=False, min_value=0, max_value=1)
+    machine_grades = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Count machine grades",
+        help_text="grades a machine judge filled where no person graded; unticked, those "
+        "chunks count as unjudged",
+    )
 
     def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -225,6 +232,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
                     gain=d["gain"],
                     matching=d["matching"],
                     pass_threshold=d["pass_threshold"],
+                    machine_grades=d["machine_grades"],
                     by=request.user,
                 )
             except RunInvalid as error:

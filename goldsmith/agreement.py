@@ -433,6 +433,9 @@ UNANIMOUS = "unanimous"
 MAJORITY = "majority"
 TIE_LOWER = "tie_lower"  # shown as "tie → lower"
 TIE_HIGHER = "tie_higher"  # shown as "tie → higher"
+# A machine judge's grade filling a gap no person judged (never decided by a rule over human
+# grades, never over a human grade: see annotation.services.machine).
+MACHINE = "machine"
 
 # A project's tie rule: what a candidate whose grades are one apart with no majority gets in a
 # query that is not otherwise flagged — the lower grade, the higher grade, or a lead.
@@ -685,6 +688,82 @@ def flag_sentences(
         else:
             sentences.append(reason)
     return sentences
+
+
+# --------------------------------------------------------------------------------------------
+# A judge against people: kappa with a bootstrap interval
+
+
+@dataclass(frozen=True)
+class KappaInterval:
+    """Cohen's kappa of two graders over the items both graded, with a percentile bootstrap
+    interval (None where undefined), the raw agreement and how many items and groups it
+    rests on."""
+
+    kappa: float | None
+    low: float | None
+    high: float | None
+    raw_agreement: float | None
+    n_items: int
+    n_groups: int
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def kappa_interval(
+    a: Sequence[int] | IntArray,
+    b: Sequence[int] | IntArray,
+    groups: Sequence[int] | IntArray,
+    *,
+    samples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> KappaInterval:
+    """Unweighted Cohen's kappa of ``a`` against ``b`` (:func:`cohen_kappa`, equal to
+    scikit-learn's ``cohen_kappa_score``) with a ``confidence`` percentile interval from a
+    bootstrap over ``groups`` (the query of each item): the grades of one query are not
+    independent, so whole queries are resampled.
+
+    Each resample's kappa comes from bootstrap means (``goldsmith.stats.bootstrap_means``,
+    weighted by each query's item count, so a resample's mean is its pooled share): the
+    observed agreement p_o and the two graders' shares of each grade, then
+    κ = (p_o − Σ_k pa_k pb_k) / (1 − Σ_k pa_k pb_k); resamples where every grade is the same
+    (kappa undefined) are left out of the quantiles. No items: every figure None."""
+    from goldsmith.stats import bootstrap_means  # stats imports nothing of ours; kept local
+
+    x = np.asarray(a, dtype=np.int64)
+    y = np.asarray(b, dtype=np.int64)
+    g = np.asarray(groups, dtype=np.int64)
+    if not len(x) == len(y) == len(g):
+        raise ValueError("a, b and groups must be equally long")
+    if len(x) == 0:
+        return KappaInterval(None, None, None, None, 0, 0)
+    kappa = cohen_kappa(x.astype(np.float64), y.astype(np.float64))
+    raw = float((x == y).mean())
+    keys, gidx = np.unique(g, return_inverse=True)
+    cats = np.unique(np.concatenate([x, y]))
+    n = np.bincount(gidx, minlength=len(keys)).astype(np.float64)
+    columns = [np.bincount(gidx, weights=(x == y).astype(np.float64), minlength=len(keys))]
+    for c in cats:
+        columns.append(np.bincount(gidx, weights=(x == c).astype(np.float64), minlength=len(keys)))
+    for c in cats:
+        columns.append(np.bincount(gidx, weights=(y == c).astype(np.float64), minlength=len(keys)))
+    low = high = None
+    if samples > 0 and kappa is not None:
+        values = np.column_stack(columns) / n[:, None]
+        means = bootstrap_means(values, samples=samples, seed=seed, weights=n)
+        k = len(cats)
+        p_o = means[:, 0]
+        p_e = (means[:, 1 : 1 + k] * means[:, 1 + k :]).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappas = np.where(1.0 - p_e > _EPS, (p_o - p_e) / (1.0 - p_e), np.nan)
+        kappas = kappas[~np.isnan(kappas)]
+        if len(kappas):
+            alpha = (1.0 - confidence) / 2.0
+            lo, hi = np.quantile(kappas, [alpha, 1.0 - alpha])
+            low, high = float(lo), float(hi)
+    return KappaInterval(kappa, low, high, raw, len(x), len(keys))
 
 
 # --------------------------------------------------------------------------------------------

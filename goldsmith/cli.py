@@ -190,6 +190,14 @@ def _build_parser() -> _Parser:
     ag = sub.add_parser("agreement", help="inter-annotator agreement from a labels CSV")
     ag.add_argument("labels")
     ag.add_argument("--format", choices=("table", "json"), default="table")
+    js = sub.add_parser(
+        "judge-stub",
+        help="serve the keyword-overlap judge stub over HTTP (for trying machine judges)",
+        description="Answer POST {query, chunk} with {grade, reason} by keyword overlap, "
+        "until interrupted. Register its URL as an HTTP machine judge.",
+    )
+    js.add_argument("--host", default="127.0.0.1")
+    js.add_argument("--port", type=int, default=8765)
     return parser
 
 
@@ -223,6 +231,8 @@ def _run(argv: list[str] | None) -> int:
             _compare(args, out)
         elif args.command == "drift":
             return _drift(args, out)
+        elif args.command == "judge-stub":
+            return _judge_stub(args, out)
         else:
             _agreement(args, out)
     except FormatError as e:
@@ -234,6 +244,20 @@ def _run(argv: list[str] | None) -> int:
         return _fail(f"{where}: {e.strerror or e}")
     except (_BadInput, ValueError) as e:
         return _fail(str(e))
+    return 0
+
+
+def _judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
+    from goldsmith.judges import KeywordJudgeServer
+
+    server = KeywordJudgeServer((args.host, args.port))
+    print(f"keyword judge stub at {server.url} (Ctrl-C stops it)", file=out, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     return 0
 
 

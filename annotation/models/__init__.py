@@ -29,6 +29,7 @@ from annotation.models.judging import (
     Resolution,
     VisitTime,
 )
+from annotation.models.machine import MachineGrade, MachineJudge, MachineJudgeKind
 from annotation.models.projects import (
     ApiToken,
     Membership,
@@ -60,6 +61,9 @@ __all__ = [
     "ImportStatus",
     "Judgment",
     "LogQuery",
+    "MachineGrade",
+    "MachineJudge",
+    "MachineJudgeKind",
     "Membership",
     "PoolSource",
     "Project",

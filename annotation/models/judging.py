@@ -312,6 +312,7 @@ class Provenance(models.TextChoices):
     TIE_LOWER = "tie_lower", "Tie → lower"
     TIE_HIGHER = "tie_higher", "Tie → higher"
     ADJUDICATED = "adjudicated", "Adjudicated"
+    MACHINE = "machine", "Machine judge"
 
 
 class Resolution(models.Model):

@@ -289,9 +289,17 @@ def escalation_words(review: QueryReview | None, extra: list[str], escalate: boo
 
 
 def resolved_queue(*, project: Project) -> QuerySet[QueryReview]:
+    """Resolved queries awaiting approval; `machine_grades` counts the final grades of each
+    that a machine judge filled (no person graded those chunks)."""
     return (
         QueryReview.objects.filter(query__project=project, state=ReviewState.RESOLVED)
         .select_related("query", "query__agreement")
+        .annotate(
+            machine_grades=Count(
+                "query__candidates__resolution",
+                filter=Q(query__candidates__resolution__provenance=Provenance.MACHINE),
+            )
+        )
         .order_by("query_id")
     )
 

@@ -39,6 +39,7 @@ from annotation.models.judging import ReviewState
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
 from annotation.services.uploads import upload_limits
+from goldsmith.agreement import MACHINE
 from goldsmith.formats.beir import CorpusRow, read_beir, read_corpus_jsonl
 from goldsmith.formats.goldset import (
     GOLDSET_FORMAT,
@@ -134,6 +135,8 @@ def _counts(records: Sequence[QueryRecord]) -> dict[str, Any]:
         "judgments": sum(grades.values()),
         "grades": {g: grades.get(g, 0) for g in ("0", "1", "2")},
         "provenance": dict(sorted(provenance.items())),
+        # final grades a machine judge filled (no person graded those chunks)
+        "machine_grades": provenance.get(MACHINE, 0),
         "queries_without_relevant": sum(
             1 for r in records if not any(j[5] >= 2 for j in r.judgments)
         ),

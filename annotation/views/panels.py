@@ -27,6 +27,7 @@ class Place(StrEnum):
     PROJECT_TOP = "project-top"  # the project page, above its cards
     PROJECT_CARDS = "project-cards"  # the project page, a card after the golden set's
     DASHBOARD_TOP = "dashboard-top"  # the lead dashboard, above its figures
+    DASHBOARD_BOTTOM = "dashboard-bottom"  # the lead dashboard, after the annotators' table
 
 
 _PANELS: dict[Place, list[Panel]] = {place: [] for place in Place}

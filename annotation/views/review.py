@@ -376,6 +376,8 @@ def _dashboard_page(
             matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
+            # the evaluation app's machine judges, measured beside the annotators
+            bottom_panels=panels_at(Place.DASHBOARD_BOTTOM, project=project, membership=membership),
             tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
             escalation_form=escalation_form
             or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),

@@ -76,7 +76,7 @@ def run_places(
 def run_report(run: EvaluationRun) -> dict[str, Any]:
     """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
     the top-K weights are the project's at the time (the report states both)."""
-    items = golden_items(version_id=run.version_id)
+    items = golden_items(version_id=run.version_id, machine_grades=run.machine_grades)
     rows = result_rows(run=run)
     project = run.project
     record = evaluation_settings_get(project=project)
@@ -100,13 +100,34 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
         else "retriever",
     )
     report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
+    report["machine_grades"] = machine_grades_statement(run)
     return report
+
+
+def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
+    """What the report says of the version's machine grades (final grades a machine judge
+    filled, provenance ``machine``): how many there are and whether they counted as judged."""
+    count = int((run.version.counts or {}).get("machine_grades", 0))
+    included = run.machine_grades
+    if not count:
+        text = "The golden set holds no machine grade: every grade is a person's."
+    elif included:
+        text = (
+            f"{count} grades of the golden set come from a machine judge (no person graded "
+            "those chunks); they are counted as judged."
+        )
+    else:
+        text = (
+            f"{count} grades of the golden set come from a machine judge; they are left out: "
+            "those chunks count as unjudged."
+        )
+    return {"count": count, "included": included, "text": text}
 
 
 def run_scored(
     run: EvaluationRun, s: reporting.RunSettings, metric_names: Sequence[str] | None = None
 ) -> reporting.Scored:
-    items = golden_items(version_id=run.version_id)
+    items = golden_items(version_id=run.version_id, machine_grades=run.machine_grades)
     rows = result_rows(run=run)
     return reporting.score(items, rows, s, run_places(run, items, rows), metric_names=metric_names)
 
@@ -304,9 +325,14 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         )
     if a.state != RunState.SUCCEEDED or b.state != RunState.SUCCEEDED:
         raise RunInvalid("both runs must have succeeded")
+    if a.machine_grades != b.machine_grades:
+        raise RunInvalid(
+            "one run counts the golden set's machine grades and the other does not: compare "
+            "runs that score them the same way"
+        )
     common = sorted(set(a.ks) & set(b.ks)) or sorted(set(a.ks))
     s = run_settings(a, ks=common)
-    items = golden_items(version_id=a.version_id, with_texts=False)
+    items = golden_items(version_id=a.version_id, with_texts=False, machine_grades=a.machine_grades)
     docs = a.matching != "chunk"  # both runs are matched as A is
     rows_a = result_rows(run=a, ranking_only=True, with_docs=docs)
     rows_b = result_rows(run=b, ranking_only=True, with_docs=docs)

@@ -114,13 +114,16 @@ def evaluation_run_create(
     batch_size: int | None = None,
     lanes: int | None = None,
     lease_seconds: int | None = None,
+    machine_grades: bool = True,
     enqueue: bool = True,
 ) -> EvaluationRun:
     """A queued run of `retriever` against the frozen `version`; queued for a worker after
     the commit unless `enqueue` is False (the caller then runs it, e.g. inline).
 
     The run keeps the project's headline K (that of its verdict and drift; `headline_k`
-    overrides it), and its cut-offs always include it."""
+    overrides it), and its cut-offs always include it. `machine_grades` False leaves the
+    version's machine grades out of the scoring (those chunks count as unjudged); the report
+    states which."""
     if retriever.project_id != project.pk or version.project_id != project.pk:
         raise RunInvalid("the retriever and the version must belong to this project")
     if relevance_threshold not in (1, 2):
@@ -180,6 +183,7 @@ def evaluation_run_create(
             lanes=lanes,
             lease_seconds=lease_seconds or settings.GOLDSMITH_EVAL_LEASE_SECONDS,
             trigger=trigger,
+            machine_grades=machine_grades,
             created_by=by if getattr(by, "pk", None) else None,
         )
         RunBatch.objects.bulk_create(

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
-from typing import Any, get_type_hints
+from typing import Any, Generic, TypeVar, get_type_hints
 from urllib.parse import quote, urljoin
 
 import orjson
@@ -212,6 +212,19 @@ class Outcome:
     hits: tuple[Hit, ...] = ()
     latency_ms: float | None = None
     attempts: int = 0
+    error: str = ""
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """What :meth:`HttpRetrieverClient.call` got: the parsed value, or None and the error."""
+
+    value: T | None
+    latency_ms: float
+    attempts: int
     error: str = ""
 
 
@@ -494,31 +507,39 @@ class HttpRetrieverClient:
             return decode_json(response.data)
         raise PermanentFailure(f"more than {MAX_REDIRECTS} redirects")
 
+    def call(self, url: str, body: Any, parse: Callable[[Any], T]) -> Answer[T]:
+        """Send one request (``body`` already rendered; None for GET) and ``parse`` its decoded
+        JSON, retrying temporary failures with backoff; a permanent failure, or a temporary
+        one after the last retry, is returned as the answer's error, never raised. ``parse``
+        raises :class:`PermanentFailure` on a response of the wrong shape. Retrievers and
+        machine judges (``goldsmith.judges``) both call through here."""
+        attempts = 0
+        while True:
+            attempts += 1
+            started = time.perf_counter()
+            try:
+                value = parse(self._send_once(url, body))
+                return Answer(value, (time.perf_counter() - started) * 1000.0, attempts)
+            except PermanentFailure as error:
+                latency = (time.perf_counter() - started) * 1000.0
+                return Answer(None, latency, attempts, str(error))
+            except TemporaryFailure as error:
+                latency = (time.perf_counter() - started) * 1000.0
+                if attempts > self.config.retries:
+                    return Answer(None, latency, attempts, f"{error} ({attempts} tries)")
+                delay = min(MAX_BACKOFF, self.config.backoff * 2 ** (attempts - 1))
+                self._sleep(delay * random.uniform(0.5, 1.5))
+
     def search(self, query_id: str, query: str, top_k: int) -> Outcome:
         """Ask for the top ``top_k`` of one query, retrying temporary failures."""
         url = render_url(self.config.url, query, query_id, top_k)
         body = (
             render(self._template, query, query_id, top_k) if self._template is not None else None
         )
-        attempts = 0
-        latency: float | None = None
-        while True:
-            attempts += 1
-            started = time.perf_counter()
-            try:
-                payload = self._send_once(url, body)
-                latency = (time.perf_counter() - started) * 1000.0
-                hits = extract_hits(payload, self.config)
-                return Outcome(query_id, hits, latency, attempts)
-            except PermanentFailure as error:
-                latency = (time.perf_counter() - started) * 1000.0
-                return Outcome(query_id, (), latency, attempts, str(error))
-            except TemporaryFailure as error:
-                latency = (time.perf_counter() - started) * 1000.0
-                if attempts > self.config.retries:
-                    return Outcome(query_id, (), latency, attempts, f"{error} ({attempts} tries)")
-                delay = min(MAX_BACKOFF, self.config.backoff * 2 ** (attempts - 1))
-                self._sleep(delay * random.uniform(0.5, 1.5))
+        answer = self.call(url, body, lambda payload: extract_hits(payload, self.config))
+        return Outcome(
+            query_id, answer.value or (), answer.latency_ms, answer.attempts, answer.error
+        )
 
     def stream(
         self, items: Iterable[tuple[str, str]], top_k: int, *, tick: float = 1.0

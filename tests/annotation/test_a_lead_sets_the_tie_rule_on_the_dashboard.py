@@ -38,6 +38,7 @@ def test_the_dashboard_counts_the_grades_each_rule_decided(personas, api_client_
         "tie_lower": 4,
         "tie_higher": 0,
         "adjudicated": 0,
+        "machine": 0,  # a machine judge fills only what no person graded, when a lead asks
     }
     assert 'value="lower" selected' in html
 

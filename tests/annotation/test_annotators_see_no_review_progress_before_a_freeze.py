@@ -27,6 +27,7 @@ from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
 from evaluation.services import evaluation_run_create, retriever_save
+from evaluation.services.judges import judge_register, judging_job_create
 from tests.annotation.factories import grade_all, judging_setup
 from tests.annotation.goldset_factories import make_query
 from tests.conftest import PASSWORD
@@ -69,6 +70,8 @@ def world(personas, api_client_for) -> World:
     }
     retriever = retriever_save(project=project, name="bm25", kind="bm25")
     run = evaluation_run_create(project=project, retriever=retriever, version=v1, enqueue=False)
+    judge = judge_register(project=project, name="stub", kind="keyword")
+    job = judging_job_create(judge=judge, scope="all", enqueue=False)
     own = Assignment.objects.filter(annotator=personas.bob).order_by("order")
     return World(
         ids={
@@ -79,6 +82,8 @@ def world(personas, api_client_for) -> World:
             "label": [v1.label],
             "retriever_id": [retriever.pk],
             "run_id": [run.pk],
+            "judge_id": [judge.pk],
+            "job_id": [job.pk],
             "action": ["cancel"],
             "username": ["carol"],
             # The JavaScript catalog of each interface language (/jsi18n/<language>/).

@@ -32,6 +32,7 @@ from annotation.models import (
 from annotation.services.projects import api_token_create
 from annotation.services.querylogs import query_log_import
 from evaluation.services import evaluation_run_create, retriever_save
+from evaluation.services.judges import judge_register, judging_job_create
 from tests.annotation.factories import grade_all, judging_setup, make_query, pool
 from tests.evaluation.conftest import make_golden
 
@@ -118,6 +119,9 @@ def world(personas, tmp_path) -> World:
         project=a, retriever=a_retriever, version=a_version, enqueue=False
     )
     alice_token = api_token_create(user=personas.alice, name="ci").token
+    a_judge = judge_register(project=a, name="stub-a", kind="keyword")
+    a_file_judge = judge_register(project=a, name="file-a", kind="file")
+    a_job = judging_job_create(judge=a_judge, scope="all", enqueue=False)
 
     b = Project.objects.create(name="Mallory's project")
     Membership.objects.create(project=b, user=personas.mallory, role=Role.LEAD)
@@ -154,6 +158,9 @@ def world(personas, tmp_path) -> World:
         "a_runfile": a_runfile.pk,
         "a_run": a_run.pk,
         "alice_token": alice_token.pk,
+        "a_judge": a_judge.pk,
+        "a_file_judge": a_file_judge.pk,
+        "a_job": a_job.pk,
         "b_query": b_query.pk,
         "b_assignment": b_assignment.pk,
         "b_log": b_log.pk,
@@ -169,6 +176,12 @@ def api_client(user):
     client = APIClient()
     client.force_authenticate(user)
     return client
+
+
+def grades_file(query_id: int, chunk_id: str) -> io.BytesIO:
+    handle = io.BytesIO(f"query_id,chunk_id,grade\n{query_id},{chunk_id},2\n".encode())
+    handle.name = "grades.csv"
+    return handle
 
 
 def run_file(query_ids: list[int], chunk_id: str) -> io.BytesIO:
@@ -227,6 +240,13 @@ def api_attempts(w: World) -> list[tuple[str, str, str, dict[str, Any], str]]:
         ("A's run, baseline", "post", f"{api}runs/{i['a_run']}/baseline/", {}, "json"),
         ("A's run, pool", "post", f"{api}runs/{i['a_run']}/pool-unjudged/", {}, "json"),
         ("alice's token", "delete", f"/api/v1/tokens/{i['alice_token']}/", {}, "json"),
+        ("A's judge, grades", "post", f"{api}judges/{i['a_file_judge']}/grades/",
+         {"file": grades_file(i["resolved"], i["a_chunk_id"])}, "multipart"),
+        ("A's judge, a job", "post", f"{api}judges/{i['a_judge']}/jobs/", {"scope": "all"},
+         "json"),
+        ("A's judge, cancel", "post", f"{api}judges/{i['a_judge']}/jobs/{i['a_job']}/cancel/",
+         {}, "json"),
+        ("A's judge, fill gaps", "post", f"{api}judges/{i['a_judge']}/fill-gaps/", {}, "json"),
     ]  # fmt: skip
 
 
@@ -264,6 +284,13 @@ def page_attempts(w: World) -> list[tuple[str, str, dict[str, Any]]]:
         ("A's run, cancel", f"{page}runs/{i['a_run']}/cancel/", {}),
         ("A's run, baseline", f"{page}runs/{i['a_run']}/baseline/", {}),
         ("A's run, pool", f"{page}runs/{i['a_run']}/pool/", {}),
+        ("A's judge, a job", f"{page}judges/", {"action": "run", "judge": i["a_judge"]}),
+        ("A's judge, fill gaps", f"{page}judges/", {"action": "fill", "judge": i["a_judge"]}),
+        ("A's judge, cancel", f"{page}judges/",
+         {"action": "cancel", "judge": i["a_judge"], "job": i["a_job"]}),
+        ("A's judge, grades", f"{page}judges/",
+         {"action": "upload", "judge": i["a_file_judge"],
+          "file": grades_file(i["resolved"], i["a_chunk_id"])}),
     ]  # fmt: skip
 
 
@@ -365,6 +392,11 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/runs/<int:run_id>/<str:action>/",
         "projects/<int:project_id>/members/",
         "projects/<int:project_id>/members/<str:username>/remove/",
+        "api/v1/projects/<int:project_id>/judges/<int:judge_id>/grades/",
+        "api/v1/projects/<int:project_id>/judges/<int:judge_id>/jobs/",
+        "api/v1/projects/<int:project_id>/judges/<int:judge_id>/jobs/<int:job_id>/cancel/",
+        "api/v1/projects/<int:project_id>/judges/<int:judge_id>/fill-gaps/",
+        "projects/<int:project_id>/judges/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
     # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer), new
@@ -382,6 +414,7 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/goldsets/",
         "api/v1/projects/<int:project_id>/goldsets/import/",
         "api/v1/projects/<int:project_id>/retrievers/",
+        "api/v1/projects/<int:project_id>/judges/",
         "projects/<int:project_id>/guidelines/",
         "projects/<int:project_id>/corpus/",
         "projects/<int:project_id>/querylogs/",

@@ -45,6 +45,12 @@ def test_the_demo_gives_every_role_something_to_do(db):
     assert QueryReview.objects.filter(query__project=project, state="flagged").exists()
     version = GoldenSetVersion.objects.get(project=project, label="v1")
     assert version.content_hash.startswith("sha256:")
+    # the keyword judge stub graded every candidate, apart from the people
+    from annotation.models import Candidate, MachineGrade
+
+    assert MachineGrade.objects.filter(judge__project=project).count() == (
+        Candidate.objects.filter(query__project=project).count()
+    )
     # both baselines ran against it, and BM25's run is the baseline
     runs = EvaluationRun.objects.filter(project=project, version=version)
     assert sorted(runs.values_list("retriever__name", "state")) == [

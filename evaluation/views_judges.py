@@ -1,0 +1,166 @@
+"""The machine judges page: register a judge, run it, upload its grades, let it fill gaps, and
+read its agreement with the people (leads only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+
+from annotation.models import MachineJudge, MachineJudgeKind
+from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.machine import judge_agreement, judges_of
+from annotation.services.machine import (
+    JudgeInvalid,
+    machine_grades_fill_gaps,
+    machine_grades_import,
+)
+from annotation.services.uploads import UploadRefused
+from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
+from evaluation.services.judges import judge_register, judging_job_cancel, judging_job_create
+from goldsmith.judges import HttpJudgeConfig
+
+DEFAULTS = HttpJudgeConfig(url="")
+
+
+class JudgeForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    kind = forms.ChoiceField(choices=MachineJudgeKind.choices, initial=MachineJudgeKind.KEYWORD)
+    url = forms.CharField(
+        required=False, label="URL (HTTP judges)", help_text="receives one chunk per request"
+    )
+    body_template = forms.CharField(
+        required=False,
+        initial=DEFAULTS.body_template,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}",
+    )
+    grade_path = forms.CharField(required=False, initial=DEFAULTS.grade_path)
+    reason_path = forms.CharField(required=False, initial=DEFAULTS.reason_path)
+    batch_size = forms.IntegerField(
+        required=False, min_value=1, max_value=1000, initial=DEFAULTS.batch_size,
+        help_text="chunks judged and saved together",
+    )  # fmt: skip
+    max_concurrency = forms.IntegerField(
+        required=False, min_value=1, max_value=64, initial=DEFAULTS.max_concurrency,
+        help_text="requests at once",
+    )  # fmt: skip
+    auth_header_name = forms.CharField(required=False, label="Auth header name")
+    auth_header_value = forms.CharField(
+        required=False,
+        label="Auth header value",
+        widget=forms.PasswordInput(render_value=False),
+        help_text="stored encrypted, never shown again",
+    )
+
+    def http_config(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        config: dict[str, Any] = {"url": d["url"].strip()}
+        for name in ("body_template", "grade_path", "reason_path", "batch_size", "max_concurrency"):
+            if d.get(name) not in (None, ""):
+                config[name] = d[name]
+        return config
+
+
+def _context(request: HttpRequest, project_id: int) -> dict[str, Any]:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    return {
+        "project": project,
+        "membership": membership,
+        "can_lead": True,
+        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
+    }
+
+
+def _act(request: HttpRequest, project: Any) -> str:
+    """Carry out one button's action; returns what to tell the lead (raises JudgeInvalid)."""
+    action = request.POST.get("action", "")
+    judge = get_object_or_404(MachineJudge, project=project, pk=request.POST.get("judge") or 0)
+    if action == "run":
+        job = judging_job_create(
+            judge=judge, scope=request.POST.get("scope", "all"), by=request.user
+        )
+        return f"{judge.name} is judging {job.total} chunks."
+    if action == "upload":
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise JudgeInvalid("choose a file of grades (CSV or JSONL)")
+        stored = machine_grades_import(judge=judge, source=upload)
+        return f"{stored} grades of {judge.name} stored."
+    if action == "cancel":
+        job = get_object_or_404(JudgingJob, judge=judge, pk=request.POST.get("job") or 0)
+        judging_job_cancel(job=job)
+        return f"{judge.name}'s job is cancelled; the grades it stored are kept."
+    if action == "fill":
+        result = machine_grades_fill_gaps(project=project, judge=judge, by=request.user)
+        return (
+            f"{result.filled} chunks no person graded now take {judge.name}'s grade; "
+            f"{result.queries_resolved} queries are ready to approve."
+        )
+    raise JudgeInvalid("unknown action")
+
+
+@login_required
+def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
+    ctx = _context(request, project_id)
+    project = ctx["project"]
+    form = JudgeForm(request.POST if request.POST.get("action") == "register" else None)
+    status = 200
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "register":
+                if form.is_valid():
+                    d = form.cleaned_data
+                    is_http = d["kind"] == MachineJudgeKind.HTTP
+                    judge = judge_register(
+                        project=project,
+                        name=d["name"],
+                        kind=d["kind"],
+                        config=form.http_config() if is_http else None,
+                        auth_header_name=d["auth_header_name"] if is_http else None,
+                        auth_header_value=d["auth_header_value"] if is_http else None,
+                        by=request.user,
+                    )
+                    messages.success(request, f"Judge {judge.name} registered.")
+                    return redirect("judge-list", project_id=project.pk)
+                status = 400
+            else:
+                messages.success(request, _act(request, project))
+                return redirect("judge-list", project_id=project.pk)
+        except (JudgeInvalid, UploadRefused) as error:
+            if request.POST.get("action") == "register":
+                form.add_error(None, str(error))
+            else:
+                messages.error(request, str(error))
+            status = 400
+    judges = list(judges_of(project=project))
+    endpoints = {e.judge_id: e for e in JudgeEndpoint.objects.filter(judge__in=judges)}
+    rows = [
+        {
+            "judge": j,
+            "endpoint": endpoints.get(j.pk),
+            "graded": j.grades.count(),
+            "job": JudgingJob.objects.filter(judge=j).first(),
+        }
+        for j in judges
+    ]
+    ctx.update(
+        judges=rows,
+        form=form,
+        scopes=JudgingScope.choices,
+        running=any(r["job"] is not None and not r["job"].finished for r in rows),
+        agreement=judge_agreement(project=project),
+    )
+    return render(request, "evaluation/judges.html", ctx, status=status)
+
+
+urlpatterns = [
+    path("projects/<int:project_id>/judges/", judge_list, name="judge-list"),
+]

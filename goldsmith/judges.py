@@ -1,0 +1,415 @@
+"""Machine judges: programs that grade (query, chunk) candidates 0/1/2 with a reason, measured
+against people like annotators (``goldsmith.agreement.kappa_interval``).
+
+Pure module (no Django). Three pieces:
+
+- :func:`keyword_overlap_grade`, the judge stub: grades by how many of the query's words the
+  chunk holds. It needs no language model, so tests and the demo show the whole flow with it.
+- :class:`HttpJudgeClient`, a judge behind an HTTP endpoint, called the way an HTTP retriever
+  is (``goldsmith.retrievers.http``): the same address guard (SSRF policy, DNS pinning,
+  redirects re-checked), auth header sent to the configured origin only, at most
+  ``max_concurrency`` requests at a time, temporary failures retried with backoff. One request
+  per candidate: the JSON body template's strings may hold ``{query}``, ``{query_id}``,
+  ``{chunk}`` and ``{chunk_id}``; the grade and the reason are read from the response by dotted
+  paths (``grade``, ``reason`` by default). The caller sends candidates in batches
+  (``batch_size``), saving each batch's grades before it asks for the next.
+- :func:`read_machine_grades`, a file of machine grades (JSONL or CSV: ``query_id`` or
+  ``query``, ``chunk_id``, ``grade``, ``reason``), every problem reported with the file, line
+  and field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import IO, Any
+
+from goldsmith.intake.readers import CSV, JSONL, ReadError, _Fields, _rows, detect_format
+from goldsmith.intake.readers import MAX_LINE_BYTES as _MAX_LINE_BYTES
+from goldsmith.retrievers.http import (
+    METHODS,
+    HttpRetrieverClient,
+    HttpRetrieverConfig,
+    PermanentFailure,
+    dig,
+)
+from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
+
+GRADES = (0, 1, 2)
+JUDGE_PLACEHOLDERS = ("{query}", "{query_id}", "{chunk}", "{chunk_id}")
+
+# --------------------------------------------------------------------------------------------
+# The stub: keyword overlap
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words that say nothing about a topic: left out of the overlap.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+        "you",
+        "your",
+        "my",
+        "me",
+        "we",
+        "our",
+    ]
+)
+RELEVANT_SHARE = 0.5  # at least half the query's words in the chunk: grade 2
+PARTIAL_SHARE = 0.2  # at least a fifth: grade 1
+
+
+def content_words(text: str) -> list[str]:
+    """The distinct lower-cased words of `text` that are not stopwords, in first-seen order."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in STOPWORDS and word not in seen:
+            seen[word] = None
+    return list(seen)
+
+
+def keyword_overlap_grade(query: str, chunk: str) -> tuple[int, str]:
+    """(grade, reason) by keyword overlap: the share s of the query's content words (distinct,
+    lower-cased, stopwords left out) found among the chunk's. Grade 2 when s ≥ 0.5, 1 when
+    s ≥ 0.2, else 0; a query without content words gets 0. The reason names the shared words.
+    A stub for tests and the demo, not a judge to trust."""
+    wanted = content_words(query)
+    have = set(content_words(chunk))
+    shared = [w for w in wanted if w in have]
+    if not wanted:
+        return 0, "the query has no content words"
+    share = len(shared) / len(wanted)
+    grade = 2 if share >= RELEVANT_SHARE else 1 if share >= PARTIAL_SHARE else 0
+    if not shared:
+        return grade, f"none of the {len(wanted)} query words is in the chunk"
+    return grade, f"{len(shared)} of {len(wanted)} query words in the chunk: {', '.join(shared)}"
+
+
+class KeywordJudgeServer(ThreadingHTTPServer):
+    """The keyword stub as an HTTP judge (``goldsmith judge-stub``; tests run it too): POST a
+    JSON object holding ``query`` and ``chunk`` to any path, get ``{"grade", "reason"}``. When
+    ``token`` is set, requests must carry ``Authorization: Bearer <token>`` (HTTP 401
+    otherwise). Counts the requests it answered in ``calls``."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], token: str | None = None) -> None:
+        self.token = token
+        self.calls = 0
+        self.bodies: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        super().__init__(address, _KeywordJudgeHandler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}/judge"
+
+    def start(self) -> KeywordJudgeServer:
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _KeywordJudgeHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: KeywordJudgeServer
+
+    def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
+        pass
+
+    def _send(self, code: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        token = self.server.token
+        if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
+            self._send(401, {"error": "unauthorized"})
+            return
+        try:
+            payload = json.loads(body or b"{}")
+            query, chunk = str(payload["query"]), str(payload["chunk"])
+        except (ValueError, KeyError, TypeError):
+            self._send(400, {"error": "send a JSON object with query and chunk"})
+            return
+        grade, reason = keyword_overlap_grade(query, chunk)
+        with self.server._lock:
+            self.server.calls += 1
+            self.server.bodies.append(payload)
+        self._send(200, {"grade": grade, "reason": reason})
+
+
+# --------------------------------------------------------------------------------------------
+# A judge behind an HTTP endpoint
+
+
+@dataclass(frozen=True)
+class HttpJudgeConfig:
+    """How to call one judge. Holds no secret: the auth header travels separately."""
+
+    url: str
+    method: str = "POST"
+    body_template: str = (
+        '{"query": "{query}", "query_id": "{query_id}", "chunk": "{chunk}", '
+        '"chunk_id": "{chunk_id}"}'
+    )
+    grade_path: str = "grade"
+    reason_path: str = "reason"
+    timeout: float = 30.0
+    max_concurrency: int = 4
+    retries: int = 3
+    backoff: float = 0.2
+    batch_size: int = 50
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def problems(self) -> list[str]:
+        """What is wrong with this configuration (empty when it is usable)."""
+        out: list[str] = []
+        if self.method.upper() not in ("POST", "PUT"):
+            out.append("method must be POST or PUT (a judge is sent the chunk's text)")
+        if not self.url.lower().startswith(("http://", "https://")):
+            out.append("the URL must start with http:// or https://")
+        try:
+            json.loads(self.body_template)
+        except ValueError as error:
+            out.append(f"the body template is not JSON: {error}")
+        for needed in ("{query}", "{chunk}"):
+            if needed not in self.body_template:
+                out.append(f"the body template must contain {needed}")
+        if not self.grade_path.strip():
+            out.append("the grade path is required")
+        limits = {
+            "timeout": (0.1, 300.0),
+            "max_concurrency": (1, 64),
+            "retries": (0, 10),
+            "backoff": (0.0, 60.0),
+            "batch_size": (1, 1000),
+        }
+        for name, (low, high) in limits.items():
+            if not low <= getattr(self, name) <= high:
+                out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
+
+    def transport(self) -> HttpRetrieverConfig:
+        """The retriever client's settings that carry this judge's requests."""
+        method = self.method.upper()
+        return HttpRetrieverConfig(
+            url=self.url,
+            method=method if method in METHODS else "POST",
+            body_template=self.body_template,
+            timeout=self.timeout,
+            max_concurrency=self.max_concurrency,
+            retries=self.retries,
+            backoff=self.backoff,
+            headers=dict(self.headers),
+        )
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One candidate to grade: ``key`` is the caller's (e.g. the candidate's row id)."""
+
+    key: int
+    query_id: str
+    query: str
+    chunk_id: str
+    chunk: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's answer for one item: its grade and reason, or None and the error."""
+
+    key: int
+    grade: int | None
+    reason: str = ""
+    attempts: int = 0
+    error: str = ""
+
+
+def render_item(value: Any, item: JudgeItem) -> Any:
+    """Fill the placeholders of a parsed JSON template with one item's values."""
+    if isinstance(value, str):
+        return (
+            value.replace("{query_id}", item.query_id)
+            .replace("{chunk_id}", item.chunk_id)
+            .replace("{query}", item.query)
+            .replace("{chunk}", item.chunk)
+        )
+    if isinstance(value, list):
+        return [render_item(v, item) for v in value]
+    if isinstance(value, dict):
+        return {k: render_item(v, item) for k, v in value.items()}
+    return value
+
+
+def parse_verdict(payload: Any, config: HttpJudgeConfig) -> tuple[int, str]:
+    """(grade, reason) from a decoded response; PermanentFailure when the grade is missing or
+    not 0, 1 or 2 (an integer, or a string holding one)."""
+    raw = dig(payload, config.grade_path)
+    if isinstance(raw, str) and raw.strip() in ("0", "1", "2"):
+        raw = int(raw.strip())
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw not in GRADES:
+        raise PermanentFailure(f"the response's {config.grade_path!r} is not a grade 0, 1 or 2")
+    reason = dig(payload, config.reason_path) if config.reason_path else ""
+    text = reason if isinstance(reason, str) else "" if reason is None else json.dumps(reason)
+    return int(raw), text[:2000]
+
+
+class HttpJudgeClient:
+    """Grades items through one judge endpoint; use as a context manager."""
+
+    def __init__(
+        self,
+        config: HttpJudgeConfig,
+        *,
+        policy: Policy,
+        auth_header: tuple[str, str] | None = None,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        self.config = config
+        self._client = HttpRetrieverClient(
+            config.transport(), policy=policy, auth_header=auth_header, resolver=resolver
+        )
+        self._template = json.loads(config.body_template)
+
+    def __enter__(self) -> HttpJudgeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:  # never show the auth header
+        return f"HttpJudgeClient({self.config.url!r})"
+
+    def judge(self, item: JudgeItem) -> Verdict:
+        answer = self._client.call(
+            self.config.url,
+            render_item(self._template, item),
+            lambda payload: parse_verdict(payload, self.config),
+        )
+        if answer.value is None:
+            return Verdict(item.key, None, attempts=answer.attempts, error=answer.error)
+        grade, reason = answer.value
+        return Verdict(item.key, grade, reason, answer.attempts)
+
+    def judge_many(self, items: Sequence[JudgeItem]) -> list[Verdict]:
+        """Every item's verdict, in the items' order, at most ``max_concurrency`` at a time."""
+        if not items:
+            return []
+        with ThreadPoolExecutor(max_workers=self._client.concurrency) as pool:
+            return list(pool.map(self.judge, items))
+
+
+# --------------------------------------------------------------------------------------------
+# A file of machine grades
+
+
+@dataclass(frozen=True)
+class MachineGradeRow:
+    """One line of a machine-grades file: the query by id (``query_id``) or by its text
+    (``query``), the chunk by id, the grade and the judge's reason."""
+
+    line: int
+    query_id: str | None
+    query: str | None
+    chunk_id: str
+    grade: int
+    reason: str
+
+
+MACHINE_GRADE_FIELDS = {"query_id", "query", "chunk_id", "grade", "reason"}
+
+
+def read_machine_grades(
+    stream: IO[bytes], filename: str, fmt: str | None = None, max_line_bytes: int = _MAX_LINE_BYTES
+) -> Iterator[MachineGradeRow]:
+    """Rows of a JSONL or CSV file of machine grades (format from the file name unless given).
+    Raises ReadError (``FILE:LINE: field 'grade' …``) at the first bad line; an unknown field
+    is refused, so that a misspelt column is not silently dropped."""
+    fmt = fmt or detect_format(filename, (JSONL, CSV))
+    for line, row in _rows(stream, filename, fmt, max_line_bytes):
+        f = _Fields(filename, line, row, fmt == CSV)
+        unknown = sorted(set(row) - MACHINE_GRADE_FIELDS)
+        if unknown:
+            raise f.fail(
+                f"unknown field {unknown[0]!r} (use query_id or query, chunk_id, grade, reason)"
+            )
+        query_id = query = None
+        if row.get("query_id") not in (None, ""):
+            query_id = f.identifier("query_id")
+        elif row.get("query") not in (None, ""):
+            query = f.text("query", required=True).strip()
+        else:
+            raise f.fail("missing field 'query_id' (or 'query', the query's text)")
+        chunk_id = f.identifier("chunk_id")
+        raw = row.get("grade")
+        if raw is None or raw == "":
+            raise f.fail("missing field 'grade'")
+        if isinstance(raw, str) and raw.strip() in ("0", "1", "2"):
+            raw = int(raw.strip())
+        if isinstance(raw, bool) or raw not in GRADES or not isinstance(raw, int | float):
+            raise f.fail(f"field 'grade' must be 0, 1 or 2, got {str(raw)[:40]!r}")
+        reason = f.text("reason", required=False)
+        yield MachineGradeRow(line, query_id, query, chunk_id, int(raw), reason[:2000])
+
+
+__all__ = [
+    "GRADES",
+    "HttpJudgeClient",
+    "HttpJudgeConfig",
+    "JudgeItem",
+    "MachineGradeRow",
+    "ReadError",
+    "Verdict",
+    "keyword_overlap_grade",
+    "read_machine_grades",
+]
