@@ -93,6 +93,7 @@ MIDDLEWARE = [
     # (PostgreSQL cannot store them); the API's parsers below check JSON bodies.
     "annotation.text_input.RefuseUnstorableText",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -206,6 +207,8 @@ GOLDSMITH_CLIENT_ADDRESS_HEADER = os.environ.get("GOLDSMITH_CLIENT_ADDRESS_HEADE
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "/static/"

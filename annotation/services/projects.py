@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     ApiToken,
@@ -51,9 +52,9 @@ def project_setup(
     """
     name = single_line(name, "a project's name")
     if not name:
-        raise ValueError("a project needs a name")
+        raise ValueError(gettext("a project needs a name"))
     if not leads:
-        raise ValueError("a project needs at least one lead")
+        raise ValueError(gettext("a project needs at least one lead"))
     project, changed = Project.objects.get_or_create(name=name.strip())
     created_users: list[str] = []
     wanted: dict[str, str] = {}
@@ -85,9 +86,12 @@ def project_setup(
 def membership_set(*, project: Project, username: str, role: str) -> Membership:
     user = User.objects.filter(username=username).first()
     if user is None:
-        raise ValueError(f"no user named {username!r}")
+        raise ValueError(gettext("no user named %(username)r") % {"username": username})
     if role not in Role.values:
-        raise ValueError(f"unknown role {role!r}; use one of {', '.join(Role.values)}")
+        raise ValueError(
+            gettext("unknown role %(role)r; use one of %(names)s")
+            % {"role": role, "names": ", ".join(Role.values)}
+        )
     membership, _ = Membership.objects.update_or_create(
         project=project, user=user, defaults={"role": role}
     )
@@ -109,7 +113,7 @@ def api_token_create(
     token never outlives the revocation of another one it was made with."""
     name = single_line(name, "a token's name")
     if expires_at is not None and expires_at <= timezone.now():
-        raise ValueError("the expiry must be in the future")
+        raise ValueError(gettext("the expiry must be in the future"))
     key = "gs_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
@@ -160,11 +164,16 @@ def membership_remove(*, project: Project, username: str) -> int:
         .first()
     )
     if membership is None:
-        raise Membership.DoesNotExist(f"{username!r} is not a member of this project")
+        raise Membership.DoesNotExist(
+            gettext("%(username)r is not a member of this project") % {"username": username}
+        )
     if membership.role == Role.LEAD:
         leads = Membership.objects.select_for_update().filter(project=project, role=Role.LEAD)
         if len(leads.values_list("pk", flat=True)) <= 1:
-            raise ValueError(f"{username} is the project's only lead; make someone else lead first")
+            raise ValueError(
+                gettext("%(username)s is the project's only lead; make someone else lead first")
+                % {"username": username}
+            )
     membership.delete()
     return api_tokens_revoke_without_membership(user=membership.user)
 
@@ -183,7 +192,8 @@ def project_tokenizer_set(*, project: Project, tokenizer: str) -> Project:
     tokenizer: pool again, run again."""
     if tokenizer not in Tokenizer.values:
         raise ValueError(
-            f"unknown tokenizer {tokenizer!r}; use one of {', '.join(Tokenizer.values)}"
+            gettext("unknown tokenizer %(tokenizer)r; use one of %(names)s")
+            % {"tokenizer": tokenizer, "names": ", ".join(Tokenizer.values)}
         )
     project.tokenizer = tokenizer
     project.tokenizer_origin = TokenizerOrigin.LEAD

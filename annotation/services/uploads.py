@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from annotation.services.progress import uploads_dir
 from goldsmith.formats import FormatError
@@ -84,7 +85,11 @@ def upload_file(upload: Upload, *, keep: bool = False) -> Iterator[Path]:
 
 def _write(upload: Upload, name: str, limit: int) -> Path:
     too_large = UploadRefused(
-        f"{name}: the file is larger than {limit:,} bytes (GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)"
+        gettext(
+            "%(name)s: the file is larger than %(limit)s bytes "
+            "(GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)"
+        )
+        % {"name": name, "limit": f"{limit:,}"}
     )
     size = getattr(upload, "size", None)
     if isinstance(size, int) and size > limit:
