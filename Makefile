@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install lint format bench clean
+.PHONY: run test install lint format bench clean messages
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Goldsmith needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -18,9 +18,15 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
+	$(PY) -m config.python_catalogs compile
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
 	$(PY) manage.py serve --port $(PORT)
+
+# The apps' translation catalogs: add the strings the Python code marks, then compile them.
+messages: install
+	$(PY) -m config.python_catalogs
+	$(PY) -m config.python_catalogs compile
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)

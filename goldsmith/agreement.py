@@ -623,12 +623,18 @@ def flag_sentences(
                 if c in chunk_numbers
                 else say("candidate %(id)s", id=c)
             )
-            values = {"a": high[0], "grade_a": high[1], "b": low[0], "grade_b": low[1]}
-            if tie:
-                template = "%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s, no majority"
-            else:
-                template = "%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s"
-            out.append(say(template, where=where, **values))
+            values = {
+                "where": where,
+                "a": high[0],
+                "grade_a": high[1],
+                "b": low[0],
+                "grade_b": low[1],
+            }
+            out.append(
+                say("%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s, no majority", **values)
+                if tie
+                else say("%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s", **values)
+            )
         if len(items) > limit:
             more = len(items) - limit
             out.append(

@@ -537,7 +537,7 @@ class GuidelinesWarningOutput(serializers.Serializer):
     measure = serializers.CharField(help_text=gettext_lazy("the figure's name, in words"))
     metric = serializers.ChoiceField(choices=["alpha_ordinal", "kappa"])
     value = serializers.FloatField()
-    limit = serializers.FloatField(help_text=gettext_lazy("0.6"))
+    limit = serializers.FloatField(help_text="0.6")
     items = serializers.IntegerField(help_text=gettext_lazy("judged chunks"))
     text = serializers.CharField(help_text=gettext_lazy("the warning in plain words"))
 

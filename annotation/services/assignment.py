@@ -162,15 +162,12 @@ def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignme
         ).exists()
     ):
         raise ValueError(
-            gettext("%(to_username)r is not an annotator of this project")
-            % {"to_username": to_username}
+            gettext("%(username)r is not an annotator of this project") % {"username": to_username}
         )
     if target.pk == assignment.annotator_id:
         return assignment
     if Assignment.objects.filter(query=query, annotator=target).exists():
-        raise ValueError(
-            gettext("%(to_username)s already has this query") % {"to_username": to_username}
-        )
+        raise ValueError(gettext("%(username)s already has this query") % {"username": to_username})
     last = Assignment.objects.filter(
         annotator=target, query__project_id=query.project_id
     ).aggregate(m=Max("order"))["m"]

@@ -203,10 +203,10 @@ def _store(
             if j[5] not in GRADES:
                 raise ValueError(
                     gettext(
-                        "query %(query_id)r, chunk %(0)r: grade %(5)s is not 0, 1 or 2 (map "
-                        "grades with --grade-map)"
+                        "query %(query_id)r, chunk %(chunk)r: grade %(grade)s is not 0, 1 or 2 "
+                        "(map grades with --grade-map)"
                     )
-                    % {"query_id": r.query_id, "0": j[0], "5": j[5]}
+                    % {"query_id": r.query_id, "chunk": j[0], "grade": j[5]}
                 )
     content_hash = goldset_content_hash(ordered)
     counts = _counts(ordered)

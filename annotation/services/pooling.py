@@ -58,8 +58,8 @@ def _source_for(*, project: Project, name: str, kind: str, k: int) -> PoolSource
     )
     if not created and source.kind != kind:
         raise ValueError(
-            gettext("source %(name)r already exists as %(kind)s, not %(kind2)s")
-            % {"name": name, "kind": source.kind, "kind2": kind}
+            gettext("source %(name)r already exists as %(kind)s, not %(new_kind)s")
+            % {"name": name, "kind": source.kind, "new_kind": kind}
         )
     if not created and source.k != k:
         source.k = k

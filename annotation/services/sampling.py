@@ -109,8 +109,8 @@ def sample_draw(
         raise SamplingError(gettext("n must be at least 1"))
     if not 0 <= seed <= sampling.SEED_MAX:
         raise SamplingError(
-            gettext("the seed must be a whole number from 0 to %(SEED_MAX)s")
-            % {"SEED_MAX": sampling.SEED_MAX}
+            gettext("the seed must be a whole number from 0 to %(max)s")
+            % {"max": sampling.SEED_MAX}
         )
     if strategy == sampling.STRATIFIED and not by:
         raise SamplingError(gettext("the stratified strategy needs a field to stratify by (--by)"))

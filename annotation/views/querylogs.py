@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.i18n import localize
 from annotation.models import QueryLog, ScrubPattern
@@ -78,7 +78,13 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
         if pattern_form.is_valid():
             saved = scrub_pattern_set(project=project, lines=pattern_form.cleaned_data["patterns"])
             messages.success(
-                request, gettext("%(n_saved)s project pattern(s) saved.") % {"n_saved": len(saved)}
+                request,
+                ngettext(
+                    "%(count)s project pattern saved.",
+                    "%(count)s project patterns saved.",
+                    len(saved),
+                )
+                % {"count": len(saved)},
             )
             return redirect("querylogs", project_id=project.pk)
     elif what == "upload":

@@ -296,10 +296,15 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
     if a.version_id != b.version_id:
         raise RunInvalid(
             gettext(
-                "run #%(pk)s is on golden set %(label)s and run #%(pk2)s on %(label2)s: a "
-                "comparison needs two runs of the same version"
+                "run #%(run_a)s is on golden set %(version_a)s and run #%(run_b)s on "
+                "%(version_b)s: a comparison needs two runs of the same version"
             )
-            % {"pk": a.pk, "label": a.version.label, "pk2": b.pk, "label2": b.version.label}
+            % {
+                "run_a": a.pk,
+                "version_a": a.version.label,
+                "run_b": b.pk,
+                "version_b": b.version.label,
+            }
         )
     if a.state != RunState.SUCCEEDED or b.state != RunState.SUCCEEDED:
         raise RunInvalid(gettext("both runs must have succeeded"))

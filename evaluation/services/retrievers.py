@@ -44,7 +44,7 @@ def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
     known = set(HttpRetrieverConfig.__dataclass_fields__)
     unknown = sorted(set(config) - known)
     if unknown:
-        raise RetrieverInvalid(gettext("unknown HTTP setting %(0)r") % {"0": unknown[0]})
+        raise RetrieverInvalid(gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]})
     if "headers" in config:
         headers = config["headers"] or {}
         if not isinstance(headers, dict) or not all(

@@ -87,7 +87,7 @@ SCHEDULE_INTERVALS = {
 def _clean_ks(ks: Sequence[int] | None) -> list[int]:
     values = sorted({int(k) for k in (ks or DEFAULT_KS)})
     if not values or values[0] < 1 or values[-1] > MAX_K:
-        raise RunInvalid(gettext("cut-offs K must be between 1 and %(MAX_K)s") % {"MAX_K": MAX_K})
+        raise RunInvalid(gettext("cut-offs K must be between 1 and %(max)s") % {"max": MAX_K})
     return values
 
 
@@ -139,9 +139,7 @@ def evaluation_run_create(
         raise RunInvalid(gettext("the pass threshold must be between 0 and 1"))
     headline = int(headline_k if headline_k is not None else record.headline_k)
     if not 1 <= headline <= MAX_K:
-        raise RunInvalid(
-            gettext("the headline K must be between 1 and %(MAX_K)s") % {"MAX_K": MAX_K}
-        )
+        raise RunInvalid(gettext("the headline K must be between 1 and %(max)s") % {"max": MAX_K})
     clean_ks = _clean_ks([*(ks or DEFAULT_KS), headline])
     try:
         snapshot = retriever_snapshot(retriever)
