@@ -192,7 +192,7 @@ def pool_import_run(
 
     if k < 1:
         raise ValueError(gettext("k must be at least 1"))
-    name = single_line(name, "a run's name")
+    name = single_line(name, gettext("a run's name"))
     if not name or name in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
         raise ValueError(gettext("give the run a name of its own (not bm25, tfidf or annotators)"))
     if format not in ("auto", "trec", "jsonl"):

@@ -50,7 +50,7 @@ def project_setup(
     Idempotent: running it again with the same arguments changes nothing. An existing user's
     password is never reset; an existing member keeps the highest role named.
     """
-    name = single_line(name, "a project's name")
+    name = single_line(name, gettext("a project's name"))
     if not name:
         raise ValueError(gettext("a project needs a name"))
     if not leads:
@@ -111,7 +111,7 @@ def api_token_create(
 
     Only a person issues tokens (the API refuses a request authenticated by a token), so a
     token never outlives the revocation of another one it was made with."""
-    name = single_line(name, "a token's name")
+    name = single_line(name, gettext("a token's name"))
     if expires_at is not None and expires_at <= timezone.now():
         raise ValueError(gettext("the expiry must be in the future"))
     key = "gs_" + secrets.token_urlsafe(32)

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from annotation.i18n import localize
@@ -26,10 +26,10 @@ from annotation.selectors.judging import (
 from annotation.services.judging import guideline_publish
 
 FLAG_LABELS = [
-    ("ambiguous", "Ambiguous"),
-    ("no_answer", "No answer in the corpus"),
-    ("personal_data", "Contains personal data"),
-    ("not_a_query", "Not a real query"),
+    ("ambiguous", gettext_lazy("Ambiguous")),
+    ("no_answer", gettext_lazy("No answer in the corpus")),
+    ("personal_data", gettext_lazy("Contains personal data")),
+    ("not_a_query", gettext_lazy("Not a real query")),
 ]
 
 

@@ -276,8 +276,10 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             )
         except StaleReview:
             errors.append(
-                "Another lead changed this query while you were looking at it; "
-                "nothing of yours was saved. Here is the current state."
+                gettext(
+                    "Another lead changed this query while you were looking at it; "
+                    "nothing of yours was saved. Here is the current state."
+                )
             )
             status = 409
         except ValueError as error:

@@ -195,7 +195,7 @@ def _checked_kind(retriever: Retriever | None, kind: str | None) -> str:
 
 def _new_name(project: Project, name: str | None) -> str:
     try:
-        name = single_line(name or "", "a retriever's name")
+        name = single_line(name or "", gettext("a retriever's name"))
     except ValueError as error:
         raise RetrieverInvalid(str(error)) from None
     if not name:
