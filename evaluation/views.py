@@ -49,6 +49,7 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
+from evaluation.wording import verdict_in_words
 from goldsmith import bands, formats, metrics, plots
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -416,7 +417,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
             preset=bands.preset(evaluation_settings_get(project=project).preset),
-            verdict=report.get("verdict"),
+            verdict=verdict_in_words(report.get("verdict")),
             drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
