@@ -29,6 +29,7 @@ from annotation.services.progress import uploads_dir
 from goldsmith.formats import FormatError
 from goldsmith.intake.limits import UploadLimits
 from goldsmith.intake.readers import ReadError
+from goldsmith.text import Text
 
 
 class Upload(Protocol):
@@ -117,4 +118,6 @@ def _named(error: FormatError | ReadError, path: Path, name: str) -> ValueError:
     at = str(path)
     if error.filename != at and not error.filename.startswith(at + ":"):
         return error
-    return ReadError(name + error.filename[len(at) :], error.line, error.reason.replace(at, name))
+    # A reader's own sentence (a Text) names no path: kept as it is, it stays translatable.
+    reason = error.reason if isinstance(error.reason, Text) else error.reason.replace(at, name)
+    return ReadError(name + error.filename[len(at) :], error.line, reason)

@@ -32,6 +32,7 @@ from goldsmith.formats import FormatError
 from goldsmith.formats.detect import detect_format, read_run
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
+from goldsmith.text import say
 
 HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
@@ -263,7 +264,7 @@ def _run_file_read(source: Upload | Path) -> _RunFileRead:
 def _run_file_parse(path: Path, filename: str) -> _RunFileRead:
     fmt = detect_format(path)
     if fmt == "goldset":
-        raise FormatError(path, 1, "this is a golden set, not a run")
+        raise FormatError(path, 1, say("this is a golden set, not a run"))
     ranking = read_run(path, fmt)
     order = np.lexsort((np.arange(len(ranking.ids)), ranking.ranks, ranking.qidx))
     lists: dict[str, tuple[list[str], list[float | None]]] = {}

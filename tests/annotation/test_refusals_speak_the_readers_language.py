@@ -143,3 +143,20 @@ def test_a_file_error_says_where_in_the_readers_language():
         assert localize(error) == "corpus.jsonl 第 12 行：文本块编号 'c-7' 重复"
         whole_file = ReadError("log.txt", None, say("the file holds no queries"))
         assert localize(whole_file) == "log.txt：文件中没有查询"
+
+
+def test_a_bad_line_of_a_golden_set_upload_is_named_in_chinese(personas, api_client_for):
+    response = api_client_for(personas.alice).post(
+        f"/api/v1/projects/{personas.project.pk}/goldsets/import/",
+        {
+            "format": "trec",
+            "file": SimpleUploadedFile("评测qrels.txt", b"q1 0 c1 2\nq1 0 c2\n"),
+            "topics": SimpleUploadedFile("topics.tsv", "q1\t如何退款\n".encode()),
+        },
+        format="multipart",
+        **CHINESE,
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "file": ["评测qrels.txt 第 2 行：应有 4 列（qid iter docno grade），实际有 3 列"]
+    }
