@@ -351,8 +351,8 @@ def query_approve(
     review = _locked_review(project, query_id, version)
     if review.state != ReviewState.RESOLVED:
         raise ValueError(
-            gettext("only a resolved query can be approved (this one is %(state)s)")
-            % {"state": review.state}
+            gettext("only a resolved query can be approved (this one is: %(state)s)")
+            % {"state": ReviewState(review.state).label.lower()}
         )
     review.state = ReviewState.APPROVED
     review.approved_by = by

@@ -98,7 +98,7 @@ def sample_draw(
     if log.status != ImportStatus.DONE:
         raise SamplingError(
             gettext("log #%(pk)s is not imported yet (status %(status)s)")
-            % {"pk": log.pk, "status": log.status}
+            % {"pk": log.pk, "status": ImportStatus(log.status).label.lower()}
         )
     if strategy not in sampling.STRATEGIES:
         raise SamplingError(

@@ -45,8 +45,8 @@ class FormatError(ValueError):
         message = self.message
         if isinstance(message, Text):  # keep it translatable: rename in its values
             values = {
-                key: value.replace(at, name)
-                if isinstance(value, str) and not isinstance(value, Text)
+                key: str(value).replace(at, name)
+                if isinstance(value, str | Path) and not isinstance(value, Text)
                 else value
                 for key, value in message.values.items()
             }
