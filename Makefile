@@ -32,13 +32,15 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# After changing a page's or a script's words: refresh the zh_Hans catalogs (needs GNU gettext),
-# translate what is new (docs/glossary-zh.md), then `make install` compiles them.
+# After changing words: refresh the zh_Hans catalogs, translate what is new (docs/glossary-zh.md),
+# then `make install` compiles them. The apps' catalogs hold what their Python code marks (read
+# with Python's own parser); the project's, the pages' and scripts' words (GNU gettext).
 messages: install
+	$(PY) -m config.python_catalogs
 	$(PY) manage.py makemessages -l zh_Hans -d django --no-obsolete --no-wrap $(MESSAGES_IGNORE)
 	$(PY) manage.py makemessages -l zh_Hans -d djangojs --no-obsolete --no-wrap $(MESSAGES_IGNORE)
 
-MESSAGES_IGNORE := -i .venv -i var -i tests -i bench -i docs -i node_modules -i staticfiles
+MESSAGES_IGNORE := -i .venv -i var -i tests -i bench -i docs -i node_modules -i staticfiles -i '*.py'
 
 format: install
 	$(VENV)/bin/ruff format .

@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.models import ApiToken, Chunk, Document, Membership, Project, Query
 from annotation.services.projects import (
@@ -77,15 +78,28 @@ class GoldsmithUserAdmin(UserAdmin):
         if change and "is_active" in form.changed_data and not obj.is_active:
             revoked = api_tokens_revoke_all(user=obj)
             if revoked:
-                tokens = "1 API token was" if revoked == 1 else f"{revoked} API tokens were"
-                messages.info(request, f"{obj.username} is deactivated: {tokens} revoked.")
+                messages.info(
+                    request,
+                    ngettext(
+                        "%(username)s is deactivated: %(count)s API token was revoked.",
+                        "%(username)s is deactivated: %(count)s API tokens were revoked.",
+                        revoked,
+                    )
+                    % {"username": obj.username, "count": revoked},
+                )
 
-    @admin.action(description="Deactivate the selected users and revoke their API tokens")
+    @admin.action(
+        description=gettext_lazy("Deactivate the selected users and revoke their API tokens")
+    )
     def deactivate(self, request, queryset):
         for user in queryset:
             user_deactivate(user=user)
         count = queryset.count()
-        messages.success(request, f"Deactivated {count} user{'s' if count != 1 else ''}.")
+        messages.success(
+            request,
+            ngettext("Deactivated %(count)s user.", "Deactivated %(count)s users.", count)
+            % {"count": count},
+        )
 
 
 @admin.register(Document)

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework import authentication, exceptions
 
 from annotation.models import ApiToken
@@ -44,17 +45,18 @@ class HashedTokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key: str):  # type: ignore[override]  # DRF's base method is untyped; same arguments
         token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
         if token is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
+            raise exceptions.AuthenticationFailed(gettext("Invalid token."))
         if token.revoked_at is not None:
             raise exceptions.AuthenticationFailed(
-                f"This token was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC."
+                gettext("This token was revoked on %(revoked_at)s UTC.")
+                % {"revoked_at": f"{token.revoked_at:%Y-%m-%d %H:%M}"}
             )
         if not token.user.is_active:
-            raise exceptions.AuthenticationFailed("This token's account is deactivated.")
+            raise exceptions.AuthenticationFailed(gettext("This token's account is deactivated."))
         if token.has_expired:
             raise exceptions.AuthenticationFailed(
-                f"This token expired on {token.expires_at:%Y-%m-%d %H:%M} UTC; sign in and "
-                "issue a new one."
+                gettext("This token expired on %(expires_at)s UTC; sign in and issue a new one.")
+                % {"expires_at": f"{token.expires_at:%Y-%m-%d %H:%M}"}
             )
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
         return token.user, token

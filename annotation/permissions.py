@@ -12,9 +12,10 @@ from enum import StrEnum
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Membership, Project, Role
-from annotation.wording import with_article
 
 
 class Action(StrEnum):
@@ -35,12 +36,21 @@ ALLOWED_ROLES: dict[Action, frozenset[str]] = {
 }
 
 
-# What a refused member is told they may not do, and who may: "… may not <this>".
-REFUSALS: dict[Action, str] = {
-    Action.VIEW: "see it",
-    Action.ANNOTATE: "grade: only annotators and leads can",
-    Action.LEAD: "do this: only a lead can",
-    Action.OVERSEE: "see how the review stands before a version is frozen",
+# What a refused member is told: what their role may not do, and who may. Whole sentences per
+# role, so that each language can word them its own way.
+REFUSALS: dict[tuple[str, Action], str | Promise] = {
+    (Role.ANNOTATOR, Action.LEAD): gettext_lazy(
+        "An annotator of this project may not do this: only a lead can."
+    ),
+    (Role.VIEWER, Action.LEAD): gettext_lazy(
+        "A viewer of this project may not do this: only a lead can."
+    ),
+    (Role.VIEWER, Action.ANNOTATE): gettext_lazy(
+        "A viewer of this project may not grade: only annotators and leads can."
+    ),
+    (Role.ANNOTATOR, Action.OVERSEE): gettext_lazy(
+        "An annotator of this project may not see how the review stands before a version is frozen."
+    ),
 }
 
 
@@ -50,7 +60,10 @@ def role_allows(role: str, action: Action) -> bool:
 
 def refusal(role: str, action: Action) -> str:
     """'An annotator of this project may not do this: only a lead can.'"""
-    return f"{with_article(role).capitalize()} of this project may not {REFUSALS[action]}."
+    sentence = REFUSALS.get((role, action))
+    if sentence is None:
+        return gettext("Your role in this project does not allow this.")
+    return str(sentence)
 
 
 def project_access(
@@ -58,14 +71,14 @@ def project_access(
 ) -> tuple[Project, Membership]:
     """The project and the caller's membership, if the caller may do `action` in it."""
     if not user.is_authenticated:
-        raise Http404("No such project")
+        raise Http404(gettext("No such project"))
     membership = (
         Membership.objects.select_related("project")
         .filter(project_id=project_id, user_id=user.pk)
         .first()
     )
     if membership is None:
-        raise Http404("No such project")
+        raise Http404(gettext("No such project"))
     if not role_allows(membership.role, action):
         raise PermissionDenied(refusal(membership.role, action))
     return membership.project, membership

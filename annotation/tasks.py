@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 from celery import shared_task
+from django.utils import translation
 
 from annotation.models import WorkerPing
 
@@ -18,18 +19,24 @@ def worker_ping(token: str) -> None:
 # --- imports (corpus and query logs): the import row is claimed, so a second run is a no-op --
 
 
+# `language`: the uploader's (their request's), so that the reason a file is refused, stored
+# with the import, is written in the language of the person who will read it.
+
+
 @shared_task(acks_late=True)
-def corpus_import_execute(corpus_import_id: int) -> None:
+def corpus_import_execute(corpus_import_id: int, language: str | None = None) -> None:
     from annotation.services.corpus import corpus_import_run
 
-    corpus_import_run(corpus_import_id=corpus_import_id)
+    with translation.override(language):
+        corpus_import_run(corpus_import_id=corpus_import_id)
 
 
 @shared_task(acks_late=True)
-def query_log_import_execute(query_log_id: int) -> None:
+def query_log_import_execute(query_log_id: int, language: str | None = None) -> None:
     from annotation.services.querylogs import query_log_run
 
-    query_log_run(query_log_id=query_log_id)
+    with translation.override(language):
+        query_log_run(query_log_id=query_log_id)
 
 
 @shared_task

@@ -25,6 +25,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.datastructures import MultiValueDict
+from django.utils.translation import gettext
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -42,8 +43,11 @@ def single_line(value: str, what: str) -> str:
         if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
             shown = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}.get(char, f"\\u{ord(char):04x}")
             raise ValueError(
-                f"{what} is one line of text, without line breaks, tabs or other control "
-                f"characters (it holds {shown})"
+                gettext(
+                    "%(what)s is one line of text, without line breaks, tabs or other control"
+                    " characters (it holds %(shown)s)"
+                )
+                % {"what": what, "shown": shown}
             )
     return value
 

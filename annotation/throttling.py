@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.utils.translation import ngettext
 from rest_framework.throttling import BaseThrottle
 
 
@@ -71,11 +72,12 @@ class SignInRefusal:
 
 
 def _signin_counters(username: str, address: str | None) -> list[tuple[str, str, int]]:
-    """(cache key, how the refusal names it, limit) of each count a sign-in belongs to."""
+    """(cache key, what it counts: "account" or "address", limit) of each count a sign-in
+    belongs to."""
     counters = [
         (
             _key("signin", "account", username),
-            "for this account",
+            "account",
             settings.GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT,
         )
     ]
@@ -83,7 +85,7 @@ def _signin_counters(username: str, address: str | None) -> list[tuple[str, str,
         counters.append(
             (
                 _key("signin", "address", address),
-                "from your address",
+                "address",
                 settings.GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS,
             )
         )
@@ -101,14 +103,23 @@ def signin_refusal(*, username: str, address: str | None) -> SignInRefusal | Non
             since = found.get(f"{key}:since", now)
             retry_after = max(1, math.ceil(since + window - now))
             minutes = math.ceil(retry_after / 60)
-            wait = f"{minutes} minute{'s' if minutes != 1 else ''}"
-            return SignInRefusal(
-                reason=(
-                    f"Too many failed sign-ins {where}. Try again in {wait}, or ask an "
-                    "administrator to reset your password."
-                ),
-                retry_after=retry_after,
-            )
+            if where == "account":
+                reason = ngettext(
+                    "Too many failed sign-ins for this account. Try again in %(minutes)s minute, "
+                    "or ask an administrator to reset your password.",
+                    "Too many failed sign-ins for this account. Try again in %(minutes)s "
+                    "minutes, or ask an administrator to reset your password.",
+                    minutes,
+                )
+            else:
+                reason = ngettext(
+                    "Too many failed sign-ins from your address. Try again in %(minutes)s "
+                    "minute, or ask an administrator to reset your password.",
+                    "Too many failed sign-ins from your address. Try again in %(minutes)s "
+                    "minutes, or ask an administrator to reset your password.",
+                    minutes,
+                )
+            return SignInRefusal(reason=reason % {"minutes": minutes}, retry_after=retry_after)
     return None
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -22,6 +23,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
+from annotation.i18n import localize
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from annotation.text_input import JSONParser
@@ -41,7 +43,7 @@ from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({"detail": str(error)})
+    return serializers.ValidationError({"detail": localize(error)})
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,7 +128,11 @@ class HttpConfigInput(serializers.Serializer):
             unknown = sorted(set(data) - {s.name for s in HTTP_SETTINGS})
             if unknown:
                 raise serializers.ValidationError(
-                    {api_settings.NON_FIELD_ERRORS_KEY: [f"unknown HTTP setting {unknown[0]!r}"]}
+                    {
+                        api_settings.NON_FIELD_ERRORS_KEY: [
+                            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}
+                        ]
+                    }
                 )
         return super().to_internal_value(data)
 
@@ -144,21 +150,21 @@ class HttpConfigInputSchema(OpenApiSerializerExtension):
 class RetrieverInput(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=RetrieverKind.choices)
-    config = HttpConfigInput(required=False, help_text="HTTP retrievers only")
+    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
     auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
     auth_header_value = serializers.CharField(
         required=False,
         allow_blank=True,
         default="",
         write_only=True,
-        help_text="Stored encrypted; never returned.",
+        help_text=gettext_lazy("Stored encrypted; never returned."),
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
 
 
 class RetrieverUpdateInput(serializers.Serializer):
-    config = HttpConfigInput(required=False, help_text="HTTP retrievers only")
+    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
     auth_header_name = serializers.CharField(required=False, allow_blank=True)
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
@@ -252,8 +258,10 @@ class RunProgressOutput(serializers.Serializer):
 
 
 class VerdictMeanOutput(serializers.Serializer):
-    metric = serializers.CharField(help_text="recall@K or pass@K at the headline K")
-    mean = serializers.FloatField(allow_null=True, help_text="null: no query was scored")
+    metric = serializers.CharField(help_text=gettext_lazy("recall@K or pass@K at the headline K"))
+    mean = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("null: no query was scored")
+    )
     target = serializers.FloatField()
     floor = serializers.FloatField()
     band = serializers.ChoiceField(choices=["good", "fair", "poor"])
@@ -262,27 +270,31 @@ class VerdictMeanOutput(serializers.Serializer):
 class VerdictOutput(serializers.Serializer):
     verdict = serializers.ChoiceField(
         choices=["pass", "warn", "fail"],
-        help_text="pass: mean recall and pass rate meet their targets; fail: either is below "
-        "its floor; warn: in between",
+        help_text=gettext_lazy(
+            "pass: mean recall and pass rate meet their targets; fail: either is below "
+            "its floor; warn: in between"
+        ),
     )
-    k = serializers.IntegerField(help_text="the headline K")
-    queries = serializers.IntegerField(help_text="queries in the means")
+    k = serializers.IntegerField(help_text=gettext_lazy("the headline K"))
+    queries = serializers.IntegerField(help_text=gettext_lazy("queries in the means"))
     recall = VerdictMeanOutput()
     pass_rate = VerdictMeanOutput()
     pass_threshold = serializers.FloatField()
-    summary = serializers.CharField(help_text="the verdict in plain words")
+    summary = serializers.CharField(help_text=gettext_lazy("the verdict in plain words"))
 
 
 class SignificanceOutput(serializers.Serializer):
     metric = serializers.CharField()
-    n = serializers.IntegerField(help_text="queries scored in both runs")
+    n = serializers.IntegerField(help_text=gettext_lazy("queries scored in both runs"))
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
-    diff = serializers.FloatField(allow_null=True, help_text="current − baseline")
+    diff = serializers.FloatField(allow_null=True, help_text=gettext_lazy("current − baseline"))
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    p_value = serializers.FloatField(allow_null=True, help_text="paired randomization test")
-    beyond_noise = serializers.BooleanField(help_text="p < 0.05")
+    p_value = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("paired randomization test")
+    )
+    beyond_noise = serializers.BooleanField(help_text=gettext_lazy("p < 0.05"))
     words = serializers.CharField()
 
 
@@ -294,7 +306,7 @@ class FiredRuleOutput(serializers.Serializer):
     limit = serializers.FloatField()
     baseline = serializers.FloatField(allow_null=True)
     message = serializers.CharField()
-    significance = SignificanceOutput(allow_null=True, help_text="drops only")
+    significance = SignificanceOutput(allow_null=True, help_text=gettext_lazy("drops only"))
 
 
 class SettingChangeOutput(serializers.Serializer):
@@ -303,17 +315,21 @@ class SettingChangeOutput(serializers.Serializer):
     )
     before = serializers.JSONField()
     after = serializers.JSONField()
-    words = serializers.CharField(help_text="e.g. top-K 5 → 20")
+    words = serializers.CharField(help_text=gettext_lazy("e.g. top-K 5 → 20"))
 
 
 class DriftMeansOutput(serializers.Serializer):
-    recall = serializers.FloatField(allow_null=True, help_text="mean Recall@K")
-    pass_rate = serializers.FloatField(allow_null=True, help_text="mean pass@K")
+    recall = serializers.FloatField(allow_null=True, help_text=gettext_lazy("mean Recall@K"))
+    pass_rate = serializers.FloatField(allow_null=True, help_text=gettext_lazy("mean pass@K"))
 
 
 class DriftLimitsOutput(serializers.Serializer):
-    max_recall_drop = serializers.FloatField(allow_null=True, help_text="null: rule off")
-    max_pass_rate_drop = serializers.FloatField(allow_null=True, help_text="null: rule off")
+    max_recall_drop = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("null: rule off")
+    )
+    max_pass_rate_drop = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("null: rule off")
+    )
     recall_floor = serializers.FloatField()
     pass_rate_floor = serializers.FloatField()
 
@@ -321,14 +337,18 @@ class DriftLimitsOutput(serializers.Serializer):
 class DriftOutput(serializers.Serializer):
     baseline_run = serializers.IntegerField()
     comparable = serializers.BooleanField(
-        help_text="false: a setting changed since the baseline; the drop rules were not applied"
+        help_text=gettext_lazy(
+            "false: a setting changed since the baseline; the drop rules were not applied"
+        )
     )
     settings_changed = SettingChangeOutput(many=True)
     note = serializers.CharField()
-    k = serializers.IntegerField(allow_null=True, help_text="the headline K (null: older runs)")
+    k = serializers.IntegerField(
+        allow_null=True, help_text=gettext_lazy("the headline K (null: older runs)")
+    )
     limits = DriftLimitsOutput(allow_null=True)
     current = DriftMeansOutput(allow_null=True)
-    baseline = DriftMeansOutput(allow_null=True, help_text="null when not comparable")
+    baseline = DriftMeansOutput(allow_null=True, help_text=gettext_lazy("null when not comparable"))
     fired = FiredRuleOutput(many=True)
     significance = serializers.DictField(child=SignificanceOutput())
     changed = serializers.ListField(
@@ -347,17 +367,22 @@ class EvaluationRunOutput(serializers.Serializer):
     matching = serializers.CharField()
     pass_threshold = serializers.FloatField()
     tokenizer = serializers.CharField(
-        help_text="how the built-in retriever's index cut the texts (zh-words, zh-bigrams or "
-        "default); empty for HTTP retrievers and run files"
+        help_text=gettext_lazy(
+            "how the built-in retriever's index cut the texts (zh-words, zh-bigrams or "
+            "default); empty for HTTP retrievers and run files"
+        )
     )
     state = serializers.CharField()
     error = serializers.CharField()
     progress = RunProgressOutput()
     failed_queries = serializers.IntegerField()
     is_baseline = serializers.BooleanField()
-    headline_k = serializers.IntegerField(allow_null=True, help_text="null on older runs")
+    headline_k = serializers.IntegerField(
+        allow_null=True, help_text=gettext_lazy("null on older runs")
+    )
     verdict = serializers.ChoiceField(
-        choices=["pass", "warn", "fail", ""], help_text="empty until the run has succeeded"
+        choices=["pass", "warn", "fail", ""],
+        help_text=gettext_lazy("empty until the run has succeeded"),
     )
     verdict_detail = VerdictOutput(allow_null=True)
     drift = DriftOutput(allow_null=True)
@@ -431,9 +456,10 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
 
 
 class EvaluationRunInput(serializers.Serializer):
-    retriever = serializers.CharField(help_text="Retriever id or name")
+    retriever = serializers.CharField(help_text=gettext_lazy("Retriever id or name"))
     version = serializers.CharField(
-        required=False, help_text="Version label or id; the latest version when absent"
+        required=False,
+        help_text=gettext_lazy("Version label or id; the latest version when absent"),
     )
     ks = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False)
     relevance_threshold = serializers.ChoiceField(choices=[1, 2], default=2)
@@ -442,8 +468,10 @@ class EvaluationRunInput(serializers.Serializer):
     pass_threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
     machine_grades = serializers.BooleanField(
         default=True,
-        help_text="count the version's machine grades as judged (false: those chunks are "
-        "unjudged); the report states which",
+        help_text=gettext_lazy(
+            "count the version's machine grades as judged (false: those chunks are "
+            "unjudged); the report states which"
+        ),
     )
 
 
@@ -530,7 +558,12 @@ class EvaluationRunReportApi(APIView):
         run = _run(request, project_id, run_id, Action.VIEW)
         if run.state != "succeeded":
             return Response(
-                {"detail": f"the run is {run.state}; its report comes when it has succeeded"},
+                {
+                    "detail": gettext(
+                        "the run is %(state)s; its report comes when it has succeeded"
+                    )
+                    % {"state": run.get_state_display()}
+                },
                 status=status.HTTP_409_CONFLICT,
             )
         return Response(run_report_cached(run))
@@ -581,41 +614,53 @@ class EvaluationRunPoolApi(APIView):
 
 
 class CompareMetricOutput(serializers.Serializer):
-    metric = serializers.CharField(help_text="family@K, or precision / f1 of the whole list")
-    n = serializers.IntegerField(help_text="queries scored in both runs")
+    metric = serializers.CharField(
+        help_text=gettext_lazy("family@K, or precision / f1 of the whole list")
+    )
+    n = serializers.IntegerField(help_text=gettext_lazy("queries scored in both runs"))
     mean_a = serializers.FloatField(allow_null=True)
     mean_b = serializers.FloatField(allow_null=True)
-    diff = serializers.FloatField(allow_null=True, help_text="B − A")
-    ci_low = serializers.FloatField(allow_null=True, help_text="95% bootstrap CI of B − A")
+    diff = serializers.FloatField(allow_null=True, help_text=gettext_lazy("B − A"))
+    ci_low = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("95% bootstrap CI of B − A")
+    )
     ci_high = serializers.FloatField(allow_null=True)
-    p_randomization = serializers.FloatField(allow_null=True, help_text="paired sign-flip test")
-    p_ttest = serializers.FloatField(allow_null=True, help_text="paired t-test")
-    p_holm = serializers.FloatField(allow_null=True, help_text="Holm over the metrics compared")
-    wins = serializers.IntegerField(help_text="queries where B is higher")
+    p_randomization = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("paired sign-flip test")
+    )
+    p_ttest = serializers.FloatField(allow_null=True, help_text=gettext_lazy("paired t-test"))
+    p_holm = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("Holm over the metrics compared")
+    )
+    wins = serializers.IntegerField(help_text=gettext_lazy("queries where B is higher"))
     ties = serializers.IntegerField()
-    losses = serializers.IntegerField(help_text="queries where B is lower")
+    losses = serializers.IntegerField(help_text=gettext_lazy("queries where B is lower"))
 
 
 class QueryChangeOutput(serializers.Serializer):
     query_id = serializers.CharField()
     text = serializers.CharField()
     category = serializers.CharField(allow_null=True)
-    a = serializers.FloatField(help_text="the list's metric in run A")
-    b = serializers.FloatField(help_text="the list's metric in run B")
-    diff = serializers.FloatField(help_text="B − A")
-    also_a = serializers.FloatField(help_text="the `also` metric (nDCG@K) in run A")
-    also_b = serializers.FloatField(help_text="the `also` metric (nDCG@K) in run B")
+    a = serializers.FloatField(help_text=gettext_lazy("the list's metric in run A"))
+    b = serializers.FloatField(help_text=gettext_lazy("the list's metric in run B"))
+    diff = serializers.FloatField(help_text=gettext_lazy("B − A"))
+    also_a = serializers.FloatField(help_text=gettext_lazy("the `also` metric (nDCG@K) in run A"))
+    also_b = serializers.FloatField(help_text=gettext_lazy("the `also` metric (nDCG@K) in run B"))
 
 
 class QueryChangesOutput(serializers.Serializer):
-    metric = serializers.CharField(help_text="recall@K at the headline K")
-    also = serializers.CharField(allow_null=True, help_text="ndcg@K, given beside it")
-    n = serializers.IntegerField(help_text="queries scored in both runs")
+    metric = serializers.CharField(help_text=gettext_lazy("recall@K at the headline K"))
+    also = serializers.CharField(allow_null=True, help_text=gettext_lazy("ndcg@K, given beside it"))
+    n = serializers.IntegerField(help_text=gettext_lazy("queries scored in both runs"))
     worse_count = serializers.IntegerField()
     better_count = serializers.IntegerField()
-    ties = serializers.IntegerField(help_text="queries whose metric did not change")
-    worse = QueryChangeOutput(many=True, help_text="every query that got worse, worst first")
-    better = QueryChangeOutput(many=True, help_text="every query that got better, largest first")
+    ties = serializers.IntegerField(help_text=gettext_lazy("queries whose metric did not change"))
+    worse = QueryChangeOutput(
+        many=True, help_text=gettext_lazy("every query that got worse, worst first")
+    )
+    better = QueryChangeOutput(
+        many=True, help_text=gettext_lazy("every query that got better, largest first")
+    )
 
 
 class CompareRunOutput(serializers.Serializer):
@@ -628,17 +673,23 @@ class CompareOutput(serializers.Serializer):
     headline_k = serializers.IntegerField()
     a = CompareRunOutput()
     b = CompareRunOutput()
-    version = serializers.CharField(help_text="the golden-set version of both runs")
-    settings = serializers.JSONField(help_text="A's settings, with which both runs are scored")
+    version = serializers.CharField(help_text=gettext_lazy("the golden-set version of both runs"))
+    settings = serializers.JSONField(
+        help_text=gettext_lazy("A's settings, with which both runs are scored")
+    )
     settings_differ = serializers.ListField(
-        child=serializers.CharField(), help_text="settings B was run with that differ from A's"
+        child=serializers.CharField(),
+        help_text=gettext_lazy("settings B was run with that differ from A's"),
     )
     metrics = CompareMetricOutput(many=True)
     changes = QueryChangesOutput()
     scatter = serializers.ListField(
-        child=serializers.DictField(), help_text="per query: query_id, a and b (Recall@K)"
+        child=serializers.DictField(),
+        help_text=gettext_lazy("per query: query_id, a and b (Recall@K)"),
     )
-    per_category = serializers.DictField(help_text="category → metric → {a, b, diff}, and n")
+    per_category = serializers.DictField(
+        help_text=gettext_lazy("category → metric → {a, b, diff}, and n")
+    )
 
 
 class EvaluationCompareApi(APIView):
@@ -656,7 +707,9 @@ class EvaluationCompareApi(APIView):
         try:
             a_id, b_id = int(request.query_params["a"]), int(request.query_params["b"])
         except (KeyError, ValueError):
-            raise serializers.ValidationError({"detail": "give two run ids as ?a=&b="}) from None
+            raise serializers.ValidationError(
+                {"detail": gettext("give two run ids as ?a=&b=")}
+            ) from None
         runs = EvaluationRun.objects.select_related("retriever", "version").filter(project=project)
         a = get_object_or_404(runs, pk=a_id)
         b = get_object_or_404(runs, pk=b_id)

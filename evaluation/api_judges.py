@@ -9,6 +9,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -43,10 +44,12 @@ class JudgeOutput(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=MachineJudgeKind.choices)
-    config = serializers.JSONField(allow_null=True, help_text="an HTTP judge's settings")
+    config = serializers.JSONField(
+        allow_null=True, help_text=gettext_lazy("an HTTP judge's settings")
+    )
     auth_header_name = serializers.CharField()
     has_auth_header = serializers.BooleanField()
-    graded = serializers.IntegerField(help_text="candidates this judge has graded")
+    graded = serializers.IntegerField(help_text=gettext_lazy("candidates this judge has graded"))
     created_at = serializers.DateTimeField()
 
 
@@ -55,13 +58,18 @@ class JudgeInput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=MachineJudgeKind.choices)
     config = serializers.DictField(
         required=False,
-        help_text="HTTP judges: url, method, body_template ({query}, {query_id}, {chunk}, "
-        "{chunk_id}), grade_path, reason_path, timeout, max_concurrency, retries, backoff, "
-        "batch_size, headers",
+        help_text=gettext_lazy(
+            "HTTP judges: url, method, body_template ({query}, {query_id}, {chunk}, "
+            "{chunk_id}), grade_path, reason_path, timeout, max_concurrency, retries, backoff, "
+            "batch_size, headers"
+        ),
     )
     auth_header_name = serializers.CharField(required=False, allow_blank=True)
     auth_header_value = serializers.CharField(
-        required=False, allow_blank=True, write_only=True, help_text="stored encrypted"
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        help_text=gettext_lazy("stored encrypted"),
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
 
@@ -101,7 +109,9 @@ class JudgeDetailApi(APIView):
 
 class JudgeGradesInput(serializers.Serializer):
     file = serializers.FileField(
-        help_text="JSONL or CSV: query_id (or query), chunk_id, grade (0, 1, 2), reason"
+        help_text=gettext_lazy(
+            "JSONL or CSV: query_id (or query), chunk_id, grade (0, 1, 2), reason"
+        )
     )
 
 
@@ -163,7 +173,9 @@ class JudgingJobInput(serializers.Serializer):
     scope = serializers.ChoiceField(
         choices=list(SCOPES),
         default="all",
-        help_text="all candidates, new (not graded by this judge), or unjudged (by no person)",
+        help_text=gettext_lazy(
+            "all candidates, new (not graded by this judge), or unjudged (by no person)"
+        ),
     )
 
 
@@ -214,13 +226,19 @@ class JudgingJobCancelApi(APIView):
 
 
 class GapFillOutput(serializers.Serializer):
-    filled = serializers.IntegerField(help_text="final grades set from the machine's grades")
+    filled = serializers.IntegerField(
+        help_text=gettext_lazy("final grades set from the machine's grades")
+    )
     queries_resolved = serializers.IntegerField(
-        help_text="queries nobody is assigned to that are now resolved (ready to approve)"
+        help_text=gettext_lazy(
+            "queries nobody is assigned to that are now resolved (ready to approve)"
+        )
     )
     skipped = serializers.IntegerField(
-        help_text="machine grades left out: a person graded the candidate, it has a final "
-        "grade, or its query is approved or flagged"
+        help_text=gettext_lazy(
+            "machine grades left out: a person graded the candidate, it has a final "
+            "grade, or its query is approved or flagged"
+        )
     )
 
 
@@ -238,19 +256,23 @@ class GapFillApi(APIView):
 
 
 class KappaOutput(serializers.Serializer):
-    kappa = serializers.FloatField(allow_null=True, help_text="null: undefined")
-    low = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval over queries")
+    kappa = serializers.FloatField(allow_null=True, help_text=gettext_lazy("null: undefined"))
+    low = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("95% bootstrap interval over queries")
+    )
     high = serializers.FloatField(allow_null=True)
     raw_agreement = serializers.FloatField(allow_null=True)
     n_items = serializers.IntegerField()
-    n_groups = serializers.IntegerField(help_text="queries")
+    n_groups = serializers.IntegerField(help_text=gettext_lazy("queries"))
 
 
 class AgainstOutput(serializers.Serializer):
-    who = serializers.CharField(help_text="an annotator's name, or 'final grades'")
-    kind = serializers.CharField(help_text="'annotator' or 'final'")
+    who = serializers.CharField(help_text=gettext_lazy("an annotator's name, or 'final grades'"))
+    kind = serializers.CharField(help_text=gettext_lazy("'annotator' or 'final'"))
     overall = KappaOutput()
-    categories = serializers.DictField(child=KappaOutput(), help_text="per query category")
+    categories = serializers.DictField(
+        child=KappaOutput(), help_text=gettext_lazy("per query category")
+    )
 
 
 class JudgeAgreementOutput(serializers.Serializer):
@@ -264,7 +286,9 @@ class JudgeAgreementOutput(serializers.Serializer):
 
 class AgreementOutput(serializers.Serializer):
     judges = JudgeAgreementOutput(many=True)
-    people = AgainstOutput(many=True, help_text="each annotator against the final grades")
+    people = AgainstOutput(
+        many=True, help_text=gettext_lazy("each annotator against the final grades")
+    )
 
 
 class JudgeAgreementApi(APIView):

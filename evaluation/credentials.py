@@ -17,6 +17,7 @@ import os
 
 from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
+from django.utils.translation import gettext
 
 
 class SecretUnavailable(Exception):
@@ -38,7 +39,9 @@ def decrypt(token: str) -> str:
         return _fernet().decrypt(token.encode("ascii")).decode()
     except (InvalidToken, ValueError):
         raise SecretUnavailable(
-            "the stored auth header cannot be decrypted (was the key changed?); enter it again"
+            gettext(
+                "the stored auth header cannot be decrypted (was the key changed?); enter it again"
+            )
         ) from None
 
 
@@ -58,11 +61,11 @@ def environment_refusal(name: str) -> str | None:
     allowed = set(getattr(settings, "GOLDSMITH_RETRIEVER_SECRET_ENV", ()) or ())
     if name not in SERVER_SECRETS and (name.startswith(EXPOSED_PREFIX) or name in allowed):
         return None
-    return (
-        f"environment variable {name} may not be used for an auth header: only variables "
-        f"named {EXPOSED_PREFIX}… or listed in the GOLDSMITH_RETRIEVER_SECRET_ENV setting "
-        "may be (an operator exposes them on purpose)"
-    )
+    return gettext(
+        "environment variable %(name)s may not be used for an auth header: only variables "
+        "named %(prefix)s… or listed in the GOLDSMITH_RETRIEVER_SECRET_ENV setting may be (an "
+        "operator exposes them on purpose)"
+    ) % {"name": name, "prefix": EXPOSED_PREFIX}
 
 
 def from_environment(name: str) -> str:
@@ -74,5 +77,7 @@ def from_environment(name: str) -> str:
         raise SecretUnavailable(refusal)
     value = os.environ.get(name)
     if value is None:
-        raise SecretUnavailable(f"environment variable {name} is not set on the worker")
+        raise SecretUnavailable(
+            gettext("environment variable %(name)s is not set on the worker") % {"name": name}
+        )
     return value

@@ -21,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenSetVersion
@@ -68,24 +69,24 @@ class EvaluationSettings(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "evaluation settings"
+        verbose_name_plural = gettext_lazy("evaluation settings")
 
     def __str__(self) -> str:
         return f"evaluation settings of {self.project}"
 
 
 class RetrieverKind(models.TextChoices):
-    HTTP = "http", "HTTP endpoint"
-    RUNFILE = "runfile", "Run file"
-    BM25 = "bm25", "Built-in BM25"
-    TFIDF = "tfidf", "Built-in TF-IDF"
+    HTTP = "http", gettext_lazy("HTTP endpoint")
+    RUNFILE = "runfile", gettext_lazy("Run file")
+    BM25 = "bm25", gettext_lazy("Built-in BM25")
+    TFIDF = "tfidf", gettext_lazy("Built-in TF-IDF")
 
 
 class Schedule(models.TextChoices):
-    NONE = "", "Not scheduled"
-    HOURLY = "hourly", "Every hour"
-    NIGHTLY = "nightly", "Every night"
-    WEEKLY = "weekly", "Every week"
+    NONE = "", gettext_lazy("Not scheduled")
+    HOURLY = "hourly", gettext_lazy("Every hour")
+    NIGHTLY = "nightly", gettext_lazy("Every night")
+    WEEKLY = "weekly", gettext_lazy("Every week")
 
 
 class Retriever(models.Model):
@@ -157,20 +158,20 @@ class RunFileRow(models.Model):
 
 
 class RunState(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
+    QUEUED = "queued", gettext_lazy("Queued")
+    RUNNING = "running", gettext_lazy("Running")
+    SUCCEEDED = "succeeded", gettext_lazy("Succeeded")
+    FAILED = "failed", gettext_lazy("Failed")
+    CANCELLED = "cancelled", gettext_lazy("Cancelled")
 
 
 FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
 
 
 class Matching(models.TextChoices):
-    CHUNK = "chunk", "By chunk id"
-    DOCUMENT = "document", "By document id"
-    SPAN = "span", "By span overlap (re-chunked corpora)"
+    CHUNK = "chunk", gettext_lazy("By chunk id")
+    DOCUMENT = "document", gettext_lazy("By document id")
+    SPAN = "span", gettext_lazy("By span overlap (re-chunked corpora)")
 
 
 class EvaluationRun(models.Model):
@@ -245,9 +246,9 @@ class EvaluationRun(models.Model):
 
 
 class BatchState(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
+    PENDING = "pending", gettext_lazy("Pending")
+    RUNNING = "running", gettext_lazy("Running")
+    DONE = "done", gettext_lazy("Done")
 
 
 class RunBatch(models.Model):
@@ -359,9 +360,9 @@ class JudgeEndpoint(models.Model):
 
 
 class JudgingScope(models.TextChoices):
-    ALL = "all", "Every candidate"
-    NEW = "new", "Candidates this judge has not graded"
-    UNJUDGED = "unjudged", "Candidates no person has graded"
+    ALL = "all", gettext_lazy("Every candidate")
+    NEW = "new", gettext_lazy("Candidates this judge has not graded")
+    UNJUDGED = "unjudged", gettext_lazy("Candidates no person has graded")
 
 
 class JudgingJob(models.Model):

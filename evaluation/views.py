@@ -13,9 +13,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
+from annotation.i18n import localize
 from annotation.permissions import Action, project_access, role_allows
 from annotation.services.uploads import UploadRefused
 from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
@@ -47,6 +49,7 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
+from evaluation.wording import verdict_in_words
 from goldsmith import bands, formats, metrics, plots
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -84,7 +87,9 @@ class HeaderLinesField(forms.CharField):
                 continue
             name, colon, text = line.partition(":")
             if not colon or not name.strip():
-                raise forms.ValidationError(f"write each header as Name: value, not {line!r}")
+                raise forms.ValidationError(
+                    gettext("write each header as Name: value, not %(line)r") % {"line": line}
+                )
             headers[name.strip()] = text.strip()
         return headers
 
@@ -114,19 +119,25 @@ class RetrieverForm(forms.Form):
 
     name = forms.CharField(max_length=120)
     kind = forms.ChoiceField(choices=RetrieverKind.choices)
-    auth_header_name = forms.CharField(required=False, help_text="e.g. Authorization")
+    auth_header_name = forms.CharField(required=False, help_text=gettext_lazy("e.g. Authorization"))
     auth_header_value = forms.CharField(
         required=False,
         widget=forms.PasswordInput(render_value=False),
-        help_text="Stored encrypted, never shown again. Leave empty to keep the stored one.",
+        help_text=gettext_lazy(
+            "Stored encrypted, never shown again. Leave empty to keep the stored one."
+        ),
     )
     auth_header_env = forms.CharField(
         required=False,
-        help_text="…or the name of an environment variable on the workers: GOLDSMITH_SECRET_… "
-        "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV",
+        help_text=gettext_lazy(
+            "…or the name of an environment variable on the workers: GOLDSMITH_SECRET_… "
+            "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV"
+        ),
     )
     schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
-    run_file = forms.FileField(required=False, help_text="TREC or JSONL run (kind: run file)")
+    run_file = forms.FileField(
+        required=False, help_text=gettext_lazy("TREC or JSONL run (kind: run file)")
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -171,9 +182,11 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     by=request.user,
                 )
             except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
-                form.add_error(None, str(error))
+                form.add_error(None, localize(error))
             else:
-                messages.success(request, f"Retriever {retriever.name} added.")
+                messages.success(
+                    request, gettext("Retriever %(name)s added.") % {"name": retriever.name}
+                )
                 return redirect(
                     "retriever-detail", project_id=project.pk, retriever_id=retriever.pk
                 )
@@ -183,7 +196,9 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
 
 class RunForm(forms.Form):
     version = forms.ModelChoiceField(queryset=None, empty_label=None)
-    ks = forms.CharField(initial="5 10", label="Cut-offs K", help_text="e.g. 5 10 20")
+    ks = forms.CharField(
+        initial="5 10", label=gettext_lazy("Cut-offs K"), help_text=gettext_lazy("e.g. 5 10 20")
+    )
     relevance_threshold = forms.TypedChoiceField(
         choices=[(2, "2 — strict"), (1, "1 — lenient")], coerce=int, initial=2
     )
@@ -193,9 +208,11 @@ class RunForm(forms.Form):
     machine_grades = forms.BooleanField(
         required=False,
         initial=True,
-        label="Count machine grades",
-        help_text="grades a machine judge filled where no person graded; unticked, those "
-        "chunks count as unjudged",
+        label=gettext_lazy("Count machine grades"),
+        help_text=gettext_lazy(
+            "grades a machine judge filled where no person graded; unticked, those "
+            "chunks count as unjudged"
+        ),
     )
 
     def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
@@ -206,9 +223,9 @@ class RunForm(forms.Form):
         try:
             values = [int(x) for x in self.cleaned_data["ks"].replace(",", " ").split()]
         except ValueError:
-            raise forms.ValidationError("cut-offs are whole numbers, e.g. 5 10") from None
+            raise forms.ValidationError(gettext("cut-offs are whole numbers, e.g. 5 10")) from None
         if not values:
-            raise forms.ValidationError("give at least one cut-off")
+            raise forms.ValidationError(gettext("give at least one cut-off"))
         return values
 
 
@@ -236,7 +253,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
                     by=request.user,
                 )
             except RunInvalid as error:
-                run_form.add_error(None, str(error))
+                run_form.add_error(None, localize(error))
             else:
                 return redirect("run-detail", project_id=project.pk, run_id=run.pk)
     data = trend(retriever=retriever, metrics=[f"{m}@10" for m in TREND_METRICS])
@@ -252,7 +269,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
             plots.line_chart(
                 [r["id"] for r in runs],
                 {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]  # series is a dict in a finished report
-                label="Metrics across runs",
+                label=gettext("Metrics across runs"),
                 marker_index=marker,
                 x_labels=[f"#{r['id']}" for r in runs],
             )
@@ -297,9 +314,9 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
                 run_file=d["run_file"],
             )
         except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
-            form.add_error(None, str(error))
+            form.add_error(None, localize(error))
         else:
-            messages.success(request, "Retriever saved.")
+            messages.success(request, gettext("Retriever saved."))
             return redirect(
                 "retriever-detail", project_id=retriever.project_id, retriever_id=retriever.pk
             )
@@ -396,21 +413,21 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
                 plots.line_chart(
                     report["curve"]["ks"],
                     {"Recall@K": report["curve"]["recall"], "nDCG@K": report["curve"]["ndcg"]},
-                    label="Recall@K curve",
+                    label=gettext("Recall@K curve"),
                 )
             ),
             hist_svg=mark_safe(
                 plots.recall_histogram(
                     report["histogram"]["edges"],
                     report["histogram"]["counts"],
-                    label=f"Per-query Recall@{k}",
+                    label=gettext("Per-query Recall@%(k)s") % {"k": k},
                 )
             ),
             categories=_group_rows(report.get("by_category") or {}, k),
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
             preset=bands.preset(evaluation_settings_get(project=project).preset),
-            verdict=report.get("verdict"),
+            verdict=verdict_in_words(report.get("verdict")),
             drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
@@ -457,7 +474,7 @@ def _topk_context(report: dict[str, Any]) -> dict[str, Any] | None:
             plots.line_chart(
                 ks,
                 series,
-                label="Weighted top-K score and its metrics at each K",
+                label=gettext("Weighted top-K score and its metrics at each K"),
                 marker_index=ks.index(best) if best in ks else None,
                 marker_label=f"best K = {best}",
             )
@@ -513,9 +530,11 @@ def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -
         pk=run_id,
     )
     if fmt not in ("csv", "json"):
-        raise Http404("A report downloads as report.csv or report.json")
+        raise Http404(gettext("A report downloads as report.csv or report.json"))
     if run.state != RunState.SUCCEEDED:
-        return HttpResponse("The run has no report yet.", status=409, content_type="text/plain")
+        return HttpResponse(
+            gettext("The run has no report yet."), status=409, content_type="text/plain"
+        )
     if fmt == "csv":
         response = HttpResponse(report_csv(run), content_type="text/csv; charset=utf-8")
     else:
@@ -533,19 +552,27 @@ def run_action(request: HttpRequest, project_id: int, run_id: int, action: str) 
     try:
         if action == "cancel":
             evaluation_run_cancel(run=run)
-            messages.success(request, "Run cancelled.")
+            messages.success(request, gettext("Run cancelled."))
         elif action == "baseline":
             baseline_set(run=run, by=request.user)
-            messages.success(request, "This run is now the retriever's baseline.")
+            messages.success(request, gettext("This run is now the retriever's baseline."))
         elif action == "pool":
             out = pool_unjudged(run=run)
             messages.success(
                 request,
-                f"Sent {out['chunks']} unjudged chunks of {out['queries']} queries to the pools "
-                f"({out['new_candidates']} new candidates, {out['skipped']} not in the project).",
+                gettext(
+                    "Sent %(chunks)s unjudged chunks of %(queries)s queries to the pools "
+                    "(%(new_candidates)s new candidates, %(skipped)s not in the project)."
+                )
+                % {
+                    "chunks": out["chunks"],
+                    "queries": out["queries"],
+                    "new_candidates": out["new_candidates"],
+                    "skipped": out["skipped"],
+                },
             )
     except RunInvalid as error:
-        messages.error(request, str(error))
+        messages.error(request, localize(error))
     return redirect("run-detail", project_id=run.project_id, run_id=run.pk)
 
 
@@ -559,12 +586,12 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         a = get_object_or_404(runs, pk=int(request.GET.get("a", "")))
         b = get_object_or_404(runs, pk=int(request.GET.get("b", "")))
     except ValueError:
-        messages.error(request, "Choose two runs to compare.")
+        messages.error(request, gettext("Choose two runs to compare."))
         return redirect("run-list", project_id=project_id)
     try:
         comparison = compare_report(a=a, b=b)
     except RunInvalid as error:
-        messages.error(request, str(error))
+        messages.error(request, localize(error))
         return redirect("run-list", project_id=project_id)
     k = comparison["headline_k"]
     ctx.update(
@@ -580,7 +607,7 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         scatter_svg=mark_safe(  # goldsmith.plots escapes every label
             plots.scatter(
                 [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
-                label=f"Per-query Recall@{k}",
+                label=gettext("Per-query Recall@%(k)s") % {"k": k},
                 a=f"A #{a.pk} Recall@{k}",
                 b=f"B #{b.pk} Recall@{k}",
             )
@@ -643,7 +670,10 @@ def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
             for k in ks
         ]
         + [
-            {"title": "Whole returned list", "metrics": [m for m in rows if "@" not in m["metric"]]}
+            {
+                "title": gettext("Whole returned list"),
+                "metrics": [m for m in rows if "@" not in m["metric"]],
+            }
         ],
     }
 
@@ -655,42 +685,48 @@ def _compare_grid(rows: list[dict[str, Any]]) -> dict[str, Any]:
 class SettingsForm(forms.Form):
     preset = forms.ChoiceField(choices=[(p.key, p.label) for p in bands.PRESETS.values()])
     pass_threshold = forms.FloatField(
-        required=False, min_value=0, max_value=1, help_text="Empty: the preset's"
+        required=False, min_value=0, max_value=1, help_text=gettext_lazy("Empty: the preset's")
     )
     min_recall = forms.FloatField(
         required=False,
         min_value=0,
         max_value=1,
-        label="Recall target",
-        help_text="Mean Recall@K for a pass verdict. Empty: the preset's",
+        label=gettext_lazy("Recall target"),
+        help_text=gettext_lazy("Mean Recall@K for a pass verdict. Empty: the preset's"),
     )
     recall_floor = forms.FloatField(
         required=False,
         min_value=0,
         max_value=1,
-        label="Recall floor",
-        help_text="Below it the verdict is fail and the alarm fires. Empty: the preset's",
+        label=gettext_lazy("Recall floor"),
+        help_text=gettext_lazy(
+            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
+        ),
     )
     min_pass_rate = forms.FloatField(
         required=False,
         min_value=0,
         max_value=1,
-        label="Pass-rate target",
-        help_text="Share of passing queries for a pass verdict. Empty: the preset's",
+        label=gettext_lazy("Pass-rate target"),
+        help_text=gettext_lazy("Share of passing queries for a pass verdict. Empty: the preset's"),
     )
     pass_rate_floor = forms.FloatField(
         required=False,
         min_value=0,
         max_value=1,
-        label="Pass-rate floor",
-        help_text="Below it the verdict is fail and the alarm fires. Empty: the preset's",
+        label=gettext_lazy("Pass-rate floor"),
+        help_text=gettext_lazy(
+            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
+        ),
     )
     headline_k = forms.IntegerField(
         min_value=1,
         max_value=1000,
         initial=5,
-        label="Headline K",
-        help_text="The K of verdicts, baselines and drift (new runs always measure it)",
+        label=gettext_lazy("Headline K"),
+        help_text=gettext_lazy(
+            "The K of verdicts, baselines and drift (new runs always measure it)"
+        ),
     )
     max_recall_drop = forms.FloatField(required=False, min_value=0, max_value=1)
     max_pass_rate_drop = forms.FloatField(required=False, min_value=0, max_value=1)
@@ -698,11 +734,11 @@ class SettingsForm(forms.Form):
     band_overrides = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text='JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}',
+        help_text=gettext_lazy('JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}'),
     )
     topk_scenario = forms.ChoiceField(
         required=False,
-        label="Top-K scenario",
+        label=gettext_lazy("Top-K scenario"),
         choices=[
             ("", metrics.TOPK_SCENARIOS[metrics.DEFAULT_TOPK_SCENARIO].label),
             *(
@@ -711,28 +747,33 @@ class SettingsForm(forms.Form):
                 if s.key != metrics.DEFAULT_TOPK_SCENARIO
             ),
         ],
-        help_text="The weights of the top-K choice on the run page",
+        help_text=gettext_lazy("The weights of the top-K choice on the run page"),
     )
     topk_weights = forms.CharField(
         required=False,
-        label="Top-K weight edits",
-        help_text="Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; "
-        f"metrics: {', '.join(metrics.TOPK_FAMILIES)}). Empty: the scenario's",
+        label=gettext_lazy("Top-K weight edits"),
+        help_text=gettext(
+            "Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; metrics: "
+            "%(names)s). Empty: the scenario's"
+        )
+        % {"names": ", ".join(metrics.TOPK_FAMILIES)},
     )
     low_recall_cutoff = forms.FloatField(
         min_value=0,
         max_value=1,
         initial=0.2,
-        label="Low-recall cut-off",
-        help_text="Runs list the queries whose Recall@K is below it, for diagnosis (apart from "
-        "the pass threshold); applies to runs that finish after the change",
+        label=gettext_lazy("Low-recall cut-off"),
+        help_text=gettext_lazy(
+            "Runs list the queries whose Recall@K is below it, for diagnosis (apart from "
+            "the pass threshold); applies to runs that finish after the change"
+        ),
     )
 
     def clean_topk_weights(self) -> dict[str, float]:
         try:
             return metrics.parse_topk_weights(self.cleaned_data["topk_weights"] or "")
         except ValueError as error:
-            raise forms.ValidationError(str(error)) from None
+            raise forms.ValidationError(localize(error)) from None
 
     def clean_band_overrides(self) -> dict[str, Any]:
         raw = self.cleaned_data["band_overrides"].strip()
@@ -741,9 +782,9 @@ class SettingsForm(forms.Form):
         try:
             value = json.loads(raw)
         except ValueError as error:
-            raise forms.ValidationError(f"not JSON: {error}") from None
+            raise forms.ValidationError(gettext("not JSON: %(error)s") % {"error": error}) from None
         if not isinstance(value, dict):
-            raise forms.ValidationError("a JSON object of metric → {good, fair}")
+            raise forms.ValidationError(gettext("a JSON object of metric → {good, fair}"))
         return value
 
 
@@ -765,9 +806,9 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
         try:
             evaluation_settings_update(project=ctx["project"], **form.cleaned_data)
         except (RetrieverInvalid, ValueError) as error:
-            form.add_error(None, str(error))
+            form.add_error(None, localize(error))
         else:
-            messages.success(request, "Evaluation settings saved.")
+            messages.success(request, gettext("Evaluation settings saved."))
             return redirect("evaluation-settings", project_id=project_id)
     ctx.update(
         form=form,

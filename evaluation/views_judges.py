@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import MachineJudge, MachineJudgeKind
 from annotation.permissions import Action, project_access, role_allows
@@ -32,30 +33,34 @@ class JudgeForm(forms.Form):
     name = forms.CharField(max_length=120)
     kind = forms.ChoiceField(choices=MachineJudgeKind.choices, initial=MachineJudgeKind.KEYWORD)
     url = forms.CharField(
-        required=False, label="URL (HTTP judges)", help_text="receives one chunk per request"
+        required=False,
+        label=gettext_lazy("URL (HTTP judges)"),
+        help_text=gettext_lazy("receives one chunk per request"),
     )
     body_template = forms.CharField(
         required=False,
         initial=DEFAULTS.body_template,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}",
+        help_text=gettext_lazy(
+            "JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}"
+        ),
     )
     grade_path = forms.CharField(required=False, initial=DEFAULTS.grade_path)
     reason_path = forms.CharField(required=False, initial=DEFAULTS.reason_path)
     batch_size = forms.IntegerField(
         required=False, min_value=1, max_value=1000, initial=DEFAULTS.batch_size,
-        help_text="chunks judged and saved together",
+        help_text=gettext_lazy("chunks judged and saved together"),
     )  # fmt: skip
     max_concurrency = forms.IntegerField(
         required=False, min_value=1, max_value=64, initial=DEFAULTS.max_concurrency,
-        help_text="requests at once",
+        help_text=gettext_lazy("requests at once"),
     )  # fmt: skip
-    auth_header_name = forms.CharField(required=False, label="Auth header name")
+    auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
     auth_header_value = forms.CharField(
         required=False,
-        label="Auth header value",
+        label=gettext_lazy("Auth header value"),
         widget=forms.PasswordInput(render_value=False),
-        help_text="stored encrypted, never shown again",
+        help_text=gettext_lazy("stored encrypted, never shown again"),
     )
 
     def http_config(self) -> dict[str, Any]:
@@ -128,7 +133,9 @@ def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
                         auth_header_value=d["auth_header_value"] if is_http else None,
                         by=request.user,
                     )
-                    messages.success(request, f"Judge {judge.name} registered.")
+                    messages.success(
+                        request, gettext("Judge %(name)s registered.") % {"name": judge.name}
+                    )
                     return redirect("judge-list", project_id=project.pk)
                 status = 400
             else:

@@ -41,6 +41,8 @@ from typing import Any, Literal, Protocol, TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from goldsmith.text import say
+
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 Weights = Literal["linear", "quadratic"] | None
@@ -653,38 +655,68 @@ def flag_sentences(
             by_item[item].append((names.get(uid, str(uid)), grade))
     ordered = sorted(by_item, key=lambda c: (chunk_numbers.get(c, 1 << 30), c))
 
-    def chunks(items: list[int], tail: str) -> list[str]:
-        out = []
+    def chunks(items: list[int], *, tie: bool) -> list[str]:
+        out: list[str] = []
         for c in items[:limit]:
             votes = by_item[c]
             low = min(votes, key=lambda v: v[1])
             high = max(votes, key=lambda v: v[1])
-            where = f"chunk {chunk_numbers[c]}" if c in chunk_numbers else f"candidate {c}"
-            out.append(f"{high[0]} {high[1]} and {low[0]} {low[1]} on {where}{tail}")
+            where = (
+                say("chunk %(number)s", number=chunk_numbers[c])
+                if c in chunk_numbers
+                else say("candidate %(id)s", id=c)
+            )
+            values = {
+                "where": where,
+                "a": high[0],
+                "grade_a": high[1],
+                "b": low[0],
+                "grade_b": low[1],
+            }
+            out.append(
+                say("%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s, no majority", **values)
+                if tie
+                else say("%(a)s %(grade_a)s and %(b)s %(grade_b)s on %(where)s", **values)
+            )
         if len(items) > limit:
-            out.append(f"and {len(items) - limit} more chunks{tail or ' two grades apart'}")
+            more = len(items) - limit
+            out.append(
+                say("and %(n)s more chunks, no majority", n=more)
+                if tie
+                else say("and %(n)s more chunks two grades apart", n=more)
+            )
         return out
 
     sentences: list[str] = []
     for reason in reasons:
         if reason == LOW_KAPPA:
-            shown = "undefined" if kappa is None else f"{kappa:.2f}"
-            sentences.append(f"κ {shown} below {threshold:g}")
+            if kappa is None:
+                sentences.append(say("κ undefined below %(threshold)s", threshold=f"{threshold:g}"))
+            else:
+                sentences.append(
+                    say(
+                        "κ %(kappa)s below %(threshold)s",
+                        kappa=f"{kappa:.2f}",
+                        threshold=f"{threshold:g}",
+                    )
+                )
         elif reason == TWO_APART:
             apart = [
                 c for c in ordered if two_apart([g for _, g in by_item[c]], escalated=escalated)
             ]
-            sentences.extend(chunks(apart, ""))
+            sentences.extend(chunks(apart, tie=False))
         elif reason == AMBIGUOUS:
-            who = ", ".join(ambiguous_by) if ambiguous_by else "an annotator"
-            sentences.append(f"marked ambiguous by {who}")
+            if ambiguous_by:
+                sentences.append(say("marked ambiguous by %(who)s", who=", ".join(ambiguous_by)))
+            else:
+                sentences.append(say("marked ambiguous by an annotator"))
         elif reason == TIE:
             tied = [
                 c
                 for c in ordered
                 if rule_resolution([g for _, g in by_item[c]], tie_rule=LEAD) is None
             ]
-            sentences.extend(chunks(tied, ", no majority"))
+            sentences.extend(chunks(tied, tie=True))
         else:
             sentences.append(reason)
     return sentences

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -14,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.i18n import localize
 from annotation.models import CorpusImport
 from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import chunk_search, corpus_figures, corpus_imports
@@ -24,7 +26,9 @@ from goldsmith.intake.readers import ReadError
 class CorpusImportOutput(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     warning = serializers.SerializerMethodField(
-        help_text="what the import says about chunks whose text it changed ('' when none)"
+        help_text=gettext_lazy(
+            "what the import says about chunks whose text it changed ('' when none)"
+        )
     )
 
     def get_warning(self, record: CorpusImport) -> str:
@@ -62,7 +66,9 @@ class CorpusImportOutput(serializers.ModelSerializer):
 
 
 class CorpusImportUploadInput(serializers.Serializer):
-    file = serializers.FileField(help_text="JSONL or CSV of chunks or of whole documents")
+    file = serializers.FileField(
+        help_text=gettext_lazy("JSONL or CSV of chunks or of whole documents")
+    )
     chunk_size = serializers.IntegerField(default=1000, min_value=50, max_value=100_000)
     overlap = serializers.IntegerField(default=100, min_value=0, max_value=50_000)
 
@@ -93,7 +99,7 @@ class CorpusImportListApi(APIView):
                 overlap=data.validated_data["overlap"],
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [str(error)]}) from None
+            raise serializers.ValidationError({"file": [localize(error)]}) from None
         return Response(CorpusImportOutput(record).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -144,7 +150,7 @@ class CorpusFullTextSearchApi(APIView):
         try:
             limit = max(1, min(int(request.query_params.get("limit", 20)), 100))
         except ValueError:
-            raise serializers.ValidationError({"limit": ["must be an integer"]}) from None
+            raise serializers.ValidationError({"limit": [gettext("must be an integer")]}) from None
         hits = chunk_search(project=project, text=request.query_params.get("q", ""), limit=limit)
         return Response(CorpusSearchHitOutput(hits, many=True).data)
 

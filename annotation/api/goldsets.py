@@ -8,6 +8,7 @@ from contextlib import ExitStack
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -20,6 +21,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
 from annotation.downloads import attachment
+from annotation.i18n import localize
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from annotation.permissions import Action, project_access
 from annotation.selectors.goldsets import (
@@ -46,7 +48,7 @@ def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
     try:
         return golden_set_version_get(project=project, label=label)
     except GoldenSetVersion.DoesNotExist:
-        raise NotFound(f"no version {label!r} in this project") from None
+        raise NotFound(gettext("no version %(label)r in this project") % {"label": label}) from None
 
 
 class GoldenSetVersionOutput(serializers.Serializer):
@@ -112,7 +114,7 @@ class GoldenSetListApi(APIView):
                 split=split,
             )
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [str(error)]}) from None
+            raise serializers.ValidationError({"detail": [localize(error)]}) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response
@@ -196,7 +198,10 @@ class GoldenSetExportApi(APIView):
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
         version = _version_or_404(project, label)
         if fmt not in EXPORT_FORMATS:
-            raise NotFound(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+            raise NotFound(
+                gettext("unknown export format %(fmt)r; use one of %(names)s")
+                % {"fmt": fmt, "names": ", ".join(EXPORT_FORMATS)}
+            )
         return streamed_export(version, fmt)
 
 
@@ -224,8 +229,8 @@ class GoldenSetDiffOutput(serializers.Serializer):
 
 
 class GoldenSetDiffInput(serializers.Serializer):
-    a = serializers.CharField(help_text="label of the older version")
-    b = serializers.CharField(help_text="label of the newer version")
+    a = serializers.CharField(help_text=gettext_lazy("label of the older version"))
+    b = serializers.CharField(help_text=gettext_lazy("label of the newer version"))
 
 
 class GoldenSetDiffApi(APIView):
@@ -238,7 +243,9 @@ class GoldenSetDiffApi(APIView):
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
         a_label, b_label = request.query_params.get("a"), request.query_params.get("b")
         if not a_label or not b_label:
-            raise serializers.ValidationError({"detail": ["name two versions: ?a=v1&b=v2"]})
+            raise serializers.ValidationError(
+                {"detail": [gettext("name two versions: ?a=v1&b=v2")]}
+            )
         a, b = _version_or_404(project, a_label), _version_or_404(project, b_label)
         diff = version_diff(a, b)
         payload = {
@@ -251,13 +258,17 @@ class GoldenSetDiffApi(APIView):
 
 class GoldenSetImportInput(serializers.Serializer):
     format = serializers.ChoiceField(choices=[(f, f) for f in IMPORT_FORMATS])
-    file = serializers.FileField(help_text="native JSONL, TREC qrels, or a BEIR zip")
-    topics = serializers.FileField(required=False, help_text="TREC topics (qid<TAB>query)")
-    corpus = serializers.FileField(required=False, help_text="BEIR-style corpus.jsonl")
+    file = serializers.FileField(help_text=gettext_lazy("native JSONL, TREC qrels, or a BEIR zip"))
+    topics = serializers.FileField(
+        required=False, help_text=gettext_lazy("TREC topics (qid<TAB>query)")
+    )
+    corpus = serializers.FileField(
+        required=False, help_text=gettext_lazy("BEIR-style corpus.jsonl")
+    )
     label = serializers.CharField(max_length=40, required=False, allow_blank=True)
     note = serializers.CharField(required=False, allow_blank=True, default="")
     grade_map = serializers.CharField(
-        required=False, allow_blank=True, help_text='e.g. "1:2,2:2,3:1,4:1,-1:drop"'
+        required=False, allow_blank=True, help_text=gettext_lazy('e.g. "1:2,2:2,3:1,4:1,-1:drop"')
     )
 
 
@@ -301,7 +312,7 @@ class GoldenSetImportApi(APIView):
                     note=given["note"],
                 )
         except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
-            raise serializers.ValidationError({"file": [str(error)]}) from None
+            raise serializers.ValidationError({"file": [localize(error)]}) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response

@@ -7,6 +7,7 @@ own queue (404 otherwise). Responses carry only the caller's own grades, flags a
 from __future__ import annotations
 
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -15,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
+from annotation.i18n import localize
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import chunk_search
@@ -35,14 +37,14 @@ from annotation.services.pooling import candidate_add_by_annotator
 
 
 def conflict(error: Exception) -> Response:
-    return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+    return Response({"detail": localize(error)}, status=status.HTTP_409_CONFLICT)
 
 
 def own_assignment(request: Request, project: Project, query_id: int) -> Assignment:
     """The caller's assignment for a query of the project; 404 when it is not theirs."""
     assignment = assignment_for(user=request.user, project=project, query_id=query_id)
     if assignment is None:
-        raise NotFound("That query is not in your queue")
+        raise NotFound(gettext("That query is not in your queue"))
     return assignment
 
 
@@ -91,7 +93,9 @@ class OwnCandidateOutput(serializers.Serializer):
     chunk_id = serializers.CharField()
     document_title = serializers.CharField()
     text = serializers.CharField()
-    grade = serializers.IntegerField(allow_null=True, help_text="The caller's own grade.")
+    grade = serializers.IntegerField(
+        allow_null=True, help_text=gettext_lazy("The caller's own grade.")
+    )
     note = serializers.CharField()
 
 
@@ -110,7 +114,9 @@ class QueryAnnotationOutput(serializers.Serializer):
 class AnnotationPageOutput(serializers.Serializer):
     query = OwnQueryOutput()
     guideline_version = serializers.IntegerField(allow_null=True)
-    locked = serializers.BooleanField(help_text="Adjudicated or approved: grades are final.")
+    locked = serializers.BooleanField(
+        help_text=gettext_lazy("Adjudicated or approved: grades are final.")
+    )
     status = serializers.CharField()
     judged = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -135,13 +141,15 @@ class QueryAnnotationInput(serializers.Serializer):
         required=False,
         min_value=0,
         default=0,
-        help_text="Seconds spent: added, or with `visit` the visit's total so far.",
+        help_text=gettext_lazy("Seconds spent: added, or with `visit` the visit's total so far."),
     )
     visit = serializers.CharField(
         required=False,
         max_length=64,
-        help_text="An id the page makes up per visit; a visit's time is stored once, so a "
-        "report sent again changes nothing.",
+        help_text=gettext_lazy(
+            "An id the page makes up per visit; a visit's time is stored once, so a "
+            "report sent again changes nothing."
+        ),
     )
 
 
@@ -211,7 +219,9 @@ class JudgmentOutput(serializers.Serializer):
     note = serializers.CharField()
     guideline_version = serializers.IntegerField(allow_null=True)
     updated_at = serializers.DateTimeField()
-    status = serializers.CharField(help_text="The caller's assignment status after this grade.")
+    status = serializers.CharField(
+        help_text=gettext_lazy("The caller's assignment status after this grade.")
+    )
     judged = serializers.IntegerField()
     total = serializers.IntegerField()
 
@@ -230,9 +240,9 @@ class JudgmentApi(APIView):
             user=request.user, project=project, candidate_id=candidate_id
         )
         if candidate is None:
-            raise NotFound("No such candidate")
+            raise NotFound(gettext("No such candidate"))
         if assignment is None:
-            raise NotFound("That query is not in your queue")
+            raise NotFound(gettext("That query is not in your queue"))
         data = JudgmentInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -313,7 +323,7 @@ class CandidateAddApi(APIView):
             project=project, chunk_id=data.validated_data["chunk_id"], removed=False
         ).first()
         if chunk is None:
-            raise NotFound("No such chunk in this project's corpus")
+            raise NotFound(gettext("No such chunk in this project's corpus"))
         try:
             candidate, created = candidate_add_by_annotator(
                 query=assignment.query, chunk=chunk, user=request.user
@@ -321,7 +331,7 @@ class CandidateAddApi(APIView):
         except JudgingClosed as error:
             return conflict(error)
         except ValueError as error:
-            raise serializers.ValidationError({"chunk_id": [str(error)]}) from None
+            raise serializers.ValidationError({"chunk_id": [localize(error)]}) from None
         payload = {"id": candidate.pk, "chunk_id": chunk.chunk_id, "created": created}
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(CandidateAddedOutput(payload).data, status=code)
@@ -362,7 +372,7 @@ class GuidelineListApi(APIView):
                 project=project, markdown=data.validated_data["markdown"], by=request.user
             )
         except ValueError as error:
-            raise serializers.ValidationError({"markdown": [str(error)]}) from None
+            raise serializers.ValidationError({"markdown": [localize(error)]}) from None
         return Response(GuidelineOutput(guideline).data, status=status.HTTP_201_CREATED)
 
 

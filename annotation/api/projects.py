@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -12,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.i18n import localize
 from annotation.models import ApiToken, Membership, Role, TieRule, Tokenizer, TokenizerOrigin
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
@@ -34,20 +36,28 @@ class ProjectOutput(serializers.Serializer):
     kappa_threshold = serializers.FloatField()
     tie_rule = serializers.ChoiceField(
         choices=TieRule.choices,
-        help_text="What a one-grade tie gets in a query that is not otherwise flagged",
+        help_text=gettext_lazy(
+            "What a one-grade tie gets in a query that is not otherwise flagged"
+        ),
     )
     escalate = serializers.BooleanField(
-        help_text="Whether a flagged query first goes to one more annotator before a lead"
+        help_text=gettext_lazy(
+            "Whether a flagged query first goes to one more annotator before a lead"
+        )
     )
     tokenizer = serializers.ChoiceField(
         choices=Tokenizer.choices,
-        help_text="How texts are cut into words for the built-in retrievers, highlighting, "
-        "near-duplicates and clusters",
+        help_text=gettext_lazy(
+            "How texts are cut into words for the built-in retrievers, highlighting, "
+            "near-duplicates and clusters"
+        ),
     )
     tokenizer_origin = serializers.ChoiceField(
         choices=TokenizerOrigin.choices,
-        help_text="Who chose the tokenizer: nobody yet (the first import detects it from its "
-        "texts' language), the first import, or a lead",
+        help_text=gettext_lazy(
+            "Who chose the tokenizer: nobody yet (the first import detects it from its "
+            "texts' language), the first import, or a lead"
+        ),
     )
 
 
@@ -111,7 +121,7 @@ class MemberListApi(APIView):
         try:
             membership = membership_set(project=project, **data.validated_data)
         except ValueError as error:
-            raise serializers.ValidationError({"username": [str(error)]}) from None
+            raise serializers.ValidationError({"username": [localize(error)]}) from None
         return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -126,8 +136,10 @@ class TieRuleInput(serializers.Serializer):
 class TieRuleOutput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
     resettled = serializers.IntegerField(
-        help_text="Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
-        "resolved with other final grades"
+        help_text=gettext_lazy(
+            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
+            "resolved with other final grades"
+        )
     )
 
 
@@ -158,19 +170,25 @@ class RequiredBooleanField(serializers.BooleanField):
 
 class EscalationInput(serializers.Serializer):
     escalate = RequiredBooleanField(
-        help_text="true: a flagged query first goes to one more annotator; false: to a lead"
+        help_text=gettext_lazy(
+            "true: a flagged query first goes to one more annotator; false: to a lead"
+        )
     )
 
 
 class EscalationOutput(serializers.Serializer):
     escalate = serializers.BooleanField()
     escalated = serializers.IntegerField(
-        help_text="Flagged queries (not adjudicated, never escalated) given one more annotator "
-        "now (switched on)"
+        help_text=gettext_lazy(
+            "Flagged queries (not adjudicated, never escalated) given one more annotator "
+            "now (switched on)"
+        )
     )
     withdrawn = serializers.IntegerField(
-        help_text="Queries whose unfinished extra assignment was withdrawn; they went to a lead "
-        "(switched off)"
+        help_text=gettext_lazy(
+            "Queries whose unfinished extra assignment was withdrawn; they went to a lead "
+            "(switched off)"
+        )
     )
 
 
@@ -246,9 +264,14 @@ class MemberDetailApi(APIView):
         try:
             membership_remove(project=project, username=username)
         except Membership.DoesNotExist:
-            return Response({"detail": "No such member."}, status=status.HTTP_404_NOT_FOUND)
+            return Response(
+                {"detail": gettext("No such member.")}, status=status.HTTP_404_NOT_FOUND
+            )
         except ValueError as error:
-            return Response({"detail": f"{error}."}, status=status.HTTP_409_CONFLICT)
+            return Response(
+                {"detail": gettext("%(error)s.") % {"error": error}},
+                status=status.HTTP_409_CONFLICT,
+            )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -259,7 +282,7 @@ class TokenOutput(serializers.ModelSerializer):
 
 
 class TokenCreatedOutput(TokenOutput):
-    key = serializers.CharField(help_text="Shown once; only its hash is stored.")
+    key = serializers.CharField(help_text=gettext_lazy("Shown once; only its hash is stored."))
 
     class Meta(TokenOutput.Meta):
         fields = [*TokenOutput.Meta.fields, "key"]
@@ -270,16 +293,18 @@ class TokenInput(serializers.Serializer):
     expires_at = serializers.DateTimeField(
         required=False,
         allow_null=True,
-        help_text="When the token stops working (ISO 8601, in the future); never when absent.",
+        help_text=gettext_lazy(
+            "When the token stops working (ISO 8601, in the future); never when absent."
+        ),
     )
 
     def validate_expires_at(self, value):
         if value is not None and value <= timezone.now():
-            raise serializers.ValidationError("The expiry must be in the future.")
+            raise serializers.ValidationError(gettext("The expiry must be in the future."))
         return value
 
 
-TOKENS_NEED_A_PERSON = (
+TOKENS_NEED_A_PERSON = gettext_lazy(
     "A token cannot issue tokens: sign in and issue one from your session "
     "(for example on /api/docs/)."
 )
@@ -312,7 +337,7 @@ class TokenListApi(APIView):
                 expires_at=data.validated_data.get("expires_at"),
             )
         except ValueError as error:
-            raise serializers.ValidationError({"name": [str(error)]}) from None
+            raise serializers.ValidationError({"name": [localize(error)]}) from None
         payload = dict(TokenOutput(issued.token).data, key=issued.key)
         return Response(payload, status=status.HTTP_201_CREATED)
 
@@ -323,7 +348,7 @@ class TokenRevokeApi(APIView):
         try:
             api_token_revoke(user=request.user, token_id=token_id)
         except ApiToken.DoesNotExist:
-            return Response({"detail": "No such token."}, status=status.HTTP_404_NOT_FOUND)
+            return Response({"detail": gettext("No such token.")}, status=status.HTTP_404_NOT_FOUND)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -12,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.i18n import localize
 from annotation.models import LogQuery, QueryLog
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import query_logs
@@ -49,7 +51,9 @@ class QueryLogOutput(serializers.ModelSerializer):
 
 
 class QueryLogUploadInput(serializers.Serializer):
-    file = serializers.FileField(help_text="JSONL, CSV (a 'query' column) or plain text")
+    file = serializers.FileField(
+        help_text=gettext_lazy("JSONL, CSV (a 'query' column) or plain text")
+    )
     near_duplicate_threshold = serializers.FloatField(default=0.85, min_value=0.01, max_value=1)
     clusters = serializers.IntegerField(default=12, min_value=1, max_value=200)
 
@@ -80,7 +84,7 @@ class QueryLogListApi(APIView):
                 clusters=data.validated_data["clusters"],
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [str(error)]}) from None
+            raise serializers.ValidationError({"file": [localize(error)]}) from None
         return Response(QueryLogOutput(log).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -13,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
+from annotation.i18n import localize
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import TieRule
@@ -38,17 +40,20 @@ from annotation.services.uploads import upload_file
 
 class StaleReviewOutput(serializers.Serializer):
     detail = serializers.CharField()
-    current_version = serializers.IntegerField(help_text="Send this version to try again.")
+    current_version = serializers.IntegerField(
+        help_text=gettext_lazy("Send this version to try again.")
+    )
 
 
 def conflict(error: StaleReview) -> Response:
     return Response(
-        {"detail": str(error), "current_version": error.current}, status=status.HTTP_409_CONFLICT
+        {"detail": localize(error), "current_version": error.current},
+        status=status.HTTP_409_CONFLICT,
     )
 
 
 def invalid(field: str, error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({field: [str(error)]})
+    return serializers.ValidationError({field: [localize(error)]})
 
 
 # --- Pools ----------------------------------------------------------------------------------
@@ -68,9 +73,11 @@ class PoolResultOutput(serializers.Serializer):
     new_candidates = serializers.IntegerField()
     queries_with_new_candidates = serializers.IntegerField()
     reopened_queries = serializers.IntegerField(
-        help_text="Finished queries that went back into their annotators' queues"
+        help_text=gettext_lazy("Finished queries that went back into their annotators' queues")
     )
-    skipped = serializers.IntegerField(help_text="Run rows naming an unknown query or chunk")
+    skipped = serializers.IntegerField(
+        help_text=gettext_lazy("Run rows naming an unknown query or chunk")
+    )
 
 
 class PoolBuildInput(serializers.Serializer):
@@ -161,7 +168,7 @@ class AssignmentOutput(serializers.Serializer):
     judged = serializers.IntegerField()
     total = serializers.IntegerField()
     escalation = serializers.BooleanField(
-        help_text="The one more annotator a flagged query got before going to a lead"
+        help_text=gettext_lazy("The one more annotator a flagged query got before going to a lead")
     )
 
 
@@ -188,10 +195,13 @@ class AssignApi(APIView):
 
 class AssignmentFilterInput(serializers.Serializer):
     annotator = serializers.CharField(
-        required=False, allow_blank=True, help_text="an annotator's username"
+        required=False, allow_blank=True, help_text=gettext_lazy("an annotator's username")
     )
     query = serializers.IntegerField(
-        required=False, min_value=0, max_value=STORED_INT_MAX, help_text="a query's id"
+        required=False,
+        min_value=0,
+        max_value=STORED_INT_MAX,
+        help_text=gettext_lazy("a query's id"),
     )
 
 
@@ -228,7 +238,7 @@ class ReassignApi(APIView):
             .first()
         )
         if assignment is None:
-            raise NotFound("No such assignment")
+            raise NotFound(gettext("No such assignment"))
         data = ReassignInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -260,7 +270,7 @@ class ReviewQueueInput(serializers.Serializer):
     state = serializers.ChoiceField(
         choices=["flagged", "resolved", "escalated"],
         default="flagged",
-        help_text="escalated: queries waiting for one more annotator",
+        help_text=gettext_lazy("escalated: queries waiting for one more annotator"),
     )
 
 
@@ -328,8 +338,10 @@ class AdjudicationOutput(serializers.Serializer):
     reason_note = serializers.CharField()
     escalation = serializers.ChoiceField(
         choices=Escalation.choices,
-        help_text="escalated: it went to one more annotator; no_annotator: escalation is on "
-        "but nobody was left to ask, so it went to a lead",
+        help_text=gettext_lazy(
+            "escalated: it went to one more annotator; no_annotator: escalation is on "
+            "but nobody was left to ask, so it went to a lead"
+        ),
     )
     agreement = QueryAgreementOutput(allow_null=True)
     annotators = AnnotatorNoteOutput(many=True)
@@ -386,7 +398,7 @@ class AdjudicateInput(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=0,
         max_value=STORED_INT_MAX,
-        help_text="The review version the lead saw (409 if stale)",
+        help_text=gettext_lazy("The review version the lead saw (409 if stale)"),
     )
     grades = FinalGradeInput(many=True)
     reason = serializers.ChoiceField(choices=AdjudicationReason.choices)
@@ -418,7 +430,9 @@ class BulkApproveOutput(serializers.Serializer):
 
 
 class AdjudicationInput(serializers.Serializer):
-    hide_names = serializers.BooleanField(default=False, help_text="annotators as A, B, C…")
+    hide_names = serializers.BooleanField(
+        default=False, help_text=gettext_lazy("annotators as A, B, C…")
+    )
 
 
 class AdjudicationApi(APIView):
@@ -434,7 +448,7 @@ class AdjudicationApi(APIView):
         hide = options.validated_data["hide_names"]
         view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
         if view is None:
-            raise NotFound("No such query")
+            raise NotFound(gettext("No such query"))
         return Response(AdjudicationOutput(adjudication_output(view)).data)
 
 
@@ -447,7 +461,7 @@ class AdjudicateApi(APIView):
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
-            raise NotFound("No such query")
+            raise NotFound(gettext("No such query"))
         data = AdjudicateInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -476,7 +490,7 @@ class ApproveApi(APIView):
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
-            raise NotFound("No such query")
+            raise NotFound(gettext("No such query"))
         data = ApproveInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -505,7 +519,7 @@ class BulkApproveApi(APIView):
         data.is_valid(raise_exception=True)
         ids = data.validated_data.get("query_ids")
         if ids is None and not data.validated_data["all_resolved"]:
-            raise invalid("query_ids", ValueError("name the queries or set all_resolved"))
+            raise invalid("query_ids", ValueError(gettext("name the queries or set all_resolved")))
         try:
             result = queries_approve(
                 project=project,
@@ -543,12 +557,12 @@ class OverallProgressOutput(serializers.Serializer):
 
 
 class GuidelinesWarningOutput(serializers.Serializer):
-    measure = serializers.CharField(help_text="the figure's name, in words")
+    measure = serializers.CharField(help_text=gettext_lazy("the figure's name, in words"))
     metric = serializers.ChoiceField(choices=["alpha_ordinal", "kappa"])
     value = serializers.FloatField()
     limit = serializers.FloatField(help_text="0.6")
-    items = serializers.IntegerField(help_text="judged chunks")
-    text = serializers.CharField(help_text="the warning in plain words")
+    items = serializers.IntegerField(help_text=gettext_lazy("judged chunks"))
+    text = serializers.CharField(help_text=gettext_lazy("the warning in plain words"))
 
 
 class DecidedByOutput(serializers.Serializer):
@@ -565,21 +579,26 @@ class ProjectAgreementOutput(serializers.Serializer):
     ac1 = serializers.FloatField(allow_null=True)
     kappa_histogram = serializers.ListField(child=serializers.DictField())
     pairwise = PairOutput(many=True)
-    kappa = serializers.FloatField(allow_null=True, help_text="Mean pairwise Cohen's kappa")
+    kappa = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("Mean pairwise Cohen's kappa")
+    )
     annotators = AnnotatorStatsOutput(many=True)
     overall = OverallProgressOutput()
     states = serializers.DictField(child=serializers.IntegerField())
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
     escalate = serializers.BooleanField(
-        help_text="Whether a flagged query first goes to one more annotator"
+        help_text=gettext_lazy("Whether a flagged query first goes to one more annotator")
     )
     decided_by = DecidedByOutput(
-        many=True, help_text="How many final grades each rule decided, and how many a lead set"
+        many=True,
+        help_text=gettext_lazy("How many final grades each rule decided, and how many a lead set"),
     )
     guidelines_warning = GuidelinesWarningOutput(
         allow_null=True,
-        help_text="present when Krippendorff's α (or, without it, the mean κ) is below 0.6: "
-        "revisit the guidelines",
+        help_text=gettext_lazy(
+            "present when Krippendorff's α (or, without it, the mean κ) is below 0.6: "
+            "revisit the guidelines"
+        ),
     )
 
 

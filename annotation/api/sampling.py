@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -11,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
+from annotation.i18n import localize
 from annotation.models import ImportStatus, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import samples
@@ -23,7 +25,7 @@ class SampleCreateInput(serializers.Serializer):
         required=False,
         min_value=1,
         max_value=STORED_INT_MAX,
-        help_text="log id (default: the latest)",
+        help_text=gettext_lazy("log id (default: the latest)"),
     )
     n = serializers.IntegerField(min_value=1, max_value=100_000)
     strategy = serializers.ChoiceField(choices=sampling.STRATEGIES)
@@ -106,14 +108,14 @@ class SampleListApi(APIView):
         logs = QueryLog.objects.filter(project=project, status=ImportStatus.DONE)
         log = logs.filter(pk=log_id).first() if log_id else logs.order_by("-id").first()
         if log is None:
-            raise serializers.ValidationError({"log": ["no imported query log"]})
+            raise serializers.ValidationError({"log": [gettext("no imported query log")]})
         try:
             if dry_run:
                 outcome = sample_draw(project=project, log=log, **params)
             else:
                 outcome = sample_create(project=project, log=log, created_by=request.user, **params)
         except SamplingError as error:
-            raise serializers.ValidationError({"detail": [str(error)]}) from None
+            raise serializers.ValidationError({"detail": [localize(error)]}) from None
         payload = {
             "dry_run": dry_run,
             "sample": SampleOutput(outcome.sample).data if outcome.sample else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
@@ -11,7 +12,9 @@ STORED_INT_MAX = 2**63 - 1
 
 
 class RefusalOutput(serializers.Serializer):
-    detail = serializers.CharField(help_text="Why the request was refused, in a sentence.")
+    detail = serializers.CharField(
+        help_text=gettext_lazy("Why the request was refused, in a sentence.")
+    )
 
 
 PAGE_PARAMETERS = [

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotation.models.projects import Project
 
@@ -24,6 +25,7 @@ class FrozenVersionError(Exception):
 
 def _refuse(what: str) -> NoReturn:
     raise FrozenVersionError(
+        # A guard for code, not a sentence for users (who never reach it): English, like logs.
         f"golden-set versions are frozen: {what} is not allowed (freeze a new version instead)"
     )
 
@@ -63,8 +65,8 @@ class FrozenModel(models.Model):
 
 
 class VersionOrigin(models.TextChoices):
-    FROZEN = "frozen", "Frozen from approved queries"
-    IMPORTED = "imported", "Imported from a file"
+    FROZEN = "frozen", gettext_lazy("Frozen from approved queries")
+    IMPORTED = "imported", gettext_lazy("Imported from a file")
 
 
 class GoldenSetVersion(FrozenModel):
@@ -107,7 +109,7 @@ class GoldenSetVersion(FrozenModel):
             models.UniqueConstraint(fields=["project", "label"], name="goldenset_unique_label")
         ]
         ordering = ["project", "-created_at", "-id"]
-        verbose_name = "golden-set version"
+        verbose_name = gettext_lazy("golden-set version")
 
     def __str__(self) -> str:
         return f"{self.label} ({self.content_hash[:19]})"
@@ -142,7 +144,7 @@ class GoldenItem(FrozenModel):
             models.UniqueConstraint(fields=["version", "position"], name="goldenitem_unique_pos"),
         ]
         ordering = ["version", "position"]
-        verbose_name = "golden item"
+        verbose_name = gettext_lazy("golden item")
 
     def __str__(self) -> str:
         return f"{self.query_id}: {self.text[:60]}"
@@ -177,7 +179,7 @@ class GoldenJudgment(FrozenModel):
             models.UniqueConstraint(fields=["item", "chunk_id"], name="goldenjudgment_unique")
         ]
         ordering = ["item", "position"]
-        verbose_name = "golden judgment"
+        verbose_name = gettext_lazy("golden judgment")
 
     def __str__(self) -> str:
         return f"{self.chunk_id}={self.grade}"

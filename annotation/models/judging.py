@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotation.models.corpus import Chunk
 from annotation.models.projects import Project
@@ -23,10 +24,10 @@ GRADE_CHOICES = [(2, "2 relevant"), (1, "1 partially relevant"), (0, "0 not rele
 
 
 class SourceKind(models.TextChoices):
-    BM25 = "bm25", "Built-in BM25"
-    TFIDF = "tfidf", "Built-in TF-IDF"
-    RUN = "run", "Imported run"
-    ANNOTATOR = "annotator", "Added by annotators"
+    BM25 = "bm25", gettext_lazy("Built-in BM25")
+    TFIDF = "tfidf", gettext_lazy("Built-in TF-IDF")
+    RUN = "run", gettext_lazy("Imported run")
+    ANNOTATOR = "annotator", gettext_lazy("Added by annotators")
 
 
 class PoolSource(models.Model):
@@ -102,9 +103,9 @@ class CandidateSource(models.Model):
 
 
 class AssignmentStatus(models.TextChoices):
-    PENDING = "pending", "To do"
-    STARTED = "started", "Started"
-    DONE = "done", "Done"
+    PENDING = "pending", gettext_lazy("To do")
+    STARTED = "started", gettext_lazy("Started")
+    DONE = "done", gettext_lazy("Done")
 
 
 class Assignment(models.Model):
@@ -255,26 +256,26 @@ class QueryAgreement(models.Model):
 
 
 class ReviewState(models.TextChoices):
-    OPEN = "open", "Being annotated"
-    ESCALATED = "escalated", "Waiting for one more annotator"
-    FLAGGED = "flagged", "Needs adjudication"
-    RESOLVED = "resolved", "Resolved"
-    APPROVED = "approved", "Approved"
+    OPEN = "open", gettext_lazy("Being annotated")
+    ESCALATED = "escalated", gettext_lazy("Waiting for one more annotator")
+    FLAGGED = "flagged", gettext_lazy("Needs adjudication")
+    RESOLVED = "resolved", gettext_lazy("Resolved")
+    APPROVED = "approved", gettext_lazy("Approved")
 
 
 class AdjudicationReason(models.TextChoices):
-    GUIDELINE_GAP = "guideline_gap", "Guideline gap"
-    ANNOTATOR_ERROR = "annotator_error", "Annotator error"
-    AMBIGUOUS_QUERY = "ambiguous_query", "Ambiguous query"
-    POOL_PROBLEM = "pool_problem", "Pool problem"
+    GUIDELINE_GAP = "guideline_gap", gettext_lazy("Guideline gap")
+    ANNOTATOR_ERROR = "annotator_error", gettext_lazy("Annotator error")
+    AMBIGUOUS_QUERY = "ambiguous_query", gettext_lazy("Ambiguous query")
+    POOL_PROBLEM = "pool_problem", gettext_lazy("Pool problem")
 
 
 class Escalation(models.TextChoices):
     """Whether a flagged query went to one more annotator before a lead."""
 
-    NONE = "", "Not escalated"
-    ESCALATED = "escalated", "Given to one more annotator"
-    NO_ANNOTATOR = "no_annotator", "No other annotator could take it"
+    NONE = "", gettext_lazy("Not escalated")
+    ESCALATED = "escalated", gettext_lazy("Given to one more annotator")
+    NO_ANNOTATOR = "no_annotator", gettext_lazy("No other annotator could take it")
 
 
 class QueryReview(models.Model):
@@ -307,12 +308,12 @@ class QueryReview(models.Model):
 
 
 class Provenance(models.TextChoices):
-    UNANIMOUS = "unanimous", "Unanimous"
-    MAJORITY = "majority", "Majority"
-    TIE_LOWER = "tie_lower", "Tie → lower"
-    TIE_HIGHER = "tie_higher", "Tie → higher"
-    ADJUDICATED = "adjudicated", "Adjudicated"
-    MACHINE = "machine", "Machine judge"
+    UNANIMOUS = "unanimous", gettext_lazy("Unanimous")
+    MAJORITY = "majority", gettext_lazy("Majority")
+    TIE_LOWER = "tie_lower", gettext_lazy("Tie → lower")
+    TIE_HIGHER = "tie_higher", gettext_lazy("Tie → higher")
+    ADJUDICATED = "adjudicated", gettext_lazy("Adjudicated")
+    MACHINE = "machine", gettext_lazy("Machine judge")
 
 
 class Resolution(models.Model):

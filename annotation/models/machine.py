@@ -15,15 +15,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotation.models.judging import GRADE_CHOICES, Candidate
 from annotation.models.projects import Project
 
 
 class MachineJudgeKind(models.TextChoices):
-    HTTP = "http", "HTTP endpoint"
-    FILE = "file", "Uploaded file of grades"
-    KEYWORD = "keyword", "Keyword overlap (built-in stub)"
+    HTTP = "http", gettext_lazy("HTTP endpoint")
+    FILE = "file", gettext_lazy("Uploaded file of grades")
+    KEYWORD = "keyword", gettext_lazy("Keyword overlap (built-in stub)")
 
 
 class MachineJudge(models.Model):

@@ -6,40 +6,41 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from annotation.wording import with_article
 
 
 class Role(models.TextChoices):
-    LEAD = "lead", "Lead"
-    ANNOTATOR = "annotator", "Annotator"
-    VIEWER = "viewer", "Viewer"
+    LEAD = "lead", gettext_lazy("Lead")
+    ANNOTATOR = "annotator", gettext_lazy("Annotator")
+    VIEWER = "viewer", gettext_lazy("Viewer")
 
 
 class TieRule(models.TextChoices):
     """What a one-grade tie gets in a query that is not otherwise flagged (the values of
     `goldsmith.agreement.TIE_RULES`; docs/design.md "Agreement conventions")."""
 
-    LOWER = "lower", "Lower grade (tie → lower)"
-    HIGHER = "higher", "Higher grade (tie → higher)"
-    LEAD = "lead", "A lead decides"
+    LOWER = "lower", gettext_lazy("Lower grade (tie → lower)")
+    HIGHER = "higher", gettext_lazy("Higher grade (tie → higher)")
+    LEAD = "lead", gettext_lazy("A lead decides")
 
 
 class Tokenizer(models.TextChoices):
     """How the project's texts are cut into words (`goldsmith.intake.tokenizers`)."""
 
-    DEFAULT = "default", "Words between spaces (English and most languages)"
-    ZH_WORDS = "zh-words", "Chinese words (jieba)"
-    ZH_BIGRAMS = "zh-bigrams", "Chinese character pairs"
+    DEFAULT = "default", gettext_lazy("Words between spaces (English and most languages)")
+    ZH_WORDS = "zh-words", gettext_lazy("Chinese words (jieba)")
+    ZH_BIGRAMS = "zh-bigrams", gettext_lazy("Chinese character pairs")
 
 
 class TokenizerOrigin(models.TextChoices):
     """Who chose the tokenizer: nobody yet (the first import detects it), the first import,
     or a lead (then imports never change it)."""
 
-    DEFAULT = "default", "Not chosen yet"
-    DETECTED = "detected", "Detected on import"
-    LEAD = "lead", "Chosen by a lead"
+    DEFAULT = "default", gettext_lazy("Not chosen yet")
+    DETECTED = "detected", gettext_lazy("Detected on import")
+    LEAD = "lead", gettext_lazy("Chosen by a lead")
 
 
 class Project(models.Model):

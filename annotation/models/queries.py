@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models.functions import MD5
+from django.utils.translation import gettext_lazy
 
 from annotation.models.projects import Project
 
@@ -40,7 +41,7 @@ class Query(models.Model):
             )
         ]
         ordering = ["id"]
-        verbose_name_plural = "queries"
+        verbose_name_plural = gettext_lazy("queries")
 
     def __str__(self) -> str:
         return self.text[:80]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models.functions import MD5
+from django.utils.translation import gettext_lazy
 
 from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
@@ -88,7 +89,7 @@ class LogQuery(models.Model):
             models.Index(fields=["log", "near_group"]),
         ]
         ordering = ["log", "rank"]
-        verbose_name_plural = "log queries"
+        verbose_name_plural = gettext_lazy("log queries")
 
     def __str__(self) -> str:
         return self.text[:80]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from goldsmith.formats.beir import CorpusRow, beir_zip_pieces
@@ -191,7 +192,10 @@ def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
             "application/zip",
             f"{base}.zip",
         )
-    raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    raise ValueError(
+        gettext("unknown export format %(fmt)r; use one of %(names)s")
+        % {"fmt": fmt, "names": ", ".join(EXPORT_FORMATS)}
+    )
 
 
 def version_diff(a: GoldenSetVersion, b: GoldenSetVersion) -> GoldsetDiff:

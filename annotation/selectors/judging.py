@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, FilteredRelation, Q, QuerySet
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext
 
 from annotation.models import (
     Assignment,
@@ -142,15 +143,18 @@ def closed_to_new_chunks(review: QueryReview | None) -> str:
     if review is None:
         return ""
     if review.state == ReviewState.APPROVED:
-        what = "This query is approved"
-    elif review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
-        what = "This query was adjudicated by a lead"
-    else:
-        return ""
-    return (
-        f"{what}: its grades are final, so no chunk can be added to it. If a good chunk is "
-        "missing, tell a lead: a lead can reopen it by pooling more chunks (the pools page)."
-    )
+        return gettext(
+            "This query is approved: its grades are final, so no chunk can be added to it. If a "
+            "good chunk is missing, tell a lead: a lead can reopen it by pooling more chunks "
+            "(the pools page)."
+        )
+    if review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
+        return gettext(
+            "This query was adjudicated by a lead: its grades are final, so no chunk can be "
+            "added to it. If a good chunk is missing, tell a lead: a lead can reopen it by "
+            "pooling more chunks (the pools page)."
+        )
+    return ""
 
 
 def read_only_reason(review: QueryReview | None) -> str:
@@ -159,16 +163,18 @@ def read_only_reason(review: QueryReview | None) -> str:
     if review is None:
         return ""
     if review.state == ReviewState.APPROVED:
-        what = "A lead approved this query"
-    elif review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
-        what = "A lead adjudicated this query"
-    else:
-        return ""
-    return (
-        f"{what}: its final grades are set, so your grades, flags and note are shown as you "
-        "left them and can no longer be changed. You can still read every chunk and move "
-        "between them with j and k."
-    )
+        return gettext(
+            "A lead approved this query: its final grades are set, so your grades, flags and "
+            "note are shown as you left them and can no longer be changed. You can still read "
+            "every chunk and move between them with j and k."
+        )
+    if review.state == ReviewState.RESOLVED and review.adjudicated_at is not None:
+        return gettext(
+            "A lead adjudicated this query: its final grades are set, so your grades, flags and "
+            "note are shown as you left them and can no longer be changed. You can still read "
+            "every chunk and move between them with j and k."
+        )
+    return ""
 
 
 def annotation_view(*, assignment: Assignment) -> AnnotationView:

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import F
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     Assignment,
@@ -53,7 +54,10 @@ class StaleReview(Exception):
     """Someone changed the query's review since the caller loaded it."""
 
     def __init__(self, current: int) -> None:
-        super().__init__(f"this query was changed meanwhile (now version {current}); reload it")
+        super().__init__(
+            gettext("this query was changed meanwhile (now version %(version)s); reload it")
+            % {"version": current}
+        )
         self.current = current
 
 
@@ -376,7 +380,10 @@ def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
     The project's reviews are locked before its agreement rows are written: the order a grade
     save takes its locks in, so the two cannot deadlock."""
     if tie_rule not in TieRule.values:
-        raise ValueError(f"unknown tie rule {tie_rule!r}; use one of {', '.join(TieRule.values)}")
+        raise ValueError(
+            gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
+            % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
+        )
     project = Project.objects.select_for_update().get(pk=project.pk)
     reviews = list(
         QueryReview.objects.select_for_update()
@@ -414,8 +421,8 @@ def _locked_review(project: Project, query_id: int, version: int | None) -> Quer
     )
     if review is None:
         if not Query.objects.filter(pk=query_id, project=project).exists():
-            raise Http404("No such query in this project")
-        raise ValueError("this query has not been annotated yet")
+            raise Http404(gettext("No such query in this project"))
+        raise ValueError(gettext("this query has not been annotated yet"))
     if version is not None and review.version != version:
         raise StaleReview(review.version)
     return review
@@ -438,22 +445,28 @@ def query_adjudicate(
     (their grades so far are kept, as a reassigned annotator's are)."""
     review = _locked_review(project, query_id, version)
     if review.state == ReviewState.OPEN:
-        raise ValueError("this query is still being annotated")
+        raise ValueError(gettext("this query is still being annotated"))
     if review.state == ReviewState.APPROVED:
-        raise ValueError("this query is approved; it cannot be adjudicated again")
+        raise ValueError(gettext("this query is approved; it cannot be adjudicated again"))
     if reason not in AdjudicationReason.values:
-        raise ValueError(f"unknown reason {reason!r}; use one of {', '.join(AdjudicationReason)}")
+        raise ValueError(
+            gettext("unknown reason %(reason)r; use one of %(names)s")
+            % {"reason": reason, "names": ", ".join(AdjudicationReason)}
+        )
     candidate_ids = set(Candidate.objects.filter(query_id=query_id).values_list("id", flat=True))
     given = {int(k): int(v) for k, v in grades.items()}
     if set(given) != candidate_ids:
         missing = len(candidate_ids - set(given))
         extra = len(set(given) - candidate_ids)
         raise ValueError(
-            f"grade every candidate of this query and nothing else "
-            f"({missing} missing, {extra} not in the pool)"
+            gettext(
+                "grade every candidate of this query and nothing else (%(missing)s missing, "
+                "%(extra)s not in the pool)"
+            )
+            % {"missing": missing, "extra": extra}
         )
     if any(g not in (0, 1, 2) for g in given.values()):
-        raise ValueError("a grade is 0, 1 or 2")
+        raise ValueError(gettext("a grade is 0, 1 or 2"))
     now = timezone.now()
     Resolution.objects.bulk_create(
         [
@@ -493,7 +506,10 @@ def query_approve(
     version (a query of another project is refused with Http404)."""
     review = _locked_review(project, query_id, version)
     if review.state != ReviewState.RESOLVED:
-        raise ValueError(f"only a resolved query can be approved (this one is {review.state})")
+        raise ValueError(
+            gettext("only a resolved query can be approved (this one is: %(state)s)")
+            % {"state": ReviewState(review.state).label.lower()}
+        )
     review.state = ReviewState.APPROVED
     review.approved_by = by
     review.approved_at = timezone.now()
@@ -527,7 +543,10 @@ def queries_approve(
         foreign = [q for q in wanted if q not in known]
         if foreign:
             shown = ", ".join(str(q) for q in foreign[:5]) + (" …" if len(foreign) > 5 else "")
-            raise ValueError(f"not queries of this project: {shown}; nothing was approved")
+            raise ValueError(
+                gettext("not queries of this project: %(shown)s; nothing was approved")
+                % {"shown": shown}
+            )
         reviews = reviews.filter(query_id__in=wanted)
     resolved = list(
         reviews.filter(state=ReviewState.RESOLVED)

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     Assignment,
@@ -40,14 +41,14 @@ def queries_assign(*, project: Project, per_query: int | None = None) -> AssignR
     project (ties: username order). Running it again only fills missing slots."""
     n = per_query if per_query is not None else project.annotators_per_query
     if n < 1:
-        raise ValueError("each query needs at least one annotator")
+        raise ValueError(gettext("each query needs at least one annotator"))
     annotators = list(
         Membership.objects.filter(project=project, role=Role.ANNOTATOR)
         .order_by("user__username")
         .values_list("user_id", flat=True)
     )
     if not annotators:
-        raise ValueError("the project has no annotators")
+        raise ValueError(gettext("the project has no annotators"))
     n = min(n, len(annotators))
     rows = Assignment.objects.filter(query__project=project)
     assigned: dict[int, set[int]] = defaultdict(set)
@@ -238,11 +239,13 @@ def assignment_reassign(*, assignment: Assignment, to_username: str) -> Assignme
             project_id=query.project_id, user=target, role__in=[Role.ANNOTATOR, Role.LEAD]
         ).exists()
     ):
-        raise ValueError(f"{to_username!r} is not an annotator of this project")
+        raise ValueError(
+            gettext("%(username)r is not an annotator of this project") % {"username": to_username}
+        )
     if target.pk == assignment.annotator_id:
         return assignment
     if Assignment.objects.filter(query=query, annotator=target).exists():
-        raise ValueError(f"{to_username} already has this query")
+        raise ValueError(gettext("%(username)s already has this query") % {"username": to_username})
     last = Assignment.objects.filter(
         annotator=target, query__project_id=query.project_id
     ).aggregate(m=Max("order"))["m"]

@@ -25,7 +25,8 @@ from typing import IO
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, ngettext
 
 from annotation.models import (
     Candidate,
@@ -76,7 +77,7 @@ def corpus_upload_accept(
             chunk_size=chunk_size,
             overlap=overlap,
         )
-    corpus_import_execute.delay_on_commit(record.pk)
+    corpus_import_execute.delay_on_commit(record.pk, language=translation.get_language())
     return record
 
 
@@ -92,7 +93,9 @@ def corpus_import_create(
     """A queued import; `corpus_import_run` does the work (in a Celery task for uploads)."""
     detect_format(filename, CORPUS_FORMATS)
     if chunk_size < 50 or not 0 <= overlap < chunk_size // 2:
-        raise ValueError("chunk size must be ≥ 50 and overlap between 0 and half the chunk size")
+        raise ValueError(
+            gettext("chunk size must be ≥ 50 and overlap between 0 and half the chunk size")
+        )
     return CorpusImport.objects.create(
         project=project,
         filename=filename[-255:],
@@ -338,15 +341,25 @@ def changed_text_warning(record: CorpusImport) -> str:
         return ""
     shown = ", ".join(record.changed_chunk_ids)
     more = n - len(record.changed_chunk_ids)
-    ids = f"{shown} and {more} more" if more > 0 else shown
+    if more > 0:
+        ids = gettext("%(shown)s and %(more)s more") % {"shown": shown, "more": more}
+    else:
+        ids = shown
     graded = record.judged_chunks_changed
-    return f"{n} existing chunk{'s' if n != 1 else ''} got a different text: {ids}. " + (
-        f"{graded} of them had been graded: their candidates keep the text that was graded "
-        "(annotators see it, a freeze copies it); re-judge them against the new text if "
-        "the change matters."
-        if graded
-        else "None of them had been graded."
-    )
+    changed = ngettext(
+        "%(n)s existing chunk got a different text: %(ids)s.",
+        "%(n)s existing chunks got a different text: %(ids)s.",
+        n,
+    ) % {"n": n, "ids": ids}
+    if graded:
+        judged = gettext(
+            "%(graded)s of them had been graded: their candidates keep the text that was graded "
+            "(annotators see it, a freeze copies it); re-judge them against the new text if the "
+            "change matters."
+        ) % {"graded": graded}
+    else:
+        judged = gettext("None of them had been graded.")
+    return gettext("%(changed)s %(judged)s") % {"changed": changed, "judged": judged}
 
 
 def _documents_insert(project_id: int, titles: dict[str, str]) -> dict[str, int]:

@@ -21,6 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     Chunk,
@@ -85,7 +86,7 @@ class SplitSpec:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.test_share < 1.0:
-            raise ValueError("the test share of a split is between 0 and 1 (exclusive)")
+            raise ValueError(gettext("the test share of a split is between 0 and 1 (exclusive)"))
 
 
 def goldsmith_version() -> str:
@@ -103,12 +104,19 @@ def _check_label(project: Project, label: str) -> str:
     label = label.strip()
     if not LABEL_PATTERN.match(label):
         raise ValueError(
-            f"label {label!r} is not valid: use up to 40 letters, digits, '.', '_' or '-'"
+            gettext("label %(label)r is not valid: use up to 40 letters, digits, '.', '_' or '-'")
+            % {"label": label}
         )
     if label.lower() in RESERVED_LABELS:
-        raise ValueError(f"label {label!r} is reserved (it names a page); pick another label")
+        raise ValueError(
+            gettext("label %(label)r is reserved (it names a page); pick another label")
+            % {"label": label}
+        )
     if GoldenSetVersion.objects.filter(project=project, label=label).exists():
-        raise ValueError(f"version {label!r} already exists in {project.name}; pick another label")
+        raise ValueError(
+            gettext("version %(label)r already exists in %(name)s; pick another label")
+            % {"label": label, "name": project.name}
+        )
     return label
 
 
@@ -192,13 +200,16 @@ def _store(
     ordered = sorted(records, key=lambda r: r.query_id)
     for a, b in itertools.pairwise(ordered):
         if a.query_id == b.query_id:
-            raise ValueError(f"query {a.query_id!r} appears twice")
+            raise ValueError(gettext("query %(query_id)r appears twice") % {"query_id": a.query_id})
     for r in ordered:
         for j in r.judgments:
             if j[5] not in GRADES:
                 raise ValueError(
-                    f"query {r.query_id!r}, chunk {j[0]!r}: grade {j[5]} is not "
-                    "0, 1 or 2 (map grades with --grade-map)"
+                    gettext(
+                        "query %(query_id)r, chunk %(chunk)r: grade %(grade)s is not 0, 1 or 2 "
+                        "(map grades with --grade-map)"
+                    )
+                    % {"query_id": r.query_id, "chunk": j[0], "grade": j[5]}
                 )
     content_hash = goldset_content_hash(ordered)
     counts = _counts(ordered)
@@ -328,8 +339,14 @@ def golden_set_version_freeze(
         Query.objects.filter(approved).values_list("id", "text", "category", "stratum", "weight")
     )
     if not rows:
-        what = " matching the filters" if cats or strs else ""
-        raise ValueError(f"no approved query{what} to freeze: approve queries in Review first")
+        if cats or strs:
+            raise ValueError(
+                gettext(
+                    "no approved query matching the filters to freeze: approve queries in "
+                    "Review first"
+                )
+            )
+        raise ValueError(gettext("no approved query to freeze: approve queries in Review first"))
     prefixed = Q(candidate__query__project=project)
     prefixed &= Q(candidate__query__review__state=ReviewState.APPROVED)
     if cats:
@@ -440,16 +457,19 @@ def goldset_load(
     ValueError."""
     source_name = name or path.name
     if fmt not in IMPORT_FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}")
+        raise ValueError(
+            gettext("unknown format %(fmt)r; use one of %(names)s")
+            % {"fmt": fmt, "names": ", ".join(IMPORT_FORMATS)}
+        )
     limits = upload_limits()
     corpus_rows: Iterable[CorpusRow] | None = None
     if corpus is not None:
         if not corpus.exists():
-            raise ValueError(f"{corpus}: no such file")
+            raise ValueError(gettext("%(corpus)s: no such file") % {"corpus": corpus})
         corpus_rows = _replayable(corpus, limits)
     if fmt == "jsonl":
         if grade_map:
-            raise ValueError("a native golden set is imported as it is: no --grade-map")
+            raise ValueError(gettext("a native golden set is imported as it is: no --grade-map"))
         items = iter_goldset(path)
         head = next(items)
         assert isinstance(head, GoldsetHeader)  # iter_goldset yields the header first
@@ -458,7 +478,9 @@ def goldset_load(
         return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)
     if fmt == "trec":
         if topics is None:
-            raise ValueError("a TREC import needs a topics file (qid<TAB>query) with --topics")
+            raise ValueError(
+                gettext("a TREC import needs a topics file (qid<TAB>query) with --topics")
+            )
         texts = {r.chunk_id: r.text for r in _replayable(corpus, limits)} if corpus else None
         queries = trec_queries(path, topics, grade_map=grade_map, texts=texts)
         return LoadedGoldset(queries, None, corpus_rows, source_name)
@@ -575,7 +597,9 @@ def golden_set_version_import(
     """
     Project.objects.select_for_update().filter(pk=project.pk).first()
     if not loaded.queries:
-        raise ValueError(f"{loaded.source_name}: no queries to import")
+        raise ValueError(
+            gettext("%(source_name)s: no queries to import") % {"source_name": loaded.source_name}
+        )
     wanted = label or (loaded.header or {}).get("label")
     label = _check_label(project, wanted) if wanted else next_label(project)
     parent = latest_version(project)

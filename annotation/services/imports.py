@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 
+from annotation.i18n import localize
 from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from goldsmith.intake.readers import ReadError
@@ -71,11 +73,14 @@ def import_run(
         record.status, record.phase = ImportStatus.DONE, "done"
         record.bytes_read = record.bytes_total
     except user_errors as error:
-        record.status, record.error, record.phase = ImportStatus.FAILED, str(error), "failed"
+        record.status, record.error, record.phase = ImportStatus.FAILED, localize(error), "failed"
     except Exception as error:
         logger.exception("%s %s failed", model._meta.verbose_name, record.pk)
         record.status, record.phase = ImportStatus.FAILED, "failed"
-        record.error = f"{record.filename}: internal error ({type(error).__name__})"
+        record.error = gettext("%(file)s: internal error (%(error)s)") % {
+            "file": record.filename,
+            "error": type(error).__name__,
+        }
     finally:
         progress.close()
         if record.upload_path:

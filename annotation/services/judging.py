@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     Assignment,
@@ -49,7 +50,7 @@ def _final() -> Q:
 
 def _check_open(query_id: int) -> None:
     if QueryReview.objects.filter(_final(), query_id=query_id).exists():
-        raise JudgingClosed("this query was already adjudicated or approved")
+        raise JudgingClosed(gettext("this query was already adjudicated or approved"))
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,9 @@ def judgment_save(
     tests/annotation/test_a_grade_save_is_short.py counts the whole request's.
     """
     if grade not in (0, 1, 2):
-        raise ValueError("a grade is 0, 1 or 2")
+        raise ValueError(gettext("a grade is 0, 1 or 2"))
     if candidate.query_id != assignment.query_id:
-        raise ValueError("that candidate belongs to another query")
+        raise ValueError(gettext("that candidate belongs to another query"))
     assignment = (
         Assignment.objects.select_for_update(of=("self",))
         .annotate(
@@ -93,7 +94,7 @@ def judgment_save(
         .get(pk=assignment.pk)
     )
     if assignment.final:
-        raise JudgingClosed("this query was already adjudicated or approved")
+        raise JudgingClosed(gettext("this query was already adjudicated or approved"))
     row = Judgment(
         candidate=candidate,
         annotator_id=assignment.annotator_id,
@@ -150,7 +151,7 @@ def query_annotation_save(
     fields = ["updated_at"]
     for name, value in (flags or {}).items():
         if name not in QueryAnnotation.FLAGS:
-            raise ValueError(f"unknown flag {name!r}")
+            raise ValueError(gettext("unknown flag %(name)r") % {"name": name})
         setattr(annotation, name, bool(value))
         fields.append(name)
     if note is not None:
@@ -182,7 +183,7 @@ def query_annotation_save(
 def guideline_publish(*, project: Project, markdown: str, by: AbstractBaseUser) -> Guideline:
     """A new version of the project's guidelines; earlier versions stay for old judgments."""
     if not markdown.strip():
-        raise ValueError("the guidelines are empty")
+        raise ValueError(gettext("the guidelines are empty"))
     # Lock the project row so that two leads publishing at once get distinct versions.
     Project.objects.select_for_update().filter(pk=project.pk).first()
     last = latest_guideline_version(project.pk) or 0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotation.models import (
     Candidate,
@@ -56,7 +57,10 @@ def _source_for(*, project: Project, name: str, kind: str, k: int) -> PoolSource
         project=project, name=name, defaults={"kind": kind, "k": k}
     )
     if not created and source.kind != kind:
-        raise ValueError(f"source {name!r} already exists as {source.kind}, not {kind}")
+        raise ValueError(
+            gettext("source %(name)r already exists as %(kind)s, not %(new_kind)s")
+            % {"name": name, "kind": source.kind, "new_kind": kind}
+        )
     if not created and source.k != k:
         source.k = k
         source.save(update_fields=["k"])
@@ -151,9 +155,11 @@ def pool_build_builtin(
     from goldsmith.retrievers.builtin import build_retriever
 
     if kind not in (SourceKind.BM25, SourceKind.TFIDF):
-        raise ValueError(f"unknown built-in retriever {kind!r}; use bm25 or tfidf")
+        raise ValueError(
+            gettext("unknown built-in retriever %(kind)r; use bm25 or tfidf") % {"kind": kind}
+        )
     if k < 1:
-        raise ValueError("k must be at least 1")
+        raise ValueError(gettext("k must be at least 1"))
     queries = Query.objects.filter(project=project).order_by("id")
     if query_ids is not None:
         queries = queries.filter(id__in=list(query_ids))
@@ -185,12 +191,14 @@ def pool_import_run(
     from goldsmith.formats.detect import read_run
 
     if k < 1:
-        raise ValueError("k must be at least 1")
-    name = single_line(name, "a run's name")
+        raise ValueError(gettext("k must be at least 1"))
+    name = single_line(name, gettext("a run's name"))
     if not name or name in {SourceKind.BM25, SourceKind.TFIDF, ANNOTATOR_SOURCE}:
-        raise ValueError("give the run a name of its own (not bm25, tfidf or annotators)")
+        raise ValueError(gettext("give the run a name of its own (not bm25, tfidf or annotators)"))
     if format not in ("auto", "trec", "jsonl"):
-        raise ValueError(f"unknown run format {format!r}; use auto, trec or jsonl")
+        raise ValueError(
+            gettext("unknown run format %(format)r; use auto, trec or jsonl") % {"format": format}
+        )
     run = read_run(path, None if format == "auto" else format)  # type: ignore[arg-type]  # checked just above
     chunk_ids = dict(Chunk.objects.filter(project=project).values_list("chunk_id", "id"))
     query_ids = set(Query.objects.filter(project=project).values_list("id", flat=True))
@@ -216,7 +224,10 @@ def pool_import_run(
         hits[query_pk] = top
     if not any(hits.values()):
         shown = ", ".join(unknown[:3])
-        raise ValueError(f"the run matches no query and chunk of this project (e.g. {shown})")
+        raise ValueError(
+            gettext("the run matches no query and chunk of this project (e.g. %(shown)s)")
+            % {"shown": shown}
+        )
     source = _source_for(project=project, name=name, kind=SourceKind.RUN, k=k)
     result = pool_add_hits(source=source, hits=hits)
     return replace(result, skipped=len(unknown))
@@ -244,7 +255,7 @@ def candidate_add_by_annotator(
     grades are final); leads reopen it by pooling more chunks. The review row is locked, so an
     approval and an addition never interleave."""
     if chunk.project_id != query.project_id or chunk.removed:
-        raise ValueError("that chunk is not in this project's corpus")
+        raise ValueError(gettext("that chunk is not in this project's corpus"))
     review = QueryReview.objects.select_for_update().filter(query=query).first()
     refusal = closed_to_new_chunks(review)
     if refusal:

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import (
     ApiToken,
@@ -49,11 +50,11 @@ def project_setup(
     Idempotent: running it again with the same arguments changes nothing. An existing user's
     password is never reset; an existing member keeps the highest role named.
     """
-    name = single_line(name, "a project's name")
+    name = single_line(name, gettext("a project's name"))
     if not name:
-        raise ValueError("a project needs a name")
+        raise ValueError(gettext("a project needs a name"))
     if not leads:
-        raise ValueError("a project needs at least one lead")
+        raise ValueError(gettext("a project needs at least one lead"))
     project, changed = Project.objects.get_or_create(name=name.strip())
     created_users: list[str] = []
     wanted: dict[str, str] = {}
@@ -85,9 +86,12 @@ def project_setup(
 def membership_set(*, project: Project, username: str, role: str) -> Membership:
     user = User.objects.filter(username=username).first()
     if user is None:
-        raise ValueError(f"no user named {username!r}")
+        raise ValueError(gettext("no user named %(username)r") % {"username": username})
     if role not in Role.values:
-        raise ValueError(f"unknown role {role!r}; use one of {', '.join(Role.values)}")
+        raise ValueError(
+            gettext("unknown role %(role)r; use one of %(names)s")
+            % {"role": role, "names": ", ".join(Role.values)}
+        )
     membership, _ = Membership.objects.update_or_create(
         project=project, user=user, defaults={"role": role}
     )
@@ -107,9 +111,9 @@ def api_token_create(
 
     Only a person issues tokens (the API refuses a request authenticated by a token), so a
     token never outlives the revocation of another one it was made with."""
-    name = single_line(name, "a token's name")
+    name = single_line(name, gettext("a token's name"))
     if expires_at is not None and expires_at <= timezone.now():
-        raise ValueError("the expiry must be in the future")
+        raise ValueError(gettext("the expiry must be in the future"))
     key = "gs_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
@@ -160,11 +164,16 @@ def membership_remove(*, project: Project, username: str) -> int:
         .first()
     )
     if membership is None:
-        raise Membership.DoesNotExist(f"{username!r} is not a member of this project")
+        raise Membership.DoesNotExist(
+            gettext("%(username)r is not a member of this project") % {"username": username}
+        )
     if membership.role == Role.LEAD:
         leads = Membership.objects.select_for_update().filter(project=project, role=Role.LEAD)
         if len(leads.values_list("pk", flat=True)) <= 1:
-            raise ValueError(f"{username} is the project's only lead; make someone else lead first")
+            raise ValueError(
+                gettext("%(username)s is the project's only lead; make someone else lead first")
+                % {"username": username}
+            )
     membership.delete()
     return api_tokens_revoke_without_membership(user=membership.user)
 
@@ -188,7 +197,8 @@ def project_tokenizer_set(*, project: Project, tokenizer: str) -> Project:
 
     if tokenizer not in Tokenizer.values:
         raise ValueError(
-            f"unknown tokenizer {tokenizer!r}; use one of {', '.join(Tokenizer.values)}"
+            gettext("unknown tokenizer %(tokenizer)r; use one of %(names)s")
+            % {"tokenizer": tokenizer, "names": ", ".join(Tokenizer.values)}
         )
     kind = project.search_kind
     project.tokenizer = tokenizer

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext
 
 from annotation.models import (
     ImportStatus,
@@ -105,7 +107,7 @@ def query_log_upload_accept(
             near_duplicate_threshold=near_duplicate_threshold,
             clusters=clusters,
         )
-    query_log_import_execute.delay_on_commit(log.pk)
+    query_log_import_execute.delay_on_commit(log.pk, language=translation.get_language())
     return log
 
 
@@ -120,9 +122,9 @@ def query_log_create(
 ) -> QueryLog:
     detect_format(filename, QUERYLOG_FORMATS)
     if not 0.0 < near_duplicate_threshold <= 1.0:
-        raise ValueError("the near-duplicate threshold must be in (0, 1]")
+        raise ValueError(gettext("the near-duplicate threshold must be in (0, 1]"))
     if not 1 <= clusters <= 200:
-        raise ValueError("the number of clusters must be between 1 and 200")
+        raise ValueError(gettext("the number of clusters must be between 1 and 200"))
     return QueryLog.objects.create(
         project=project,
         filename=filename[-255:],
@@ -169,7 +171,7 @@ def query_log_run(
             .first()
         )
         if earlier is not None:
-            reason = f"this file was already imported (log #{earlier.pk})"
+            reason = gettext("this file was already imported (log #%(log)s)") % {"log": earlier.pk}
             raise ReadError(log.filename, None, reason)
         _import(log, source, progress)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotation.models import ImportStatus, LogQuery, Project, Query, QueryLog, Sample
 from goldsmith.intake import sampling
@@ -75,7 +76,10 @@ def _field_values(pool: list[LogQuery], by: str, log: QueryLog) -> list[str]:
         return [names.get(q.cluster, str(q.cluster)) for q in pool]
     if by == "feedback":
         return ["negative" if q.negative else "other" for q in pool]
-    raise SamplingError(f"unknown field {by!r} for --by; use one of {', '.join(BY_FIELDS)}")
+    raise SamplingError(
+        gettext("unknown field %(by)r for --by; use one of %(names)s")
+        % {"by": by, "names": ", ".join(BY_FIELDS)}
+    )
 
 
 def sample_draw(
@@ -90,24 +94,32 @@ def sample_draw(
 ) -> SampleOutcome:
     """Choose the queries (reads only: a dry run)."""
     if log.project_id != project.pk:
-        raise SamplingError("that log belongs to another project")
+        raise SamplingError(gettext("that log belongs to another project"))
     if log.status != ImportStatus.DONE:
-        raise SamplingError(f"log #{log.pk} is not imported yet (status {log.status})")
+        raise SamplingError(
+            gettext("log #%(pk)s is not imported yet (status %(status)s)")
+            % {"pk": log.pk, "status": ImportStatus(log.status).label.lower()}
+        )
     if strategy not in sampling.STRATEGIES:
         raise SamplingError(
-            f"unknown strategy {strategy!r}; use one of {', '.join(sampling.STRATEGIES)}"
+            gettext("unknown strategy %(strategy)r; use one of %(names)s")
+            % {"strategy": strategy, "names": ", ".join(sampling.STRATEGIES)}
         )
     if n < 1:
-        raise SamplingError("n must be at least 1")
+        raise SamplingError(gettext("n must be at least 1"))
     if not 0 <= seed <= sampling.SEED_MAX:
-        raise SamplingError(f"the seed must be a whole number from 0 to {sampling.SEED_MAX}")
+        raise SamplingError(
+            gettext("the seed must be a whole number from 0 to %(max)s")
+            % {"max": sampling.SEED_MAX}
+        )
     if strategy == sampling.STRATIFIED and not by:
-        raise SamplingError("the stratified strategy needs a field to stratify by (--by)")
+        raise SamplingError(gettext("the stratified strategy needs a field to stratify by (--by)"))
     if by and strategy != sampling.STRATIFIED:
-        raise SamplingError("--by goes with the stratified strategy only")
+        raise SamplingError(gettext("--by goes with the stratified strategy only"))
     if allocation and allocation not in sampling.ALLOCATIONS:
         raise SamplingError(
-            f"unknown allocation {allocation!r}; use one of {', '.join(sampling.ALLOCATIONS)}"
+            gettext("unknown allocation %(allocation)r; use one of %(names)s")
+            % {"allocation": allocation, "names": ", ".join(sampling.ALLOCATIONS)}
         )
     in_project = set(Query.objects.filter(project=project).values_list("normalized", flat=True))
     candidates = list(
@@ -118,7 +130,9 @@ def sample_draw(
     pool = [q for q in candidates if q.normalized not in in_project]
     excluded = len(candidates) - len(pool)
     if not pool:
-        raise SamplingError("no query of this log is left to sample (all are in the project)")
+        raise SamplingError(
+            gettext("no query of this log is left to sample (all are in the project)")
+        )
     counts = [q.group_volume for q in pool]
     strata, default_allocation, priority = sampling.strata_for(
         strategy,

@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from annotation.services.progress import uploads_dir
 from goldsmith.formats import FormatError
 from goldsmith.intake.limits import UploadLimits
 from goldsmith.intake.readers import ReadError
+from goldsmith.text import Text
 
 
 class Upload(Protocol):
@@ -84,7 +86,11 @@ def upload_file(upload: Upload, *, keep: bool = False) -> Iterator[Path]:
 
 def _write(upload: Upload, name: str, limit: int) -> Path:
     too_large = UploadRefused(
-        f"{name}: the file is larger than {limit:,} bytes (GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)"
+        gettext(
+            "%(name)s: the file is larger than %(limit)s bytes "
+            "(GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)"
+        )
+        % {"name": name, "limit": f"{limit:,}"}
     )
     size = getattr(upload, "size", None)
     if isinstance(size, int) and size > limit:
@@ -112,4 +118,6 @@ def _named(error: FormatError | ReadError, path: Path, name: str) -> ValueError:
     at = str(path)
     if error.filename != at and not error.filename.startswith(at + ":"):
         return error
-    return ReadError(name + error.filename[len(at) :], error.line, error.reason.replace(at, name))
+    # A reader's own sentence (a Text) names no path: kept as it is, it stays translatable.
+    reason = error.reason if isinstance(error.reason, Text) else error.reason.replace(at, name)
+    return ReadError(name + error.filename[len(at) :], error.line, reason)

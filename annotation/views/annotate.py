@@ -10,8 +10,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from annotation.i18n import localize
 from annotation.models import Guideline, Project, QueryAnnotation
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.judging import (
@@ -24,10 +26,10 @@ from annotation.selectors.judging import (
 from annotation.services.judging import guideline_publish
 
 FLAG_LABELS = [
-    ("ambiguous", "Ambiguous"),
-    ("no_answer", "No answer in the corpus"),
-    ("personal_data", "Contains personal data"),
-    ("not_a_query", "Not a real query"),
+    ("ambiguous", gettext_lazy("Ambiguous")),
+    ("no_answer", gettext_lazy("No answer in the corpus")),
+    ("personal_data", gettext_lazy("Contains personal data")),
+    ("not_a_query", gettext_lazy("Not a real query")),
 ]
 
 
@@ -73,7 +75,7 @@ def annotate_next(request: HttpRequest, project_id: int) -> HttpResponse:
         )
     following = next_assignment(user=request.user, project=project, after=after)
     if following is None:
-        messages.success(request, "Your queue is done. Thank you!")
+        messages.success(request, gettext("Your queue is done. Thank you!"))
         return redirect("annotate-queue", project_id=project.pk)
     return redirect("annotate-query", project_id=project.pk, query_id=following.query_id)
 
@@ -85,7 +87,7 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
     )
     assignment = assignment_for(user=request.user, project=project, query_id=query_id)
     if assignment is None:
-        raise Http404("That query is not in your queue")
+        raise Http404(gettext("That query is not in your queue"))
     view = annotation_view(assignment=assignment)
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()
@@ -124,9 +126,13 @@ def guidelines(request: HttpRequest, project_id: int) -> HttpResponse:
                 project=project, markdown=form.cleaned_data["markdown"], by=request.user
             )
         except ValueError as error:
-            form.add_error("markdown", str(error))
+            form.add_error("markdown", localize(error))
         else:
-            messages.success(request, f"Published guidelines version {published.version}.")
+            messages.success(
+                request,
+                gettext("Published guidelines version %(version)s.")
+                % {"version": published.version},
+            )
             return redirect("guidelines", project_id=project.pk)
     return render(
         request,

@@ -7,7 +7,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext_lazy
 
+from annotation.i18n import localize
 from annotation.models import CorpusImport
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.corpus import chunk_search, corpus_figures, corpus_imports
@@ -17,14 +19,16 @@ from goldsmith.intake.readers import ReadError
 
 class CorpusUploadForm(forms.Form):
     file = forms.FileField(
-        help_text="JSONL or CSV: chunks (id, doc_id, text, …) or whole "
-        "documents (doc_id, title, text) that Goldsmith chunks."
+        help_text=gettext_lazy(
+            "JSONL or CSV: chunks (id, doc_id, text, …) or whole "
+            "documents (doc_id, title, text) that Goldsmith chunks."
+        )
     )
     chunk_size = forms.IntegerField(
-        min_value=50, max_value=100_000, initial=1000, label="Chunk size (characters)"
+        min_value=50, max_value=100_000, initial=1000, label=gettext_lazy("Chunk size (characters)")
     )
     overlap = forms.IntegerField(
-        min_value=0, max_value=50_000, initial=100, label="Overlap (characters)"
+        min_value=0, max_value=50_000, initial=100, label=gettext_lazy("Overlap (characters)")
     )
 
 
@@ -53,7 +57,7 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
                 overlap=form.cleaned_data["overlap"],
             )
         except (ReadError, ValueError) as error:
-            form.add_error("file", str(error))
+            form.add_error("file", localize(error))
         else:
             return redirect("corpus-import", project_id=project.pk, import_id=record.pk)
     query = request.GET.get("q", "").strip()

@@ -11,8 +11,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.api.goldsets import streamed_export
+from annotation.i18n import localize
 from annotation.models import GoldenItem, GoldenSetVersion, Membership, Project, Query
 from annotation.models.judging import Provenance, ReviewState
 from annotation.permissions import Action, project_access, role_allows
@@ -49,25 +51,35 @@ def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
     try:
         return golden_set_version_get(project=project, label=label)
     except GoldenSetVersion.DoesNotExist:
-        raise Http404("No such version") from None
+        raise Http404(gettext("No such version")) from None
 
 
 class FreezeForm(forms.Form):
-    label = forms.CharField(max_length=40, required=False, help_text="Leave empty for the next vN.")
+    label = forms.CharField(
+        max_length=40, required=False, help_text=gettext_lazy("Leave empty for the next vN.")
+    )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     categories = forms.MultipleChoiceField(
-        required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked: all."
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("None ticked: all."),
     )
     strata = forms.MultipleChoiceField(
-        required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked: all."
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("None ticked: all."),
     )
     split_seed = forms.IntegerField(
         required=False,
-        label="Dev/test split seed",
-        help_text="Optional. Later versions keep the split of their parent.",
+        label=gettext_lazy("Dev/test split seed"),
+        help_text=gettext_lazy("Optional. Later versions keep the split of their parent."),
     )
     test_share = forms.FloatField(
-        required=False, min_value=0.01, max_value=0.99, initial=0.5, label="Test share"
+        required=False,
+        min_value=0.01,
+        max_value=0.99,
+        initial=0.5,
+        label=gettext_lazy("Test share"),
     )
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
@@ -111,12 +123,20 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     split=split,
                 )
             except ValueError as error:
-                form.add_error(None, str(error))
+                form.add_error(None, localize(error))
             else:
                 messages.success(
                     request,
-                    f"Froze {version.label}: {version.query_count} queries, "
-                    f"{version.judgment_count} judgments, {version.content_hash}.",
+                    gettext(
+                        "Froze %(label)s: %(query_count)s queries, %(judgment_count)s "
+                        "judgments, %(content_hash)s."
+                    )
+                    % {
+                        "label": version.label,
+                        "query_count": version.query_count,
+                        "judgment_count": version.judgment_count,
+                        "content_hash": version.content_hash,
+                    },
                 )
                 return redirect("goldset-detail", project_id=project.pk, label=version.label)
     # How many approved queries await a freeze is the review's progress: not for annotators.
@@ -184,7 +204,7 @@ def goldset_export(
     project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
     version = _version_or_404(project, label)
     if fmt not in EXPORT_FORMATS:
-        raise Http404("No such format")
+        raise Http404(gettext("No such format"))
     return streamed_export(version, fmt)
 
 

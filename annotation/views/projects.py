@@ -6,8 +6,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
+from annotation.i18n import localize
 from annotation.models import Membership, Role, Tokenizer
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
@@ -18,7 +20,6 @@ from annotation.services.projects import (
     project_tokenizer_set,
 )
 from annotation.views.panels import Place, panels_at
-from annotation.wording import with_article
 
 
 @login_required
@@ -55,7 +56,7 @@ class MembershipForm(forms.Form):
 
 
 class TokenizerForm(forms.Form):
-    tokenizer = forms.ChoiceField(choices=Tokenizer.choices, label="Cut texts into")
+    tokenizer = forms.ChoiceField(choices=Tokenizer.choices, label=gettext_lazy("Cut texts into"))
 
 
 @login_required
@@ -69,10 +70,15 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
         try:
             membership_set(project=project, **form.cleaned_data)
         except ValueError as error:
-            form.add_error("username", str(error))
+            form.add_error("username", localize(error))
         else:
             username, role = form.cleaned_data["username"], form.cleaned_data["role"]
-            messages.success(request, f"{username} is now {with_article(role)}.")
+            now = {
+                Role.LEAD: gettext("%(username)s is now a lead."),
+                Role.ANNOTATOR: gettext("%(username)s is now an annotator."),
+                Role.VIEWER: gettext("%(username)s is now a viewer."),
+            }[role]
+            messages.success(request, now % {"username": username})
             return redirect("project-members", project_id=project.pk)
     members = project.memberships.select_related("user").order_by("role", "user__username")
     return render(
@@ -98,12 +104,19 @@ def project_member_remove(request: HttpRequest, project_id: int, username: str) 
     try:
         revoked = membership_remove(project=project, username=username)
     except Membership.DoesNotExist:
-        raise Http404("No such member") from None
+        raise Http404(gettext("No such member")) from None
     except ValueError as error:
-        messages.error(request, f"{error}.")
+        messages.error(request, gettext("%(error)s.") % {"error": error})
     else:
-        tokens = f" and {revoked} API token{'s' if revoked != 1 else ''} revoked" if revoked else ""
-        messages.success(request, f"{username} is no longer a member{tokens}.")
+        if revoked:
+            gone = ngettext(
+                "%(username)s is no longer a member and %(count)s API token revoked.",
+                "%(username)s is no longer a member and %(count)s API tokens revoked.",
+                revoked,
+            )
+        else:
+            gone = gettext("%(username)s is no longer a member.")
+        messages.success(request, gone % {"username": username, "count": revoked})
     return redirect("project-members", project_id=project.pk)
 
 
@@ -118,11 +131,14 @@ def project_tokenizer(request: HttpRequest, project_id: int) -> HttpResponse:
         label = Tokenizer(project.tokenizer).label
         messages.success(
             request,
-            f"Texts are now cut into: {label}. Pool again and run again for the built-in "
-            "retrievers to use it.",
+            gettext(
+                "Texts are now cut into: %(label)s. Pool again and run again for the built-in"
+                " retrievers to use it."
+            )
+            % {"label": label},
         )
     else:
-        messages.error(request, "Choose one of the tokenizers listed.")
+        messages.error(request, gettext("Choose one of the tokenizers listed."))
     return redirect("project-members", project_id=project.pk)
 
 

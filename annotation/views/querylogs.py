@@ -8,7 +8,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext_lazy, ngettext
 
+from annotation.i18n import localize
 from annotation.models import QueryLog, ScrubPattern
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import (
@@ -25,22 +27,30 @@ from goldsmith.intake.readers import ReadError
 
 class QueryLogUploadForm(forms.Form):
     file = forms.FileField(
-        help_text="JSONL or CSV with a 'query' column (optional timestamp, user, session, "
-        "category, count, feedback), or one query per line."
+        help_text=gettext_lazy(
+            "JSONL or CSV with a 'query' column (optional timestamp, user, session, "
+            "category, count, feedback), or one query per line."
+        )
     )
     near_duplicate_threshold = forms.FloatField(
-        min_value=0.01, max_value=1.0, initial=0.85, label="Near-duplicate threshold (cosine)"
+        min_value=0.01,
+        max_value=1.0,
+        initial=0.85,
+        label=gettext_lazy("Near-duplicate threshold (cosine)"),
     )
-    clusters = forms.IntegerField(min_value=1, max_value=200, initial=12, label="Intent clusters")
+    clusters = forms.IntegerField(
+        min_value=1, max_value=200, initial=12, label=gettext_lazy("Intent clusters")
+    )
 
 
 class ScrubPatternForm(forms.Form):
     patterns = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        label="Project patterns (NAME=REGEX, one a line)",
-        help_text="Replaced by <NAME> in imported queries (after e-mails, phones, cards, "
-        "IBANs and IPs).",
+        label=gettext_lazy("Project patterns (NAME=REGEX, one a line)"),
+        help_text=gettext_lazy(
+            "Replaced by <NAME> in imported queries (after e-mails, phones, cards, IBANs and IPs)."
+        ),
     )
 
     def clean_patterns(self) -> list[str]:
@@ -48,7 +58,7 @@ class ScrubPatternForm(forms.Form):
         try:
             parse_patterns(lines)
         except ValueError as error:
-            raise forms.ValidationError(str(error)) from None
+            raise forms.ValidationError(localize(error)) from None
         return lines
 
 
@@ -67,7 +77,15 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
         pattern_form = ScrubPatternForm(request.POST, prefix="pii")
         if pattern_form.is_valid():
             saved = scrub_pattern_set(project=project, lines=pattern_form.cleaned_data["patterns"])
-            messages.success(request, f"{len(saved)} project pattern(s) saved.")
+            messages.success(
+                request,
+                ngettext(
+                    "%(count)s project pattern saved.",
+                    "%(count)s project patterns saved.",
+                    len(saved),
+                )
+                % {"count": len(saved)},
+            )
             return redirect("querylogs", project_id=project.pk)
     elif what == "upload":
         form = QueryLogUploadForm(request.POST, request.FILES, prefix="log")
@@ -81,7 +99,7 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     clusters=form.cleaned_data["clusters"],
                 )
             except (ReadError, ValueError) as error:
-                form.add_error("file", str(error))
+                form.add_error("file", localize(error))
             else:
                 return redirect("querylog", project_id=project.pk, log_id=log.pk)
     context = page_context(

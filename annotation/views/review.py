@@ -10,8 +10,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
+from annotation.i18n import localize
 from annotation.models import Assignment, Membership, PoolSource, Project, Role
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import TieRule
@@ -49,24 +51,32 @@ class PoolBuildForm(forms.Form):
         initial=["bm25", "tfidf"],
         widget=forms.CheckboxSelectMultiple,
     )
-    k = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_K, label="Top k")
+    k = forms.IntegerField(
+        min_value=1, max_value=1000, initial=DEFAULT_K, label=gettext_lazy("Top k")
+    )
 
 
 class RunImportForm(forms.Form):
-    name = forms.CharField(max_length=120, help_text="e.g. production-2026-11")
+    name = forms.CharField(max_length=120, help_text=gettext_lazy("e.g. production-2026-11"))
     format = forms.ChoiceField(
         choices=[("auto", "Detect"), ("trec", "TREC run"), ("jsonl", "JSONL")]
     )
-    k = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_K, label="Top k")
+    k = forms.IntegerField(
+        min_value=1, max_value=1000, initial=DEFAULT_K, label=gettext_lazy("Top k")
+    )
     file = forms.FileField()
 
 
 class AssignForm(forms.Form):
-    per_query = forms.IntegerField(min_value=1, max_value=20, label="Annotators per query")
+    per_query = forms.IntegerField(
+        min_value=1, max_value=20, label=gettext_lazy("Annotators per query")
+    )
 
 
 class TieRuleForm(forms.Form):
-    tie_rule = forms.ChoiceField(choices=TieRule.choices, label="Ties one grade apart")
+    tie_rule = forms.ChoiceField(
+        choices=TieRule.choices, label=gettext_lazy("Ties one grade apart")
+    )
 
 
 class EscalationForm(forms.Form):
@@ -76,7 +86,7 @@ class EscalationForm(forms.Form):
             ("1", "Go to one more annotator first, then to a lead if still needed"),
         ],
         coerce=lambda value: value == "1",
-        label="Flagged queries",
+        label=gettext_lazy("Flagged queries"),
     )
 
 
@@ -104,9 +114,18 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                 )
                 messages.success(
                     request,
-                    f"{kind}: {result.hits} hits for {result.queries} queries, "
-                    f"{result.new_candidates} new candidates; {result.reopened_queries} "
-                    "finished queries went back into the queues.",
+                    gettext(
+                        "%(kind)s: %(hits)s hits for %(queries)s queries, %(new_candidates)s "
+                        "new candidates; %(reopened_queries)s finished queries went back into"
+                        " the queues."
+                    )
+                    % {
+                        "kind": kind,
+                        "hits": result.hits,
+                        "queries": result.queries,
+                        "new_candidates": result.new_candidates,
+                        "reopened_queries": result.reopened_queries,
+                    },
                 )
             return redirect("pools", project_id=project.pk)
     elif what == "run":
@@ -122,14 +141,22 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                         k=run_form.cleaned_data["k"],
                     )
             except ValueError as error:  # FormatError names the upload and the line
-                run_form.add_error("file", str(error))
+                run_form.add_error("file", localize(error))
                 result = None
             if result is not None:
                 messages.success(
                     request,
-                    f"{result.source}: {result.new_candidates} new candidates, "
-                    f"{result.skipped} rows skipped; {result.reopened_queries} finished "
-                    "queries went back into the queues.",
+                    gettext(
+                        "%(source)s: %(new_candidates)s new candidates, %(skipped)s rows "
+                        "skipped; %(reopened_queries)s finished queries went back into the "
+                        "queues."
+                    )
+                    % {
+                        "source": result.source,
+                        "new_candidates": result.new_candidates,
+                        "skipped": result.skipped,
+                        "reopened_queries": result.reopened_queries,
+                    },
                 )
                 return redirect("pools", project_id=project.pk)
     elif what == "assign":
@@ -140,32 +167,35 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                     project=project, per_query=assign_form.cleaned_data["per_query"]
                 )
             except ValueError as error:
-                assign_form.add_error("per_query", str(error))
+                assign_form.add_error("per_query", localize(error))
             else:
                 messages.success(
                     request,
-                    f"{result.created} new assignments over {result.queries} queries.",
+                    gettext("%(created)s new assignments over %(queries)s queries.")
+                    % {"created": result.created, "queries": result.queries},
                 )
                 return redirect("pools", project_id=project.pk)
     elif what == "reassign":
         form = ReassignForm(request.POST)
         if not form.is_valid():
-            messages.error(request, "Name an assignment and an annotator.")
+            messages.error(request, gettext("Name an assignment and an annotator."))
         else:
             assignment = Assignment.objects.filter(
                 pk=form.cleaned_data["assignment"], query__project=project
             ).first()
             if assignment is None:
-                raise Http404("No such assignment in this project")
+                raise Http404(gettext("No such assignment in this project"))
             try:
                 assignment_reassign(
                     assignment=assignment, to_username=form.cleaned_data["username"]
                 )
             except ValueError as error:
-                messages.error(request, str(error))
+                messages.error(request, localize(error))
             else:
                 messages.success(
-                    request, f"Query {assignment.query_id} now goes to {assignment.annotator}."
+                    request,
+                    gettext("Query %(query_id)s now goes to %(annotator)s.")
+                    % {"query_id": assignment.query_id, "annotator": assignment.annotator},
                 )
                 return redirect("pools", project_id=project.pk)
     sources = PoolSource.objects.filter(project=project).annotate(n=Count("hits")).order_by("name")
@@ -250,7 +280,7 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
     status = 200
     if request.method == "POST":
         if not project.queries.filter(pk=query_id).exists():
-            raise Http404("No such query")
+            raise Http404(gettext("No such query"))
         grades: dict[int, int] = {}
         for key, value in request.POST.items():
             if key.startswith("grade-") and key[6:].isdigit() and value in {"0", "1", "2"}:
@@ -271,22 +301,26 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             )
         except StaleReview:
             errors.append(
-                "Another lead changed this query while you were looking at it; "
-                "nothing of yours was saved. Here is the current state."
+                gettext(
+                    "Another lead changed this query while you were looking at it; "
+                    "nothing of yours was saved. Here is the current state."
+                )
             )
             status = 409
         except ValueError as error:
-            errors.append(str(error))
+            errors.append(localize(error))
             status = 400
         else:
-            messages.success(request, f"Query {query_id} adjudicated.")
+            messages.success(
+                request, gettext("Query %(query_id)s adjudicated.") % {"query_id": query_id}
+            )
             following = disagreement_queue(project=project).exclude(query_id=query_id).first()
             if following is not None and request.POST.get("then") == "next":
                 return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
             return redirect("adjudicate", project_id=project.pk, query_id=query_id)
     view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
     if view is None:
-        raise Http404("No such query")
+        raise Http404(gettext("No such query"))
     response = render(
         request,
         "annotation/adjudicate.html",
@@ -309,17 +343,19 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
 def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
     project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
     if not project.queries.filter(pk=query_id).exists():
-        raise Http404("No such query")
+        raise Http404(gettext("No such query"))
     try:
         version = int(request.POST["version"]) if request.POST.get("version") else None
         query_approve(project=project, query_id=query_id, by=request.user, version=version)
     except StaleReview:
-        messages.error(request, "Another lead changed this query meanwhile; look at it again.")
+        messages.error(
+            request, gettext("Another lead changed this query meanwhile; look at it again.")
+        )
         return redirect("adjudicate", project_id=project.pk, query_id=query_id)
     except ValueError as error:
-        messages.error(request, str(error))
+        messages.error(request, localize(error))
         return redirect("adjudicate", project_id=project.pk, query_id=query_id)
-    messages.success(request, f"Query {query_id} approved.")
+    messages.success(request, gettext("Query %(query_id)s approved.") % {"query_id": query_id})
     return redirect("review-queue", project_id=project.pk)
 
 
@@ -336,12 +372,16 @@ def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
             ids = [int(v) for v in request.POST.getlist("query") if v.isdigit()]
             result = queries_approve(project=project, by=request.user, query_ids=ids)
     except ValueError as error:
-        messages.error(request, str(error))
+        messages.error(request, localize(error))
         return _review_queue_page(request, project, membership, status=400)
     messages.success(
         request,
-        f"Approved {len(result.approved)} queries"
-        + (f"; skipped {len(result.skipped)} that were not resolved." if result.skipped else "."),
+        (
+            gettext("Approved %(approved)s queries; skipped %(skipped)s that were not resolved.")
+            if result.skipped
+            else gettext("Approved %(approved)s queries.")
+        )
+        % {"approved": len(result.approved), "skipped": len(result.skipped)},
     )
     return redirect("review-queue", project_id=project.pk)
 
@@ -399,8 +439,14 @@ def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
     changed = project_tie_rule_set(project=project, tie_rule=tie_rule)
     messages.success(
         request,
-        f"Ties one grade apart now go to: {TieRule(tie_rule).label}. "
-        f"{changed} {'query' if changed == 1 else 'queries'} not yet approved settled differently.",
+        ngettext(
+            "Ties one grade apart now go to: %(rule)s. %(count)s query not yet approved settled "
+            "differently.",
+            "Ties one grade apart now go to: %(rule)s. %(count)s queries not yet approved settled "
+            "differently.",
+            changed,
+        )
+        % {"rule": TieRule(tie_rule).label, "count": changed},
     )
     return redirect("dashboard", project_id=project.pk)
 

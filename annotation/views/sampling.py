@@ -8,7 +8,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
 
+from annotation.i18n import localize
 from annotation.models import ImportStatus, Query, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
@@ -19,12 +21,14 @@ from goldsmith.intake import sampling
 
 class SampleForm(forms.Form):
     log = forms.ModelChoiceField(queryset=QueryLog.objects.none(), empty_label=None)
-    n = forms.IntegerField(min_value=1, max_value=100_000, initial=50, label="Queries (n)")
+    n = forms.IntegerField(
+        min_value=1, max_value=100_000, initial=50, label=gettext_lazy("Queries (n)")
+    )
     strategy = forms.ChoiceField(choices=[(s, s) for s in sampling.STRATEGIES])
     by = forms.ChoiceField(
         choices=[("", "—"), *[(b, b) for b in BY_FIELDS]],
         required=False,
-        label="Stratify by (stratified only)",
+        label=gettext_lazy("Stratify by (stratified only)"),
     )
     allocation = forms.ChoiceField(
         choices=[("", "strategy default"), *[(a, a) for a in sampling.ALLOCATIONS]],
@@ -56,14 +60,18 @@ def sampling_home(request: HttpRequest, project_id: int) -> HttpResponse:
         try:
             if request.POST.get("what") == "create":
                 outcome = sample_create(project=project, log=log, created_by=request.user, **params)
-                messages.success(request, f"Sampled {len(outcome.rows)} queries into the project.")
+                messages.success(
+                    request,
+                    gettext("Sampled %(n_rows)s queries into the project.")
+                    % {"n_rows": len(outcome.rows)},
+                )
                 return redirect("sample", project_id=project.pk, sample_id=outcome.sample.pk)
             preview = sample_draw(project=project, log=log, **params)
             distribution = preview_distribution(
                 log=log, log_query_ids=[r.log_query_id for r in preview.rows]
             )
         except SamplingError as error:
-            form.add_error(None, str(error))
+            form.add_error(None, localize(error))
     elif form.fields["log"].queryset.exists() and request.method != "POST":
         distribution = log_distribution(log=form.fields["log"].queryset.first())
     context = page_context(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotation.models import Chunk, PoolSource, Project, Query
 from annotation.models.judging import SourceKind
@@ -320,15 +321,25 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
     with otherwise (its own report used those)."""
     if a.version_id != b.version_id:
         raise RunInvalid(
-            f"run #{a.pk} is on golden set {a.version.label} and run #{b.pk} on "
-            f"{b.version.label}: a comparison needs two runs of the same version"
+            gettext(
+                "run #%(run_a)s is on golden set %(version_a)s and run #%(run_b)s on "
+                "%(version_b)s: a comparison needs two runs of the same version"
+            )
+            % {
+                "run_a": a.pk,
+                "version_a": a.version.label,
+                "run_b": b.pk,
+                "version_b": b.version.label,
+            }
         )
     if a.state != RunState.SUCCEEDED or b.state != RunState.SUCCEEDED:
-        raise RunInvalid("both runs must have succeeded")
+        raise RunInvalid(gettext("both runs must have succeeded"))
     if a.machine_grades != b.machine_grades:
         raise RunInvalid(
-            "one run counts the golden set's machine grades and the other does not: compare "
-            "runs that score them the same way"
+            gettext(
+                "one run counts the golden set's machine grades and the other does not: compare "
+                "runs that score them the same way"
+            )
         )
     common = sorted(set(a.ks) & set(b.ks)) or sorted(set(a.ks))
     s = run_settings(a, ks=common)
@@ -408,9 +419,11 @@ def pool_unjudged(*, run: EvaluationRun) -> dict[str, int]:
     """Add the unjudged chunks of the run's top K to the annotation pools, as a pool source
     named after the run, so that the next version can judge them."""
     if run.state != RunState.SUCCEEDED:
-        raise RunInvalid("only a succeeded run's unjudged chunks can be pooled")
+        raise RunInvalid(gettext("only a succeeded run's unjudged chunks can be pooled"))
     if run.matching != "chunk":
-        raise RunInvalid("pooling needs chunk-id matching (document and span ids are not chunks)")
+        raise RunInvalid(
+            gettext("pooling needs chunk-id matching (document and span ids are not chunks)")
+        )
     s = run_settings(run)
     scored = run_scored(run, s)
     pairs = reporting.unjudged_pairs(scored, s.headline_k)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from annotation.models import Project
 from annotation.services.uploads import Upload, upload_file, upload_name
@@ -31,6 +32,7 @@ from goldsmith.formats import FormatError
 from goldsmith.formats.detect import detect_format, read_run
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
+from goldsmith.text import say
 
 HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
@@ -43,15 +45,15 @@ def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
     known = set(HttpRetrieverConfig.__dataclass_fields__)
     unknown = sorted(set(config) - known)
     if unknown:
-        raise RetrieverInvalid(f"unknown HTTP setting {unknown[0]!r}")
+        raise RetrieverInvalid(gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]})
     if "headers" in config:
         headers = config["headers"] or {}
         if not isinstance(headers, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
         ):
-            raise RetrieverInvalid("headers must map names to strings")
+            raise RetrieverInvalid(gettext("headers must map names to strings"))
         if any(k.lower() in ("authorization", "cookie", "x-api-key", "host") for k in headers):
-            raise RetrieverInvalid("put credentials in the auth header (stored encrypted)")
+            raise RetrieverInvalid(gettext("put credentials in the auth header (stored encrypted)"))
     try:
         cfg = HttpRetrieverConfig(**config)
     except TypeError as error:
@@ -78,7 +80,9 @@ def _auth_changes(
     if name is not None:
         header = name.strip()
         if header and not set(header) <= HEADER_NAME_CHARS:
-            raise RetrieverInvalid("the auth header name may hold letters, digits, - and _")
+            raise RetrieverInvalid(
+                gettext("the auth header name may hold letters, digits, - and _")
+            )
         changes["auth_header_name"] = header
         if not header:
             changes.update(auth_header_encrypted="", auth_header_env="")
@@ -87,13 +91,15 @@ def _auth_changes(
     if env:
         env = env.strip()
         if not env.replace("_", "").isalnum():
-            raise RetrieverInvalid("the environment variable name may hold letters, digits, _")
+            raise RetrieverInvalid(
+                gettext("the environment variable name may hold letters, digits, _")
+            )
         refusal = credentials.environment_refusal(env)
         if refusal is not None:
             raise RetrieverInvalid(refusal)
         changes.update(auth_header_env=env, auth_header_encrypted="")
     if (value or env) and not header:
-        raise RetrieverInvalid("give the auth header a name (e.g. Authorization)")
+        raise RetrieverInvalid(gettext("give the auth header a name (e.g. Authorization)"))
     return changes
 
 
@@ -127,16 +133,19 @@ def retriever_save(
     if retriever is None:
         name = _new_name(project, name)
     elif retriever.project_id != project.pk:
-        raise RetrieverInvalid("the retriever belongs to another project")
+        raise RetrieverInvalid(gettext("the retriever belongs to another project"))
     elif name not in (None, "", retriever.name):
-        raise RetrieverInvalid(f"a retriever's name cannot change (it is {retriever.name!r})")
+        raise RetrieverInvalid(
+            gettext("a retriever's name cannot change (it is %(name)r)") % {"name": retriever.name}
+        )
     if run_file is not None and kind != RetrieverKind.RUNFILE:
-        raise RetrieverInvalid("only run-file retrievers take a run file")
+        raise RetrieverInvalid(gettext("only run-file retrievers take a run file"))
     changes: dict[str, Any] = {}
     if schedule is not None:
         if schedule not in Schedule.values:
             raise RetrieverInvalid(
-                f"schedule must be one of {', '.join(s or 'none' for s in Schedule.values)}"
+                gettext("schedule must be one of %(names)s")
+                % {"names": ", ".join(s or "none" for s in Schedule.values)}
             )
         changes["schedule"] = schedule
     if kind == RetrieverKind.HTTP:
@@ -147,7 +156,7 @@ def retriever_save(
             _auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
         )
     elif retriever is None and (auth_header_name or auth_header_value or auth_header_env):
-        raise RetrieverInvalid("only HTTP retrievers take an auth header")
+        raise RetrieverInvalid(gettext("only HTTP retrievers take an auth header"))
     read = _run_file_read(run_file) if run_file is not None else None
     try:
         with transaction.atomic():
@@ -164,29 +173,38 @@ def retriever_save(
             if read is not None:
                 _run_file_store(retriever, read)
     except IntegrityError:  # the same name added at the same moment
-        raise RetrieverInvalid(f"a retriever named {name!r} already exists") from None
+        raise RetrieverInvalid(
+            gettext("a retriever named %(name)r already exists") % {"name": name}
+        ) from None
     return retriever
 
 
 def _checked_kind(retriever: Retriever | None, kind: str | None) -> str:
     if retriever is not None:
         if kind not in (None, "", retriever.kind):
-            raise RetrieverInvalid(f"a retriever's kind cannot change (it is {retriever.kind})")
+            raise RetrieverInvalid(
+                gettext("a retriever's kind cannot change (it is %(kind)s)")
+                % {"kind": retriever.kind}
+            )
         return str(retriever.kind)
     if kind not in RetrieverKind.values:
-        raise RetrieverInvalid(f"kind must be one of {', '.join(RetrieverKind.values)}")
+        raise RetrieverInvalid(
+            gettext("kind must be one of %(names)s") % {"names": ", ".join(RetrieverKind.values)}
+        )
     return str(kind)
 
 
 def _new_name(project: Project, name: str | None) -> str:
     try:
-        name = single_line(name or "", "a retriever's name")
+        name = single_line(name or "", gettext("a retriever's name"))
     except ValueError as error:
         raise RetrieverInvalid(str(error)) from None
     if not name:
-        raise RetrieverInvalid("the retriever needs a name")
+        raise RetrieverInvalid(gettext("the retriever needs a name"))
     if Retriever.objects.filter(project=project, name=name).exists():
-        raise RetrieverInvalid(f"a retriever named {name!r} already exists")
+        raise RetrieverInvalid(
+            gettext("a retriever named %(name)r already exists") % {"name": name}
+        )
     return name
 
 
@@ -210,7 +228,7 @@ def retriever_snapshot(retriever: Retriever) -> dict[str, Any]:
     elif retriever.kind == RetrieverKind.RUNFILE:
         run_file = retriever.run_files.first()
         if run_file is None:
-            raise RetrieverInvalid("upload a run file first")
+            raise RetrieverInvalid(gettext("upload a run file first"))
         snap.update(run_file_id=run_file.pk, sha256=run_file.sha256, filename=run_file.filename)
     else:
         snap["params"] = (
@@ -246,7 +264,7 @@ def _run_file_read(source: Upload | Path) -> _RunFileRead:
 def _run_file_parse(path: Path, filename: str) -> _RunFileRead:
     fmt = detect_format(path)
     if fmt == "goldset":
-        raise FormatError(path, 1, "this is a golden set, not a run")
+        raise FormatError(path, 1, say("this is a golden set, not a run"))
     ranking = read_run(path, fmt)
     order = np.lexsort((np.arange(len(ranking.ids)), ranking.ranks, ranking.qidx))
     lists: dict[str, tuple[list[str], list[float | None]]] = {}
@@ -295,19 +313,19 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
     except ValueError as error:
         raise RetrieverInvalid(str(error)) from None
     if not 1 <= int(record.headline_k) <= 1000:
-        raise RetrieverInvalid("the headline K must be between 1 and 1000")
+        raise RetrieverInvalid(gettext("the headline K must be between 1 and 1000"))
     try:
         metrics.topk_weights(record.topk_scenario, record.topk_weights)
     except ValueError as error:
         raise RetrieverInvalid(str(error)) from None
     if not 0.0 <= float(record.low_recall_cutoff) <= 1.0:
-        raise RetrieverInvalid("the low-recall cut-off must be between 0 and 1")
+        raise RetrieverInvalid(gettext("the low-recall cut-off must be between 0 and 1"))
     if record.webhook_url:
         try:
             check_url(record.webhook_url, ssrf_policy())
         except UnsafeURL as error:
             if "does not resolve" not in str(error):
-                raise RetrieverInvalid(f"webhook: {error}") from None
+                raise RetrieverInvalid(gettext("webhook: %(error)s") % {"error": error}) from None
     record.save()
     return record
 

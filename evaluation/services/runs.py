@@ -39,6 +39,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
@@ -86,7 +87,7 @@ SCHEDULE_INTERVALS = {
 def _clean_ks(ks: Sequence[int] | None) -> list[int]:
     values = sorted({int(k) for k in (ks or DEFAULT_KS)})
     if not values or values[0] < 1 or values[-1] > MAX_K:
-        raise RunInvalid(f"cut-offs K must be between 1 and {MAX_K}")
+        raise RunInvalid(gettext("cut-offs K must be between 1 and %(max)s") % {"max": MAX_K})
     return values
 
 
@@ -125,21 +126,23 @@ def evaluation_run_create(
     version's machine grades out of the scoring (those chunks count as unjudged); the report
     states which."""
     if retriever.project_id != project.pk or version.project_id != project.pk:
-        raise RunInvalid("the retriever and the version must belong to this project")
+        raise RunInvalid(gettext("the retriever and the version must belong to this project"))
     if relevance_threshold not in (1, 2):
-        raise RunInvalid("the relevance threshold is 2 (strict) or 1 (lenient)")
+        raise RunInvalid(gettext("the relevance threshold is 2 (strict) or 1 (lenient)"))
     if gain not in ("linear", "exp"):
-        raise RunInvalid("gain is 'linear' or 'exp'")
+        raise RunInvalid(gettext("gain is 'linear' or 'exp'"))
     if matching not in Matching.values:
-        raise RunInvalid(f"matching is one of {', '.join(Matching.values)}")
+        raise RunInvalid(
+            gettext("matching is one of %(names)s") % {"names": ", ".join(Matching.values)}
+        )
     record = evaluation_settings_get(project=project)
     if pass_threshold is None:
         pass_threshold = float(effective_thresholds(record)["pass_threshold"] or 0.7)
     if not 0.0 <= pass_threshold <= 1.0:
-        raise RunInvalid("the pass threshold must be between 0 and 1")
+        raise RunInvalid(gettext("the pass threshold must be between 0 and 1"))
     headline = int(headline_k if headline_k is not None else record.headline_k)
     if not 1 <= headline <= MAX_K:
-        raise RunInvalid(f"the headline K must be between 1 and {MAX_K}")
+        raise RunInvalid(gettext("the headline K must be between 1 and %(max)s") % {"max": MAX_K})
     clean_ks = _clean_ks([*(ks or DEFAULT_KS), headline])
     try:
         snapshot = retriever_snapshot(retriever)
@@ -151,11 +154,13 @@ def evaluation_run_create(
         .values_list("query_id", flat=True)
     )
     if not query_ids:
-        raise RunInvalid(f"version {version.label} has no queries")
+        raise RunInvalid(gettext("version %(label)s has no queries") % {"label": version.label})
     corpus_hash, corpus_chunks = corpus_state(project=project)
     builtin = retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
     if builtin and not corpus_chunks:
-        raise RunInvalid("the project has no corpus for a built-in retriever: import one first")
+        raise RunInvalid(
+            gettext("the project has no corpus for a built-in retriever: import one first")
+        )
     size = max(
         1,
         batch_size or settings.GOLDSMITH_EVAL_BATCH_SIZE or _default_batch_size(retriever.kind),
@@ -503,7 +508,7 @@ def _finish_save(
 
 def baseline_set(*, run: EvaluationRun, by: AbstractBaseUser | None = None) -> Baseline:
     if run.state != RunState.SUCCEEDED:
-        raise RunInvalid("only a succeeded run can be a baseline")
+        raise RunInvalid(gettext("only a succeeded run can be a baseline"))
     baseline, _ = Baseline.objects.update_or_create(
         retriever=run.retriever,
         defaults={"run": run, "set_by": by if getattr(by, "pk", None) else None},

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from goldsmith.text import Text
+
 
 class FormatError(ValueError):
-    """A malformed input file; ``str()`` is ``FILE:LINE: message``.
+    """A malformed input file; ``str()`` is ``FILE:LINE: message`` (a `goldsmith.text.Text`
+    where the reader says why, so that an app can say it in its reader's language).
 
     FILE is the path the reader was given (``ZIP:MEMBER`` for a file inside a zip) until
     :meth:`named` puts the name a person knows the file by in its place: an upload is read from
@@ -39,4 +42,13 @@ class FormatError(ValueError):
         if not own and at not in self.message:
             return self
         shown = name + self.path[len(at) :] if own else self.path
-        return FormatError(shown, self.line, self.message.replace(at, name))
+        message = self.message
+        if isinstance(message, Text):  # keep it translatable: rename in its values
+            values = {
+                key: str(value).replace(at, name)
+                if isinstance(value, str | Path) and not isinstance(value, Text)
+                else value
+                for key, value in message.values.items()
+            }
+            return FormatError(shown, self.line, Text(message.template, **values))
+        return FormatError(shown, self.line, message.replace(at, name))

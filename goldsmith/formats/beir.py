@@ -33,6 +33,7 @@ from goldsmith.formats.goldset import (
     map_grade,
 )
 from goldsmith.intake.limits import UploadLimits, bounded_lines, zip_refusal
+from goldsmith.text import say
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class _Bundle:
             try:
                 self.zip = zipfile.ZipFile(self.path)
             except zipfile.BadZipFile:
-                raise FormatError(self.path, 1, "not a zip file nor a BEIR folder") from None
+                raise FormatError(self.path, 1, say("not a zip file nor a BEIR folder")) from None
             names = self.zip.namelist()
             hits = [n for n in names if n == "queries.jsonl" or n.endswith("/queries.jsonl")]
             refused = zip_refusal(self.zip, self.limits)
@@ -162,10 +163,10 @@ class _Bundle:
                 self.zip.close()
                 raise FormatError(f"{self.path}:{refused[0]}", 1, refused[1])
             if not hits:
-                raise FormatError(self.path, 1, "no queries.jsonl in the zip")
+                raise FormatError(self.path, 1, say("no queries.jsonl in the zip"))
             self.prefix = hits[0][: -len("queries.jsonl")]
         elif not self.path.is_dir():
-            raise FormatError(self.path, 1, "no such file or folder")
+            raise FormatError(self.path, 1, say("no such file or folder"))
 
     def where(self, name: str) -> str:
         return f"{self.path}:{name}" if self.zip else str(self.path / name)
@@ -203,7 +204,9 @@ class _Bundle:
                 for lineno, raw in enumerate(lines, 1):
                     yield lineno, decode_utf8(where, raw, lineno)
         except (zipfile.BadZipFile, zlib.error, EOFError) as error:
-            raise FormatError(where, lineno + 1, f"the zip is damaged: {error}") from None
+            raise FormatError(
+                where, lineno + 1, say("the zip is damaged: %(error)s", error=error)
+            ) from None
 
     def close(self) -> None:
         if self.zip is not None:
@@ -217,9 +220,11 @@ def _jsonl(bundle: _Bundle, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             obj = json.loads(line)
         except ValueError as error:
-            raise FormatError(bundle.where(name), lineno, f"invalid JSON: {error}") from None
+            raise FormatError(
+                bundle.where(name), lineno, say("invalid JSON: %(error)s", error=error)
+            ) from None
         if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str | int):
-            raise FormatError(bundle.where(name), lineno, 'expected an object with "_id"')
+            raise FormatError(bundle.where(name), lineno, say('expected an object with "_id"'))
         yield lineno, obj
 
 
@@ -261,18 +266,20 @@ def read_beir(
     bundle = _Bundle(path, limits)
     try:
         if not bundle.exists("queries.jsonl"):
-            raise FormatError(bundle.where("queries.jsonl"), 1, "missing")
+            raise FormatError(bundle.where("queries.jsonl"), 1, say("missing"))
         queries: dict[str, dict[str, Any]] = {}
         for lineno, obj in _jsonl(bundle, "queries.jsonl"):
             qid = str(obj["_id"])
             if qid in queries:
-                raise FormatError(bundle.where("queries.jsonl"), lineno, f"query {qid!r} twice")
+                raise FormatError(
+                    bundle.where("queries.jsonl"), lineno, say("query %(qid)r twice", qid=qid)
+                )
             queries[qid] = obj
         judged: dict[str, dict[str, int]] = {qid: {} for qid in queries}
         file_split: dict[str, str] = {}
         names = bundle.qrels_names()
         if not names:
-            raise FormatError(bundle.where("qrels/test.tsv"), 1, "no qrels/*.tsv file")
+            raise FormatError(bundle.where("qrels/test.tsv"), 1, say("no qrels/*.tsv file"))
         for name in names:
             split = Path(name).stem
             for lineno, line in bundle.lines(name):
@@ -282,22 +289,24 @@ def read_beir(
                 if not line.strip():
                     continue
                 if len(cells) != 3:
-                    msg = "expected query-id<TAB>corpus-id<TAB>score"
+                    msg = say("expected query-id<TAB>corpus-id<TAB>score")
                     raise FormatError(bundle.where(name), lineno, msg)
                 qid, cid, raw = (c.strip() for c in cells)
                 if qid not in judged:
-                    msg = f"query {qid!r} is not in queries.jsonl"
+                    msg = say("query %(qid)r is not in queries.jsonl", qid=qid)
                     raise FormatError(bundle.where(name), lineno, msg)
                 try:
                     score = int(raw)
                 except ValueError:
-                    msg = f"score {raw!r} is not an integer"
+                    msg = say("score %(raw)r is not an integer", raw=raw)
                     raise FormatError(bundle.where(name), lineno, msg) from None
                 grade = map_grade(bundle.where(name), lineno, score, grade_map)
                 if grade is None:
                     continue
                 if cid in judged[qid]:
-                    msg = f"duplicate judgment for query {qid!r}, corpus-id {cid!r}"
+                    msg = say(
+                        "duplicate judgment for query %(qid)r, corpus-id %(cid)r", qid=qid, cid=cid
+                    )
                     raise FormatError(bundle.where(name), lineno, msg)
                 judged[qid][cid] = grade
                 file_split.setdefault(qid, split)
@@ -346,7 +355,7 @@ def read_beir(
             except ValueError as error:  # JSONDecodeError, or an integer over the digit limit
                 at = error.lineno if isinstance(error, json.JSONDecodeError) else 1
                 raise FormatError(
-                    bundle.where("goldsmith.json"), at, f"invalid JSON: {error}"
+                    bundle.where("goldsmith.json"), at, say("invalid JSON: %(error)s", error=error)
                 ) from None
     finally:
         bundle.close()
@@ -472,7 +481,7 @@ def cranfield_to_beir(src: str | Path, dst: str | Path) -> dict[str, int]:
             if not cells:
                 continue
             if len(cells) != 3:
-                raise FormatError(src / "cranqrel", lineno, "expected qid docid grade")
+                raise FormatError(src / "cranqrel", lineno, say("expected qid docid grade"))
             out.write("\t".join(cells) + "\n")
             counts["qrels"] += 1
     return counts

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from goldsmith.formats import FormatError
+from goldsmith.text import say
 
 PIECE_LINES = 8192  # lines per yielded piece: big enough to be fast, small enough to be flat
 
@@ -27,7 +28,9 @@ def decode_utf8(where: str | Path, data: bytes, first_line: int = 1) -> str:
     except UnicodeDecodeError as e:
         line = first_line + data.count(b"\n", 0, e.start)
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise FormatError(where, line, f"invalid UTF-8 at byte {column}") from None
+        raise FormatError(
+            where, line, say("invalid UTF-8 at byte %(column)s", column=column)
+        ) from None
 
 
 def bytes_array(items: list[bytes]) -> NDArray[np.bytes_]:

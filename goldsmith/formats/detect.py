@@ -14,6 +14,7 @@ from goldsmith.formats.goldset import GOLDSET_FORMAT, goldset_judgments, read_go
 from goldsmith.formats.jsonl import read_jsonl_qrels, read_jsonl_run
 from goldsmith.formats.trec import read_trec_qrels, read_trec_run
 from goldsmith.metrics import JudgmentColumns, RankingColumns
+from goldsmith.text import say
 
 FileFormat = Literal["trec", "jsonl", "goldset"]
 
@@ -54,6 +55,6 @@ def read_run(
     if fmt is None:
         detected = detect_format(path)
         if detected == "goldset":
-            raise FormatError(path, 1, "this is a golden set, not a run")
+            raise FormatError(path, 1, say("this is a golden set, not a run"))
         fmt = detected
     return read_trec_run(path) if fmt == "trec" else read_jsonl_run(path, require_scores)

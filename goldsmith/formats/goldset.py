@@ -26,6 +26,7 @@ from goldsmith.formats import FormatError, spreadsheets
 from goldsmith.formats.common import bytes_array, dumps
 from goldsmith.formats.jsonl import ANSWER_KEYS, LineCheck, answer_json, answer_key, json_lines
 from goldsmith.metrics import JudgmentColumns
+from goldsmith.text import say
 
 GOLDSET_FORMAT = "goldsmith.goldset"
 GOLDSET_FORMAT_VERSION = 1
@@ -267,7 +268,7 @@ def iter_goldset(path: str | Path) -> Iterator[GoldsetHeader | GoldenQuery]:
     lines = json_lines(path)
     first = next(lines, None)
     if first is None:
-        raise FormatError(path, 1, "empty file: expected a goldset header")
+        raise FormatError(path, 1, say("empty file: expected a goldset header"))
     header = _header(LineCheck(path, first[0]), first[1])
     yield header
     seen: set[str] = set()
@@ -275,16 +276,26 @@ def iter_goldset(path: str | Path) -> Iterator[GoldsetHeader | GoldenQuery]:
     for lineno, value in lines:
         q = _query(LineCheck(path, lineno), value)
         if q.query_id in seen:
-            raise FormatError(path, lineno, f"query {q.query_id!r} appears twice")
+            raise FormatError(
+                path, lineno, say("query %(query_id)r appears twice", query_id=q.query_id)
+            )
         seen.add(q.query_id)
         qs.append(q)
         yield q
     if header.query_count is not None and header.query_count != len(qs):
-        msg = f"header says {header.query_count} queries, file has {len(qs)}"
+        msg = say(
+            "header says %(query_count)s queries, file has %(found)s",
+            query_count=header.query_count,
+            found=len(qs),
+        )
         raise FormatError(path, first[0], msg)
     actual = goldset_content_hash(qs)
     if header.content_hash != actual:
-        msg = f"content_hash {header.content_hash!r} does not match the queries ({actual})"
+        msg = say(
+            ("content_hash %(content_hash)r does not match the queries (%(actual)s)"),
+            content_hash=header.content_hash,
+            actual=actual,
+        )
         raise FormatError(path, first[0], msg)
 
 
@@ -298,11 +309,18 @@ def read_goldset(path: str | Path) -> GoldSet:
 def _header(chk: LineCheck, value: Any) -> GoldsetHeader:
     obj = chk.obj(value, "header")
     if obj.get("format") != GOLDSET_FORMAT:
-        raise chk.fail(f'first line must be a header with "format": "{GOLDSET_FORMAT}"')
+        raise chk.fail(
+            say(
+                ('first line must be a header with "format": "%(format)s"'),
+                format=GOLDSET_FORMAT,
+            )
+        )
     chk.keys(obj, _HEADER_KEYS, set(obj), "header")
     version = chk.int_(obj["format_version"], "format_version")
     if version != GOLDSET_FORMAT_VERSION:
-        raise chk.fail(f"unsupported format_version {version} (this reader knows 1)")
+        raise chk.fail(
+            say("unsupported format_version %(version)s (this reader knows 1)", version=version)
+        )
     known = _HEADER_KEYS | {"created_at", "query_count", "judgment_count"}
     return GoldsetHeader(
         project=chk.ident(obj["project"], "project"),
@@ -323,10 +341,10 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
     qid = chk.ident(obj["query_id"], "query_id")
     query = obj["query"]
     if not isinstance(query, str):
-        raise chk.fail("query must be a string")
+        raise chk.fail(say("query must be a string"))
     weight = chk.number(obj.get("weight", 1.0), "weight")
     if weight <= 0:
-        raise chk.fail(f"weight {weight} must be positive")
+        raise chk.fail(say("weight %(weight)s must be positive", weight=weight))
     judgments: list[GoldJudgment] = []
     chunks: set[str] = set()
     for i, item in enumerate(chk.array(obj["judgments"], "judgments")):
@@ -335,12 +353,21 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
         chk.keys(j, {"chunk_id", "grade"}, _JUDGMENT_KEYS, what)
         cid = chk.ident(j["chunk_id"], f"{what}.chunk_id")
         if cid in chunks:
-            raise chk.fail(f"duplicate judgment for query {qid!r}, chunk {cid!r}")
+            raise chk.fail(
+                say("duplicate judgment for query %(qid)r, chunk %(cid)r", qid=qid, cid=cid)
+            )
         chunks.add(cid)
         start = chk.opt_int(j.get("start"), f"{what}.start")
         end = chk.opt_int(j.get("end"), f"{what}.end")
         if start is not None and end is not None and not 0 <= start <= end:
-            raise chk.fail(f"{what}: span {start}..{end} is not 0 <= start <= end")
+            raise chk.fail(
+                say(
+                    "%(what)s: span %(start)s..%(end)s is not 0 <= start <= end",
+                    what=what,
+                    start=start,
+                    end=end,
+                )
+            )
         doc = j.get("doc_id")
         judgments.append(
             GoldJudgment(
@@ -516,6 +543,9 @@ def map_grade(path: str | Path, line: int, grade: int, grade_map: GradeMap | Non
     if grade_map is not None and grade in grade_map:
         return grade_map[grade]
     if grade not in GRADES:
-        hint = "; map it with --grade-map (e.g. 3:1,4:1,-1:drop)"
-        raise FormatError(path, line, f"grade {grade} is not 0, 1 or 2{hint}")
+        reason = say(
+            "grade %(grade)s is not 0, 1 or 2; map it with --grade-map (e.g. 3:1,4:1,-1:drop)",
+            grade=grade,
+        )
+        raise FormatError(path, line, reason)
     return grade

@@ -38,8 +38,7 @@ from goldsmith.answers.model import (
 from goldsmith.formats import FormatError
 from goldsmith.formats.common import bytes_array, dumps
 from goldsmith.metrics import JudgmentColumns, RankingColumns
-
-_NUL_FREE = "ids may not contain NUL characters"
+from goldsmith.text import say
 
 
 def json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -49,19 +48,25 @@ def json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise FormatError(path, lineno, f"invalid UTF-8 at byte {e.start + 1}") from None
+                raise FormatError(
+                    path, lineno, say("invalid UTF-8 at byte %(byte)s", byte=e.start + 1)
+                ) from None
             if not text.strip():
                 continue
             try:
                 yield lineno, json.loads(text, parse_constant=_no_constant)
             except RecursionError:
-                raise FormatError(path, lineno, "JSON nested too deeply") from None
+                raise FormatError(path, lineno, say("JSON nested too deeply")) from None
             except json.JSONDecodeError as e:
                 raise FormatError(
-                    path, lineno, f"invalid JSON: {e.msg} (column {e.colno})"
+                    path,
+                    lineno,
+                    say("invalid JSON: %(msg)s (column %(colno)s)", msg=e.msg, colno=e.colno),
                 ) from None
             except ValueError as e:  # e.g. an integer literal over Python's digit limit
-                raise FormatError(path, lineno, f"invalid JSON: {e}") from None
+                raise FormatError(
+                    path, lineno, say("invalid JSON: %(error)s", error=str(e))
+                ) from None
 
 
 def _no_constant(name: str) -> Any:
@@ -79,7 +84,7 @@ class LineCheck:
 
     def obj(self, value: Any, what: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(f"{what} must be a JSON object")
+            raise self.fail(say("%(what)s must be a JSON object", what=what))
         return value
 
     def keys(
@@ -87,29 +92,31 @@ class LineCheck:
     ) -> None:
         missing = sorted(required - obj.keys())
         if missing:
-            raise self.fail(f"{what} is missing {', '.join(map(repr, missing))}")
+            raise self.fail(
+                say("%(what)s is missing %(names)s", what=what, names=", ".join(map(repr, missing)))
+            )
         extra = sorted(obj.keys() - allowed)
         if extra:
-            raise self.fail(f"{what} has unknown key {extra[0]!r}")
+            raise self.fail(say("%(what)s has unknown key %(value)r", what=what, value=extra[0]))
 
     def ident(self, value: Any, what: str) -> str:
         """A non-empty string id (integers are accepted and turned into strings)."""
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str) or not value:
-            raise self.fail(f"{what} must be a non-empty string")
+            raise self.fail(say("%(what)s must be a non-empty string", what=what))
         if "\x00" in value:
-            raise self.fail(f"{what}: {_NUL_FREE}")
+            raise self.fail(say("%(what)s: ids may not contain NUL characters", what=what))
         return value
 
     def opt_str(self, value: Any, what: str) -> str | None:
         if value is not None and not isinstance(value, str):
-            raise self.fail(f"{what} must be a string or null")
+            raise self.fail(say("%(what)s must be a string or null", what=what))
         return value
 
     def int_(self, value: Any, what: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(f"{what} {value!r} is not an integer")
+            raise self.fail(say("%(what)s %(value)r is not an integer", what=what, value=value))
         return value
 
     def opt_int(self, value: Any, what: str) -> int | None:
@@ -117,15 +124,17 @@ class LineCheck:
 
     def number(self, value: Any, what: str) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(f"{what} {value!r} is not a number")
+            raise self.fail(say("%(what)s %(value)r is not a number", what=what, value=value))
         x = float(value)
         if not math.isfinite(x):
-            raise self.fail(f"{what} {value!r} is not a finite number")
+            raise self.fail(
+                say("%(what)s %(value)r is not a finite number", what=what, value=value)
+            )
         return x
 
     def array(self, value: Any, what: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(f"{what} must be a JSON array")
+            raise self.fail(say("%(what)s must be a JSON array", what=what))
         return value
 
 
@@ -143,7 +152,7 @@ def read_jsonl_run(path: str | Path, require_scores: bool = False) -> RankingCol
         chk.keys(obj, {"query_id", "results"}, set(obj), "line")
         qid = chk.ident(obj["query_id"], "query_id")
         if qid in seen:
-            raise chk.fail(f"query {qid!r} appears twice")
+            raise chk.fail(say("query %(qid)r appears twice", qid=qid))
         seen.add(qid)
         results = chk.array(obj["results"], "results")
         for i, item in enumerate(results):
@@ -153,7 +162,7 @@ def read_jsonl_run(path: str | Path, require_scores: bool = False) -> RankingCol
             if "score" in res and res["score"] is not None:
                 scores.append(chk.number(res["score"], f"results[{i}].score"))
             elif require_scores:
-                raise chk.fail(f"results[{i}] has no score (needed to order by score)")
+                raise chk.fail(say("results[%(i)s] has no score (needed to order by score)", i=i))
             else:
                 scores.append(math.nan)
         qids.append(qid)
@@ -186,7 +195,7 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
         if len(obj) > 2:
             answer_key(chk, obj, qid)  # validated here too: qrels are one file, read strictly
         if qid in seen:
-            raise chk.fail(f"query {qid!r} appears twice")
+            raise chk.fail(say("query %(qid)r appears twice", qid=qid))
         seen.add(qid)
         docs: set[str] = set()
         items = chk.array(obj["judgments"], "judgments")
@@ -195,14 +204,16 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
             chk.keys(j, {"id", "grade"}, {"id", "grade"}, f"judgments[{i}]")
             doc = chk.ident(j["id"], f"judgments[{i}].id")
             if doc in docs:
-                raise chk.fail(f"duplicate judgment for query {qid!r}, id {doc!r}")
+                raise chk.fail(
+                    say("duplicate judgment for query %(qid)r, id %(doc)r", qid=qid, doc=doc)
+                )
             docs.add(doc)
             ids.append(doc.encode("utf-8"))
             grades.append(chk.int_(j["grade"], "grade"))
         qids.append(qid)
         counts.append(len(items))
     if not qids:
-        raise FormatError(path, 1, "no judgments in file")
+        raise FormatError(path, 1, say("no judgments in file"))
     return JudgmentColumns(
         query_ids=tuple(qids),
         qidx=np.repeat(np.arange(len(qids), dtype=np.int64), counts),

@@ -33,6 +33,7 @@ from goldsmith.formats import FormatError
 from goldsmith.formats.common import PIECE_LINES, bytes_array, decode_utf8
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment, GradeMap, judgment_order, map_grade
 from goldsmith.metrics import JudgmentColumns, RankingColumns, id_hash, pair_hash, trec_eval_scores
+from goldsmith.text import say
 
 _BLOCK = 1 << 22  # bytes per TREC block (a few are in flight, each with ~6x temporaries)
 _MAX_SIMPLE_DIGITS = 15  # decimal mantissas this short convert exactly (see _floats)
@@ -254,9 +255,11 @@ def _check_line(path: str | Path, lineno: int, raw: bytes) -> list[bytes] | None
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise FormatError(path, lineno, f"invalid UTF-8 at byte {e.start + 1}") from None
+        raise FormatError(
+            path, lineno, say("invalid UTF-8 at byte %(byte)s", byte=e.start + 1)
+        ) from None
     if any(b in _CONTROL for b in raw):
-        raise FormatError(path, lineno, "control character in line")
+        raise FormatError(path, lineno, say("control character in line"))
     toks = raw.split()
     if not toks or toks[0].startswith(b"#"):
         return None
@@ -275,7 +278,9 @@ def _parse_int(path: str | Path, lineno: int, what: str, tok: bytes) -> int:
     text = tok.decode("utf-8")
     body = text[1:] if text.startswith("-") else text
     if not body.isascii() or not body.isdigit() or len(text) > 18:
-        raise FormatError(path, lineno, f"{what} {text!r} is not an integer")
+        raise FormatError(
+            path, lineno, say("%(what)s %(text)r is not an integer", what=what, text=text)
+        )
     return int(text)
 
 
@@ -283,7 +288,9 @@ def _parse_float(path: str | Path, lineno: int, what: str, tok: bytes) -> float:
     text = tok.decode("utf-8")
     x = _float_text(text)
     if x is None:
-        raise FormatError(path, lineno, f"{what} {text!r} is not a finite number")
+        raise FormatError(
+            path, lineno, say("%(what)s %(text)r is not a finite number", what=what, text=text)
+        )
     return x
 
 
@@ -363,7 +370,9 @@ def read_trec_qrels(path: str | Path) -> JudgmentColumns:
             if toks is None:
                 continue
             if len(toks) != 4:
-                msg = f"expected 4 columns (qid iter docno grade), found {len(toks)}"
+                msg = say(
+                    "expected 4 columns (qid iter docno grade), found %(found)s", found=len(toks)
+                )
                 raise FormatError(path, lineno, msg)
             g.append(_parse_int(path, lineno, "grade", toks[3]))
             q.append(intern(toks[0].decode("utf-8")))
@@ -380,7 +389,7 @@ def read_trec_qrels(path: str | Path) -> JudgmentColumns:
         grades=_cat(grades, np.int64),
     )
     if len(qrels.qidx) == 0:
-        raise FormatError(path, 1, "no judgments in file")
+        raise FormatError(path, 1, say("no judgments in file"))
     _check_unique(path, qrels, _cat(lines, np.int64))
     return qrels
 
@@ -398,7 +407,12 @@ def _check_unique(path: str | Path, qrels: JudgmentColumns, lines: NDArray[np.in
         line, first, x = min(dups)
         qid = qrels.query_ids[qrels.qidx[x]]
         doc = bytes(qrels.ids[x]).decode("utf-8")
-        msg = f"duplicate judgment for query {qid!r}, docno {doc!r} (first on line {first})"
+        msg = say(
+            ("duplicate judgment for query %(qid)r, docno %(doc)r (first on line %(first)s)"),
+            qid=qid,
+            doc=doc,
+            first=first,
+        )
         raise FormatError(path, int(line), msg)
 
 
@@ -461,7 +475,10 @@ def read_trec_run(path: str | Path) -> RankingColumns:
                 if toks is None:
                     continue
                 if len(toks) != 6:
-                    msg = f"expected 6 columns (qid Q0 docno rank score runid), found {len(toks)}"
+                    msg = say(
+                        "expected 6 columns (qid Q0 docno rank score runid), found %(found)s",
+                        found=len(toks),
+                    )
                     raise FormatError(path, lineno, msg)
                 rk.append(_parse_int(path, lineno, "rank", toks[3]))
                 sc.append(_parse_float(path, lineno, "score", toks[4]))
@@ -662,10 +679,10 @@ def read_topics(path: str | Path) -> dict[str, str]:
             num = re.search(r"<num>\s*(?:Number:)?\s*(\S+)", block)
             title = re.search(r"<title>\s*(?:Topic:)?\s*(.*?)\s*(?=<|$)", block, flags=re.S)
             if num is None or title is None:
-                raise FormatError(path, 1, "a <top> block without <num> or <title>")
+                raise FormatError(path, 1, say("a <top> block without <num> or <title>"))
             topics[num.group(1)] = one_line(title.group(1))
         if not topics:
-            raise FormatError(path, 1, "no <top> blocks in SGML topics")
+            raise FormatError(path, 1, say("no <top> blocks in SGML topics"))
         return topics
     topics = {}
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -673,12 +690,12 @@ def read_topics(path: str | Path) -> dict[str, str]:
             continue
         qid, sep, query = line.partition("\t")
         if not sep or not qid.strip():
-            raise FormatError(path, lineno, "expected qid<TAB>query")
+            raise FormatError(path, lineno, say("expected qid<TAB>query"))
         if qid in topics:
-            raise FormatError(path, lineno, f"query {qid!r} appears twice")
+            raise FormatError(path, lineno, say("query %(qid)r appears twice", qid=qid))
         topics[qid.strip()] = query.strip()
     if not topics:
-        raise FormatError(path, 1, "no topics in file")
+        raise FormatError(path, 1, say("no topics in file"))
     return topics
 
 
@@ -698,7 +715,11 @@ def trec_queries(
     for i in range(len(cols.qidx)):
         qid = cols.query_ids[int(cols.qidx[i])]
         if qid not in topics:
-            raise FormatError(topics_path, 1, f"query {qid!r} of {qrels_path} has no topic")
+            raise FormatError(
+                topics_path,
+                1,
+                say("query %(qid)r of %(qrels_path)s has no topic", qid=qid, qrels_path=qrels_path),
+            )
         cid = bytes(cols.ids[i]).decode("utf-8")
         grade = map_grade(qrels_path, i + 1, int(cols.grades[i]), grade_map)
         if grade is None:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from goldsmith.text import say
+
 RATIO_FLOOR = 1 << 20  # members unpacking to less than 1 MiB may have any ratio
 ARCHIVES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst", ".lz4")
 READABLE_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
@@ -44,13 +46,18 @@ class UploadLimits:
 
 
 def line_too_long(limit: int) -> str:
-    return f"the line is longer than {limit:,} bytes (GOLDSMITH_UPLOAD_MAX_LINE_BYTES)"
+    return say(
+        "the line is longer than %(limit)s bytes (GOLDSMITH_UPLOAD_MAX_LINE_BYTES)",
+        limit=f"{limit:,}",
+    )
 
 
 def unpacks_too_much(size: int, limit: int) -> str:
-    return (
-        f"the zip unpacks to {size:,} bytes or more; at most {limit:,} "
-        "(GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)"
+    return say(
+        "the zip unpacks to %(size)s bytes or more; at most %(limit)s "
+        "(GOLDSMITH_UPLOAD_MAX_UNPACKED_BYTES)",
+        size=f"{size:,}",
+        limit=f"{limit:,}",
     )
 
 
@@ -59,23 +66,28 @@ def zip_refusal(zf: zipfile.ZipFile, limits: UploadLimits) -> tuple[str, str] | 
     infos = [i for i in zf.infolist() if not i.is_dir()]
     for name, n in Counter(i.filename for i in infos).items():
         if n > 1:
-            return name, f"the zip holds this member {n} times"
+            return name, say("the zip holds this member %(n)s times", n=n)
     for info in infos:
         if info.filename.lower().endswith(ARCHIVES):
-            return info.filename, "an archive inside the zip: put its files in the zip itself"
+            return info.filename, say("an archive inside the zip: put its files in the zip itself")
         if info.flag_bits & 0x1:
-            return info.filename, "the member is encrypted"
+            return info.filename, say("the member is encrypted")
         if info.compress_type not in READABLE_METHODS:
             method = info.compress_type
-            return info.filename, f"compression method {method} cannot be read (use deflate)"
+            return info.filename, say(
+                "compression method %(method)s cannot be read (use deflate)", method=method
+            )
         if info.file_size > RATIO_FLOOR and info.file_size > limits.max_zip_ratio * max(
             info.compress_size, 1
         ):
             ratio = info.file_size / max(info.compress_size, 1)
-            return info.filename, (
-                f"unpacks to {info.file_size:,} bytes from {info.compress_size:,} "
-                f"({ratio:,.0f} times its size); at most {limits.max_zip_ratio:,} times "
-                "(GOLDSMITH_UPLOAD_MAX_ZIP_RATIO)"
+            return info.filename, say(
+                "unpacks to %(size)s bytes from %(compressed)s (%(ratio)s times its size); "
+                "at most %(limit)s times (GOLDSMITH_UPLOAD_MAX_ZIP_RATIO)",
+                size=f"{info.file_size:,}",
+                compressed=f"{info.compress_size:,}",
+                ratio=f"{ratio:,.0f}",
+                limit=f"{limits.max_zip_ratio:,}",
             )
     total = sum(i.file_size for i in infos)
     if total > limits.max_unpacked_bytes:
@@ -84,7 +96,9 @@ def zip_refusal(zf: zipfile.ZipFile, limits: UploadLimits) -> tuple[str, str] | 
     by_offset = sorted(zf.infolist(), key=lambda i: i.header_offset)
     for a, b in itertools.pairwise(by_offset):
         if a.header_offset + LOCAL_HEADER + a.compress_size > b.header_offset:
-            return b.filename, f"the member overlaps {a.filename!r} (one block read twice)"
+            return b.filename, say(
+                "the member overlaps %(other)r (one block read twice)", other=a.filename
+            )
     return None
 
 

@@ -32,6 +32,7 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from goldsmith.intake.limits import UploadLimits, line_too_long
+from goldsmith.text import say
 
 T = TypeVar("T")
 MAX_LINE_BYTES = UploadLimits.max_line_bytes  # the app passes GOLDSMITH_UPLOAD_MAX_LINE_BYTES
@@ -67,7 +68,8 @@ NEGATIVE_FEEDBACK = frozenset(
 
 
 class ReadError(ValueError):
-    """A problem in an input file; ``str()`` is ``FILE:LINE: reason``."""
+    """A problem in an input file; ``str()`` is ``FILE:LINE: reason``. `reason` is a
+    `goldsmith.text.Text`, so that an app can say it (and where) in its reader's language."""
 
     def __init__(self, filename: str, line: int | None, reason: str) -> None:
         self.filename = filename
@@ -83,7 +85,7 @@ def detect_format(filename: str, allowed: tuple[str, ...]) -> str:
         if lower.endswith(ext) and fmt in allowed:
             return fmt
     names = ", ".join(ext for ext, fmt in _EXTENSIONS.items() if fmt in allowed)
-    raise ReadError(filename, None, f"unknown file type: use one of {names}")
+    raise ReadError(filename, None, say("unknown file type: use one of %(names)s", names=names))
 
 
 class LineSource:
@@ -116,7 +118,11 @@ class LineSource:
                 raise ReadError(
                     self.filename,
                     self.line,
-                    f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})",
+                    say(
+                        "not valid UTF-8 (byte 0x%(byte)02x at column %(column)s)",
+                        byte=raw[error.start],
+                        column=error.start + 1,
+                    ),
                 ) from None
 
 
@@ -128,11 +134,19 @@ def _json_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
             value = orjson.loads(text)
         except orjson.JSONDecodeError as error:
             raise ReadError(
-                source.filename, source.line, f"broken JSON: {error.msg} (column {error.colno})"
+                source.filename,
+                source.line,
+                say(
+                    "broken JSON: %(error)s (column %(column)s)",
+                    error=error.msg,
+                    column=error.colno,
+                ),
             ) from None
         if not isinstance(value, dict):
             raise ReadError(
-                source.filename, source.line, f"expected a JSON object, got {type(value).__name__}"
+                source.filename,
+                source.line,
+                say("expected a JSON object, got %(type)s", type=type(value).__name__),
             )
         yield source.line, value
 
@@ -148,11 +162,13 @@ def _csv_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
             if header is None:
                 header = [name.strip() for name in row]
                 if not any(header):
-                    raise ReadError(source.filename, start, "the header row is empty")
+                    raise ReadError(source.filename, start, say("the header row is empty"))
                 seen: set[str] = set()
                 for name in header:
                     if name in seen:
-                        raise ReadError(source.filename, start, f"column {name!r} appears twice")
+                        raise ReadError(
+                            source.filename, start, say("column %(name)r appears twice", name=name)
+                        )
                     seen.add(name)
                 continue
             if not row or (len(row) == 1 and not row[0].strip()):
@@ -161,13 +177,19 @@ def _csv_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise ReadError(
                     source.filename,
                     start,
-                    f"expected {len(header)} fields as in the header, got {len(row)}",
+                    say(
+                        "expected %(expected)s fields as in the header, got %(got)s",
+                        expected=len(header),
+                        got=len(row),
+                    ),
                 )
             yield start, {name: value for name, value in zip(header, row, strict=True) if name}
     except csv.Error as error:
-        raise ReadError(source.filename, reader.line_num or 1, f"broken CSV: {error}") from None
+        raise ReadError(
+            source.filename, reader.line_num or 1, say("broken CSV: %(error)s", error=str(error))
+        ) from None
     if header is None:
-        raise ReadError(source.filename, None, "the file is empty (a header row is needed)")
+        raise ReadError(source.filename, None, say("the file is empty (a header row is needed)"))
 
 
 def _rows(
@@ -178,7 +200,7 @@ def _rows(
         return _json_rows(source)
     if fmt == CSV:
         return _csv_rows(source)
-    raise ReadError(filename, None, f"format {fmt!r} is not supported here")
+    raise ReadError(filename, None, say("format %(format)r is not supported here", format=fmt))
 
 
 # --- corpus ---------------------------------------------------------------------------------
@@ -224,26 +246,26 @@ class _Fields:
     def identifier(self, name: str) -> str:
         value = self.row.get(name)
         if value is None or value == "":
-            raise self.fail(f"missing field {name!r}")
+            raise self.fail(say("missing field %(name)r", name=name))
         if isinstance(value, bool) or not isinstance(value, str | int):
-            raise self.fail(f"field {name!r} must be a string or an integer")
+            raise self.fail(say("field %(name)r must be a string or an integer", name=name))
         text = str(value).strip()
         if not text:
-            raise self.fail(f"missing field {name!r}")
+            raise self.fail(say("missing field %(name)r", name=name))
         if len(text) > 255:
-            raise self.fail(f"field {name!r} is longer than 255 characters")
+            raise self.fail(say("field %(name)r is longer than 255 characters", name=name))
         return text
 
     def text(self, name: str, *, required: bool) -> str:
         value = self.row.get(name)
         if value is None:
             if required:
-                raise self.fail(f"missing field {name!r}")
+                raise self.fail(say("missing field %(name)r", name=name))
             return ""
         if not isinstance(value, str):
-            raise self.fail(f"field {name!r} must be a string")
+            raise self.fail(say("field %(name)r must be a string", name=name))
         if "\x00" in value:
-            raise self.fail(f"field {name!r} contains a NUL character")
+            raise self.fail(say("field %(name)r contains a NUL character", name=name))
         return value
 
     def optional_int(self, name: str, *, minimum: int = 0) -> int | None:
@@ -253,9 +275,21 @@ class _Fields:
         if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(f"field {name!r} must be an integer, got {str(value)[:40]!r}")
+            raise self.fail(
+                say(
+                    "field %(name)r must be an integer, got %(value)r",
+                    name=name,
+                    value=str(value)[:40],
+                )
+            )
         if value < minimum or value > 2**31 - 1:
-            raise self.fail(f"field {name!r} must be between {minimum} and 2147483647")
+            raise self.fail(
+                say(
+                    "field %(name)r must be between %(minimum)s and 2147483647",
+                    name=name,
+                    minimum=minimum,
+                )
+            )
         return value
 
     def metadata(self, known: set[str]) -> dict[str, Any]:
@@ -269,12 +303,12 @@ class _Fields:
             try:
                 parsed = json.loads(value)
             except (ValueError, RecursionError):
-                raise self.fail("field 'metadata' must be a JSON object") from None
+                raise self.fail(say("field 'metadata' must be a JSON object")) from None
             if not isinstance(parsed, dict):
-                raise self.fail("field 'metadata' must be a JSON object")
+                raise self.fail(say("field 'metadata' must be a JSON object"))
             result = parsed
         else:
-            raise self.fail("field 'metadata' must be a JSON object")
+            raise self.fail(say("field 'metadata' must be a JSON object"))
         for name, extra in self.row.items():
             if name not in known:
                 result.setdefault(name, extra)
@@ -295,19 +329,24 @@ def read_corpus(
             mode = row_mode
         elif row_mode != mode:
             raise f.fail(
-                "mixes chunks and whole documents: the first record "
-                + ("had an 'id' (chunks)" if mode == "chunks" else "had no 'id' (documents)")
+                say("mixes chunks and whole documents: the first record had an 'id' (chunks)")
+                if mode == "chunks"
+                else say(
+                    "mixes chunks and whole documents: the first record had no 'id' (documents)"
+                )
             )
         if mode == "chunks":
             chunk_id = f.identifier("id")
             if chunk_id in seen:
-                raise f.fail(f"duplicate chunk id {chunk_id!r}")
+                raise f.fail(say("duplicate chunk id %(id)r", id=chunk_id))
             seen.add(chunk_id)
             start, end = f.optional_int("start"), f.optional_int("end")
             if (start is None) != (end is None):
-                raise f.fail("'start' and 'end' come together")
+                raise f.fail(say("'start' and 'end' come together"))
             if start is not None and end is not None and end < start:
-                raise f.fail(f"'end' ({end}) is before 'start' ({start})")
+                raise f.fail(
+                    say("'end' (%(end)s) is before 'start' (%(start)s)", end=end, start=start)
+                )
             yield ChunkRecord(
                 line=line,
                 chunk_id=chunk_id,
@@ -322,7 +361,7 @@ def read_corpus(
         else:
             doc_id = f.identifier("doc_id")
             if doc_id in seen:
-                raise f.fail(f"duplicate document id {doc_id!r}")
+                raise f.fail(say("duplicate document id %(id)r", id=doc_id))
             seen.add(doc_id)
             yield DocumentRecord(
                 line=line,
@@ -332,7 +371,7 @@ def read_corpus(
                 metadata=f.metadata(_DOCUMENT_FIELDS),
             )
     if mode is None:
-        raise ReadError(filename, None, "the file holds no records")
+        raise ReadError(filename, None, say("the file holds no records"))
 
 
 # --- query logs -----------------------------------------------------------------------------
@@ -398,11 +437,11 @@ def _feedback_labels(value: object, f: _Fields) -> tuple[str, ...]:
     elif isinstance(value, list):
         items = value
     else:
-        raise f.fail("field 'feedback' must be a string or a list of strings")
+        raise f.fail(say("field 'feedback' must be a string or a list of strings"))
     labels = []
     for item in items:
         if not isinstance(item, str):
-            raise f.fail("field 'feedback' must be a string or a list of strings")
+            raise f.fail(say("field 'feedback' must be a string or a list of strings"))
         label = re.sub(r"[\s\-]+", "_", item.strip().lower())[:40]
         if label:
             labels.append(label)
@@ -418,14 +457,15 @@ def _short(value: object, name: str, f: _Fields, limit: int = 255) -> str:
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise f.fail(f"field {name!r} must be a string")
+        raise f.fail(say("field %(name)r must be a string", name=name))
     return str(value).strip()[:limit]
 
 
 def too_long(length: int, max_chars: int) -> str:
-    return (
-        f"{length:,} characters long; a query may have at most {max_chars:,} "
-        "(GOLDSMITH_QUERY_MAX_CHARS)"
+    return say(
+        "%(length)s characters long; a query may have at most %(max)s (GOLDSMITH_QUERY_MAX_CHARS)",
+        length=f"{length:,}",
+        max=f"{max_chars:,}",
     )
 
 
@@ -439,15 +479,15 @@ def _log_record(
     get = row.get
     query = get("query")
     if query is None:
-        raise f.fail("missing field 'query'")
+        raise f.fail(say("missing field %(name)r", name="query"))
     if type(query) is not str:
-        raise f.fail("field 'query' must be a string")
+        raise f.fail(say("field %(name)r must be a string", name="query"))
     if not query or query.isspace():
-        raise f.fail("field 'query' is empty")
+        raise f.fail(say("field 'query' is empty"))
     if len(query) > max_chars:
-        raise f.fail(f"field 'query' is {too_long(len(query), max_chars)}")
+        raise f.fail(say("field 'query' is %(too_long)s", too_long=too_long(len(query), max_chars)))
     if "\x00" in query:
-        raise f.fail("field 'query' contains a NUL character")
+        raise f.fail(say("field %(name)r contains a NUL character", name="query"))
     raw_time = get("timestamp")
     kind = type(raw_time)
     if raw_time is None:
@@ -459,7 +499,7 @@ def _log_record(
             timestamp = parse_timestamp(raw_time)
         except (ValueError, OverflowError, OSError):
             value = str(raw_time)[:40]
-            raise f.fail(f"field 'timestamp' is not a date: {value!r}") from None
+            raise f.fail(say("field 'timestamp' is not a date: %(value)r", value=value)) from None
     raw_count = get("count")
     if raw_count is None:
         count = 1
@@ -504,9 +544,11 @@ def read_querylog(
             if not query:
                 continue
             if "\x00" in query:
-                raise ReadError(filename, lines.line, "the line contains a NUL character")
+                raise ReadError(filename, lines.line, say("the line contains a NUL character"))
             if len(query) > max_query_chars:
-                reason = f"the query is {too_long(len(query), max_query_chars)}"
+                reason = say(
+                    "the query is %(too_long)s", too_long=too_long(len(query), max_query_chars)
+                )
                 raise ReadError(filename, lines.line, reason)
             any_record = True
             yield LogRecord(line=lines.line, query=query)
@@ -517,7 +559,7 @@ def read_querylog(
             any_record = True
             yield _log_record(filename, line, row, is_csv, max_query_chars)
     if not any_record:
-        raise ReadError(filename, None, "the file holds no queries")
+        raise ReadError(filename, None, say("the file holds no queries"))
 
 
 def read_ahead(items: Iterable[T], *, batch: int = 500, depth: int = 8) -> Iterator[T]:

@@ -1,0 +1,47 @@
+"""Saying the engine's sentences in the reader's language.
+
+The engine (`goldsmith`) has no Django: a sentence it says to people is a `goldsmith.text.Text`,
+English as a string, with its template and values kept. `localize` translates one with the
+apps' gettext catalogs (the engine's templates are in annotation's catalog), and an error that
+names a file and line (`ReadError`, `FormatError`) with its place said in that language too. A
+plain string is returned as it is: the apps' own sentences are marked with gettext where they
+are written. The `goldsmith` command never comes here, so it stays English.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext
+
+from goldsmith.formats import FormatError
+from goldsmith.intake.readers import ReadError
+from goldsmith.text import Text
+
+
+def localize(message: object) -> str:
+    """`message` (a `Text`, an engine error naming a file and line, or anything else) as a
+    sentence in the active language."""
+    if isinstance(message, ReadError):
+        return where(message.filename, message.line, localize(message.reason))
+    if isinstance(message, FormatError):
+        return where(message.path, message.line, localize(message.message))
+    if isinstance(message, Text):
+        translated = gettext(message.template)
+        if not message.values:
+            return translated
+        values = {
+            name: localize(value) if isinstance(value, Text) else value
+            for name, value in message.values.items()
+        }
+        return translated % values
+    return str(message)
+
+
+def where(filename: str, line: int | None, reason: str) -> str:
+    """``FILE:LINE: reason`` (``FILE: reason`` without a line) in the active language."""
+    if line is None:
+        return gettext("%(file)s: %(reason)s") % {"file": filename, "reason": reason}
+    return gettext("%(file)s:%(line)s: %(reason)s") % {
+        "file": filename,
+        "line": line,
+        "reason": reason,
+    }

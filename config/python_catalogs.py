@@ -1,0 +1,174 @@
+"""The Python side of the translation catalogs: which strings the code marks, and in which
+app's catalog each belongs.
+
+Marked strings are the literal first arguments of Django's gettext family (``gettext``,
+``gettext_lazy``, ``ngettext`` with its plural, ``pgettext`` with its context, …) in the apps,
+and of ``goldsmith.text.say`` in the engine (its sentences are translated by the apps, so they
+belong to annotation's catalog, the lowest app: evaluation's pages find them there too).
+Read with Python's own parser, so nothing depends on GNU xgettext being installed.
+
+``python -m config.python_catalogs`` adds the strings the code marks to the apps' catalogs
+(``<app>/locale/zh_Hans/LC_MESSAGES/django.po``) as untranslated entries, and marks entries
+the code no longer uses obsolete; a translator then fills them in. The catalogs are checked by
+``tests/config/test_every_python_string_is_translated.py``; ``python -m config.python_catalogs
+compile`` writes their ``.mo`` files (``make messages`` does both).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = ("zh_Hans",)
+# source folder → the app whose catalog holds its strings
+CATALOG_OF = {"annotation": "annotation", "evaluation": "evaluation", "goldsmith": "annotation"}
+SINGULAR = {"gettext", "gettext_lazy", "gettext_noop", "say"}
+PLURAL = {"ngettext", "ngettext_lazy"}
+CONTEXT = {"pgettext", "pgettext_lazy"}
+CONTEXT_PLURAL = {"npgettext", "npgettext_lazy"}
+SKIPPED = ("migrations", "tests")
+
+
+@dataclass(frozen=True, order=True)
+class Message:
+    msgid: str
+    plural: str = ""
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    message: Message
+    path: Path
+    line: int
+
+
+def _literal(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def messages_in(path: Path) -> Iterator[Occurrence]:
+    """The marked strings of one Python file. A marker whose string is not a literal is
+    reported as a message with an empty msgid (the test refuses it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    engine = path.resolve().is_relative_to(ROOT / "goldsmith")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = _name(node)
+        if name != "say" and engine:
+            continue
+        args = [_literal(a) for a in node.args]
+        if name in SINGULAR:
+            yield Occurrence(Message(args[0] or ""), path, node.lineno)
+        elif name in PLURAL and len(args) >= 2:
+            yield Occurrence(Message(args[0] or "", args[1] or ""), path, node.lineno)
+        elif name in CONTEXT and len(args) >= 2:
+            yield Occurrence(Message(args[1] or "", context=args[0] or ""), path, node.lineno)
+        elif name in CONTEXT_PLURAL and len(args) >= 3:
+            message = Message(args[1] or "", args[2] or "", args[0] or "")
+            yield Occurrence(message, path, node.lineno)
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted(
+        p for p in (ROOT / folder).rglob("*.py") if not set(p.relative_to(ROOT).parts) & {*SKIPPED}
+    )
+
+
+def marked_messages() -> dict[str, dict[Message, list[Occurrence]]]:
+    """app → its messages, each with where the code uses it."""
+    out: dict[str, dict[Message, list[Occurrence]]] = {app: {} for app in set(CATALOG_OF.values())}
+    for folder, app in CATALOG_OF.items():
+        for path in python_files(folder):
+            for occurrence in messages_in(path):
+                if not occurrence.message.msgid:
+                    continue  # a marker around a variable (annotation.i18n): not a message
+                out[app].setdefault(occurrence.message, []).append(occurrence)
+    return out
+
+
+def catalog_path(app: str, language: str) -> Path:
+    return ROOT / app / "locale" / language / "LC_MESSAGES" / "django.po"
+
+
+def update_catalogs() -> None:
+    """Add the marked strings the catalogs lack; mark the entries no string uses obsolete."""
+    import polib
+
+    for app, messages in marked_messages().items():
+        for language in LANGUAGES:
+            path = catalog_path(app, language)
+            if path.exists():
+                catalog = polib.pofile(str(path), wrapwidth=0)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                catalog = polib.POFile(wrapwidth=0)
+                catalog.metadata = {
+                    "Project-Id-Version": "goldsmith",
+                    "PO-Revision-Date": "2026-12-01 00:00+0000",
+                    "Last-Translator": "Goldsmith <goldsmith@localhost>",
+                    "Language-Team": "Chinese (Simplified)",
+                    "Language": language.replace("_", "-").lower(),
+                    "MIME-Version": "1.0",
+                    "Content-Type": "text/plain; charset=UTF-8",
+                    "Content-Transfer-Encoding": "8bit",
+                    "Plural-Forms": "nplurals=1; plural=0;",
+                }
+            present = {(e.msgctxt or "", e.msgid): e for e in catalog}
+            for message, occurrences in sorted(messages.items()):
+                entry = present.pop((message.context, message.msgid), None)
+                if entry is None:
+                    entry = polib.POEntry(msgid=message.msgid, msgstr="")
+                    if message.context:
+                        entry.msgctxt = message.context
+                    if message.plural:
+                        entry.msgid_plural = message.plural
+                        entry.msgstr_plural = {0: ""}
+                        entry.msgstr = ""
+                    catalog.append(entry)
+                entry.obsolete = False
+                entry.occurrences = [
+                    (o.path.relative_to(ROOT).as_posix(), str(o.line)) for o in occurrences
+                ]
+                if "%(" in message.msgid and "python-format" not in entry.flags:
+                    entry.flags.append("python-format")
+            for entry in present.values():
+                entry.obsolete = True
+            catalog.save(str(path))
+
+
+def compile_catalogs() -> list[Path]:
+    """Compile each app catalog to its ``.mo`` beside it (not kept in git) when the ``.po`` is
+    newer; returns the files written."""
+    import polib
+
+    written = []
+    for app in sorted(set(CATALOG_OF.values())):
+        for language in LANGUAGES:
+            po = catalog_path(app, language)
+            mo = po.with_suffix(".mo")
+            if po.exists() and (not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime):
+                polib.pofile(str(po)).save_as_mofile(str(mo))
+                written.append(mo)
+    return written
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["compile"]:
+        compile_catalogs()
+    else:
+        update_catalogs()

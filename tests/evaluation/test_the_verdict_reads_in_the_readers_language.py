@@ -1,0 +1,98 @@
+"""A run's verdict is stored once, in English (as `goldsmith eval` prints it); the run page says
+it again from the stored figures in the reader's language. In English the page's sentence is
+the engine's, word for word, whatever the figures."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from django.utils import translation
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from config.python_catalogs import compile_catalogs
+from evaluation.wording import verdict_in_words
+from goldsmith import reporting, verdicts
+from goldsmith.bands import Targets
+
+
+@dataclass
+class Scored:
+    """What `verdict_report` reads of a scored run: each metric's per-query values."""
+
+    recall: list[float]
+    passing: list[float]
+
+    @property
+    def included(self) -> np.ndarray:
+        return np.ones(len(self.recall), dtype=bool)
+
+    def column(self, metric: str) -> np.ndarray:
+        return np.array(self.recall if metric.startswith("recall") else self.passing, dtype=float)
+
+
+def _stored(scored: Scored, k: int, t: Targets) -> dict:
+    """The verdict as a report stores it (JSON, undefined means as null)."""
+    return json.loads(json.dumps(reporting.strict_json(verdicts.verdict_report(scored, k, t))))
+
+
+fractions = st.integers(0, 20).map(lambda n: n / 20)
+targets = st.tuples(fractions, fractions, fractions, fractions, fractions).map(
+    lambda v: Targets(
+        recall_target=max(v[0], v[1]),
+        recall_floor=min(v[0], v[1]),
+        pass_threshold=v[2],
+        pass_rate_target=max(v[3], v[4]),
+        pass_rate_floor=min(v[3], v[4]),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=0, max_size=30),
+    st.integers(1, 100),
+    targets,
+)
+def test_in_english_the_page_says_the_engines_sentence(recall, k, t):
+    scored = Scored(recall, [1.0 if r >= t.pass_threshold else 0.0 for r in recall])
+    stored = _stored(scored, k, t)
+    with translation.override("en"):
+        assert verdict_in_words(stored)["summary"] == stored["summary"]
+
+
+@pytest.fixture
+def chinese():
+    if compile_catalogs():
+        translation.trans_real._translations = {}
+        translation.trans_real._default = None
+    with translation.override("zh-hans"):
+        yield
+
+
+def test_in_chinese_the_page_says_it_in_chinese(chinese):
+    t = Targets(
+        recall_target=0.8, recall_floor=0.7, pass_threshold=0.7, pass_rate_target=0.8,
+        pass_rate_floor=0.7,
+    )  # fmt: skip
+    warn = _stored(Scored([1.0] * 15 + [0.5] * 5, [1.0] * 15 + [0.0] * 5), 5, t)
+    assert verdict_in_words(warn)["summary"] == (
+        "警告：运行结果高于下限但低于某项目标：平均 Recall@5 为 0.875，达到目标 0.80；"
+        "通过率 75%（Recall@5 ≥ 0.7）低于目标 80%（高于下限 70%）。"
+    )
+    nothing = _stored(Scored([], []), 5, t)
+    assert verdict_in_words(nothing)["summary"] == (
+        "不通过：运行结果低于下限：平均 Recall@5 为 无法计算（没有相关文本块），低于下限 0.70；"
+        "通过率 无法计算（没有相关文本块）（Recall@5 ≥ 0.7）低于下限 70%。"
+    )
+
+
+def test_a_verdict_stored_without_its_figures_is_shown_as_stored(chinese):
+    assert verdict_in_words({"verdict": "pass", "summary": "Pass"}) == {
+        "verdict": "pass",
+        "summary": "Pass",
+    }
+    assert verdict_in_words(None) is None
