@@ -24,6 +24,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.utils import translation
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext
 from rest_framework import parsers
@@ -59,11 +60,21 @@ def _shown(name: str) -> str:
 
 def _reason(where: str, char: str) -> str:
     if char == "\x00":
-        return f"{where} contains a NUL character (\\x00), which cannot be stored: remove it"
-    return (
-        f"{where} contains a lone surrogate (\\u{ord(char):04x}), which is not Unicode text: "
-        "send the text as UTF-8"
-    )
+        return gettext(
+            "%(where)s contains a NUL character (\\x00), which cannot be stored: remove it"
+        ) % {"where": where}
+    return gettext(
+        "%(where)s contains a lone surrogate (%(code)s), which is not Unicode text: send the "
+        "text as UTF-8"
+    ) % {"where": where, "code": f"\\u{ord(char):04x}"}
+
+
+def _name_of(what: str, name: str) -> str:
+    return gettext("the name of %(what)s field %(name)s") % {"what": what, "name": repr(name)}
+
+
+def _field(what: str, name: str) -> str:
+    return gettext("%(what)s field %(name)s") % {"what": what, "name": repr(name)}
 
 
 def unstorable_text(value: Any, where: str) -> str | None:
@@ -80,10 +91,13 @@ def unstorable_text(value: Any, where: str) -> str | None:
             for key, inner in item.items():
                 name = _shown(str(key))
                 if isinstance(key, str) and (found := UNSTORABLE.search(key)):
-                    return _reason(f"the name of {place} field {name!r}", found.group())
-                todo.append((f"{place} field {name!r}", inner))
+                    return _reason(_name_of(place, name), found.group())
+                todo.append((_field(place, name), inner))
         elif isinstance(item, (list, tuple)):
-            todo.extend((f"{place} item {i + 1}", inner) for i, inner in enumerate(item))
+            todo.extend(
+                (gettext("%(where)s item %(n)s") % {"where": place, "n": i + 1}, inner)
+                for i, inner in enumerate(item)
+            )
     return None
 
 
@@ -91,10 +105,10 @@ def _fields(data: MultiValueDict, what: str) -> str | None:
     """The first problem in a query string or form: its field names and values."""
     for key, values in data.lists():
         if found := UNSTORABLE.search(key):
-            return _reason(f"the name of {what} field {_shown(key)!r}", found.group())
+            return _reason(_name_of(what, _shown(key)), found.group())
         for value in values:
             if isinstance(value, str) and (found := UNSTORABLE.search(value)):
-                return _reason(f"{what} field {key!r}", found.group())
+                return _reason(_field(what, key), found.group())
     return None
 
 
@@ -102,7 +116,10 @@ def _file_names(files: MultiValueDict) -> str | None:
     for key, uploads in files.lists():
         for upload in uploads:
             if (found := UNSTORABLE.search(upload.name or "")) is not None:
-                return _reason(f"the name of the file sent as {key!r}", found.group())
+                return _reason(
+                    gettext("the name of the file sent as %(name)s") % {"name": repr(key)},
+                    found.group(),
+                )
     return None
 
 
@@ -110,18 +127,20 @@ def request_problem(request: HttpRequest) -> str | None:
     """Why this request's path, query string, cookies or POSTed form cannot be stored, or
     None."""
     if found := UNSTORABLE.search(request.path_info):
-        return _reason("the address", found.group())
-    if problem := _fields(request.GET, "the query string"):
+        return _reason(gettext("the address"), found.group())
+    if problem := _fields(request.GET, gettext("the query string")):
         return problem
     for name, value in request.COOKIES.items():  # a session id is looked up in the database
         if found := UNSTORABLE.search(name + value):
-            return _reason(f"the cookie {_shown(name)!r}", found.group())
+            return _reason(
+                gettext("the cookie %(name)s") % {"name": repr(_shown(name))}, found.group()
+            )
     if request.method == "POST" and request.content_type in _FORM_TYPES:
         try:
             post, files = request.POST, request.FILES
         except MultiPartParserError as error:
-            return f"the form could not be read: {error}"
-        return _fields(post, "the form") or _file_names(files)
+            return gettext("the form could not be read: %(error)s") % {"error": error}
+        return _fields(post, gettext("the form")) or _file_names(files)
     return None
 
 
@@ -133,14 +152,21 @@ class RefuseUnstorableText:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        problem = request_problem(request)
-        if problem is None:
-            return self.get_response(request)
-        if request.path_info.startswith("/api/"):
-            return JsonResponse({"detail": problem}, status=400)
-        return HttpResponseBadRequest(
-            f"Bad request: {problem}.\n", content_type="text/plain; charset=utf-8"
-        )
+        # It runs before the language is chosen (LocaleMiddleware needs the session, whose
+        # cookie it checks first), so it reads the request's language itself: the language
+        # cookie, else Accept-Language.
+        with translation.override(translation.get_language_from_request(request)):
+            problem = request_problem(request)
+            if problem is None:
+                refusal = None
+            elif request.path_info.startswith("/api/"):
+                refusal = JsonResponse({"detail": problem}, status=400)
+            else:
+                refusal = HttpResponseBadRequest(
+                    gettext("Bad request: %(problem)s.") % {"problem": problem} + "\n",
+                    content_type="text/plain; charset=utf-8",
+                )
+        return self.get_response(request) if refusal is None else refusal
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,19 +181,19 @@ def _refuse(problem: str | None) -> None:
 class JSONParser(parsers.JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = super().parse(stream, media_type, parser_context)
-        _refuse(unstorable_text(data, "the body"))
+        _refuse(unstorable_text(data, gettext("the body")))
         return data
 
 
 class FormParser(parsers.FormParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = super().parse(stream, media_type, parser_context)
-        _refuse(_fields(data, "the form"))
+        _refuse(_fields(data, gettext("the form")))
         return data
 
 
 class MultiPartParser(parsers.MultiPartParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         parsed = super().parse(stream, media_type, parser_context)
-        _refuse(_fields(parsed.data, "the form") or _file_names(parsed.files))
+        _refuse(_fields(parsed.data, gettext("the form")) or _file_names(parsed.files))
         return parsed

@@ -2,27 +2,35 @@
 
 No task argument ever carries a secret: a batch loads its retriever (and decrypts its auth
 header) on the worker.
+
+`language`: that of the person who started the run (their request's), passed from the start to
+each batch, so that the reason a run fails, stored with it, is written in their language (as
+an import's, annotation/tasks.py). A run started by the schedule or restarted by the watchdog
+has none and writes English.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
+from django.utils import translation
 
 from goldsmith.retrievers.http import TemporaryFailure
 
 
 @shared_task(acks_late=True)
-def evaluation_run_start(run_id: int) -> None:
+def evaluation_run_start(run_id: int, language: str | None = None) -> None:
     from evaluation.services import runs
 
-    runs.evaluation_run_start(run_id=run_id)
+    with translation.override(language):
+        runs.evaluation_run_start(run_id=run_id)
 
 
 @shared_task(acks_late=True)
-def evaluation_batch_execute(run_id: int, batch: int) -> str:
+def evaluation_batch_execute(run_id: int, batch: int, language: str | None = None) -> str:
     from evaluation.services import runs
 
-    return runs.evaluation_batch_execute(run_id=run_id, batch=batch)
+    with translation.override(language):
+        return runs.evaluation_batch_execute(run_id=run_id, batch=batch)
 
 
 @shared_task(acks_late=True)

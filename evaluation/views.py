@@ -49,7 +49,7 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
-from evaluation.wording import verdict_in_words
+from evaluation.wording import drift_in_words, settings_differ_in_words, verdict_in_words
 from goldsmith import bands, formats, metrics, plots
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -428,7 +428,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
             preset=bands.preset(evaluation_settings_get(project=project).preset),
             verdict=verdict_in_words(report.get("verdict")),
-            drift=report.get("drift"),
+            drift=drift_in_words(report.get("drift")),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
             )
@@ -598,6 +598,7 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         a=a,
         b=b,
         comparison=comparison,
+        settings_differ=settings_differ_in_words(a, b),
         k=k,
         recall_key=f"recall@{k}",
         headline=next((m for m in comparison["metrics"] if m["metric"] == f"recall@{k}"), None),

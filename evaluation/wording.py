@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 
 def _recall_words(recall: dict[str, Any], k: int) -> str:
@@ -86,3 +86,185 @@ def verdict_in_words(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
         "pass_rate": pass_rate,
     }
     return {**verdict, "summary": summary}
+
+
+# --------------------------------------------------------------------------------------------
+# Drift: the rules that fired and the significance of a change (goldsmith.verdicts.assess)
+
+
+def significance_in_words(sig: dict[str, Any] | None) -> str | None:
+    """The `words` of a stored significance (`goldsmith.verdicts.significance`) in the active
+    language; the stored words when a figure is missing."""
+    if not sig:
+        return None
+    stored = sig.get("words")
+    try:
+        if not sig["n"]:
+            return gettext("no query scored in both runs: the change cannot be tested")
+        label = gettext("beyond the noise") if sig["beyond_noise"] else gettext("within noise")
+        values = {
+            "label": label,
+            "metric": sig["metric"],
+            "diff": f"{sig['diff']:+.3f}",
+            "n": sig["n"],
+            "p": f"{sig['p_value']:.3g}",
+        }
+        if sig.get("ci_low") is None or sig.get("ci_high") is None:
+            return (
+                gettext(
+                    "%(label)s: %(metric)s %(diff)s on the %(n)s queries scored in both runs "
+                    "(paired randomization p = %(p)s)"
+                )
+                % values
+            )
+        return gettext(
+            "%(label)s: %(metric)s %(diff)s on the %(n)s queries scored in both runs "
+            "(paired randomization p = %(p)s, 95%% CI of the change %(low)s to %(high)s)"
+        ) % {**values, "low": f"{sig['ci_low']:+.3f}", "high": f"{sig['ci_high']:+.3f}"}
+    except (KeyError, TypeError, ValueError):
+        return stored
+
+
+def _mean_words(value: float | None) -> str:
+    return gettext("undefined (no relevant chunk)") if value is None else f"{value:.4f}"
+
+
+def fired_rule_in_words(rule: dict[str, Any], k: int | None) -> str:
+    """The `message` of a stored drift rule that fired (`goldsmith.metrics.check_drift`, with
+    its significance after a dash) in the active language, from its figures and the headline
+    K; the stored message when a figure is missing."""
+    stored = str(rule.get("message", ""))
+    if k is None:
+        return stored
+    try:
+        name, value, limit = rule["rule"], rule["value"], rule["limit"]
+        recall, passing = f"recall@{k}", f"pass@{k}"
+        if name == "min_recall":
+            text = gettext("mean %(metric)s %(value)s is below the floor %(floor)s") % {
+                "metric": recall,
+                "value": _mean_words(value),
+                "floor": f"{limit:.2f}",
+            }
+        elif name == "min_pass_rate":
+            text = gettext("pass rate (%(metric)s) %(value)s is below the floor %(floor)s") % {
+                "metric": passing,
+                "value": _mean_words(value),
+                "floor": f"{limit:.2f}",
+            }
+        elif name in ("max_recall_drop", "max_pass_rate_drop"):
+            before = rule["baseline"]
+            values = {
+                "metric": recall if name == "max_recall_drop" else passing,
+                "drop": f"{before - value:.4f}",
+                "before": f"{before:.4f}",
+                "after": f"{value:.4f}",
+                "limit": f"{limit:g}",
+            }
+            if name == "max_recall_drop":
+                text = (
+                    gettext(
+                        "mean %(metric)s dropped %(drop)s (%(before)s → %(after)s), more than "
+                        "%(limit)s"
+                    )
+                    % values
+                )
+            else:
+                text = (
+                    gettext(
+                        "pass rate (%(metric)s) dropped %(drop)s (%(before)s → %(after)s), more "
+                        "than %(limit)s"
+                    )
+                    % values
+                )
+        else:
+            return stored
+        sig = rule.get("significance")
+        if sig:
+            text = gettext("%(rule)s — %(significance)s") % {
+                "rule": text,
+                "significance": significance_in_words(sig),
+            }
+    except (KeyError, TypeError, ValueError):
+        return stored
+    return text
+
+
+def _change_words(change: dict[str, Any]) -> str:
+    """One setting changed since the baseline (`goldsmith.verdicts.condition_changes`)."""
+    before, after = change["before"], change["after"]
+    setting = change["setting"]
+    if setting == "headline_k":
+        return gettext("top-K %(before)s → %(after)s") % {"before": before, "after": after}
+    if setting == "relevance_threshold":
+        return gettext("relevance threshold grade ≥ %(before)s → grade ≥ %(after)s") % {
+            "before": before,
+            "after": after,
+        }
+    if setting == "matching":
+        return gettext("matching by %(before)s → by %(after)s") % {
+            "before": before,
+            "after": after,
+        }
+    if setting == "pass_threshold":
+        return gettext("pass threshold Recall@K ≥ %(before)s → Recall@K ≥ %(after)s") % {
+            "before": f"{before:g}",
+            "after": f"{after:g}",
+        }
+    raise KeyError(setting)
+
+
+def _note_words(drift: dict[str, Any]) -> str:
+    """The drift's `note` (settings changed since the baseline) in the active language."""
+    stored = str(drift.get("note") or "")
+    changes = drift.get("settings_changed") or []
+    if not stored or not changes:
+        return stored
+    try:
+        words = pgettext("list separator", ", ").join(_change_words(c) for c in changes)
+    except (KeyError, TypeError, ValueError):
+        return stored
+    return gettext(
+        "changed since the baseline: %(changes)s — the drop rules are not applied across it"
+    ) % {"changes": words}
+
+
+def drift_in_words(drift: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored drift (a report's `drift`) with the words of its rules, significances and note
+    said in the active language."""
+    if not drift:
+        return drift
+    k = drift.get("k")
+    return {
+        **drift,
+        "note": _note_words(drift),
+        "fired": [{**f, "message": fired_rule_in_words(f, k)} for f in drift.get("fired") or []],
+        "significance": {
+            name: {**sig, "words": significance_in_words(sig)}
+            for name, sig in (drift.get("significance") or {}).items()
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison: the settings B was run with that differ from A's
+
+
+def _setting_names() -> dict[str, str]:
+    return {
+        "relevance_threshold": gettext("relevance threshold"),
+        "gain": gettext("gain"),
+        "matching": gettext("matching"),
+        "pass_threshold": gettext("pass threshold"),
+        "tokenizer": gettext("tokenizer"),
+    }
+
+
+def settings_differ_in_words(a: Any, b: Any) -> list[str]:
+    """What `compare_report`'s `settings_differ` says (``gain exponential (A: linear)``), in
+    the active language: each setting of run `b` that differs from run `a`'s."""
+    return [
+        gettext("%(setting)s %(b)s (A: %(a)s)")
+        % {"setting": name, "b": getattr(b, field), "a": getattr(a, field)}
+        for field, name in _setting_names().items()
+        if getattr(b, field) != getattr(a, field)
+    ]

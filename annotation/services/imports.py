@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from annotation.i18n import localize
 from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
+from annotation.selectors.languages import user_language_of
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from goldsmith.intake.readers import ReadError
 
@@ -103,13 +104,17 @@ def imports_watchdog(*, stale_after: float | None = None) -> list[str]:
     for model in (CorpusImport, QueryLog):
         stale = model.objects.filter(
             status=ImportStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after)
-        )
+        ).select_related("created_by")
         for record in stale:
             when = timezone.localtime(record.heartbeat_at).strftime("%Y-%m-%d %H:%M:%S")
-            error = (
-                f"{record.filename}: the worker stopped during the import (no progress since "
-                f"{when}); nothing of this file was stored: import it again"
-            )
+            # In the language the uploader chose for the interface (English when they chose
+            # none: the upload's request language is not stored with the record).
+            uploader = record.created_by
+            with translation.override(user_language_of(uploader) if uploader else None):
+                error = gettext(
+                    "%(file)s: the worker stopped during the import (no progress since "
+                    "%(when)s); nothing of this file was stored: import it again"
+                ) % {"file": record.filename, "when": when}
             updated = model.objects.filter(
                 pk=record.pk, status=ImportStatus.RUNNING, heartbeat_at=record.heartbeat_at
             ).update(

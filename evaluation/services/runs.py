@@ -38,7 +38,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from annotation.models import Project
@@ -200,7 +200,7 @@ def evaluation_run_create(
         if enqueue:
             from evaluation.tasks import evaluation_run_start
 
-            evaluation_run_start.delay_on_commit(run.pk)
+            evaluation_run_start.delay_on_commit(run.pk, language=translation.get_language())
     return run
 
 
@@ -261,7 +261,9 @@ def _dispatch(run_id: int) -> int:
             return 0
         for batch in open_batches.exclude(_live(now, stale)).order_by("index")[:free]:
             RunBatch.objects.filter(pk=batch.pk).update(dispatched_at=now)
-            evaluation_batch_execute.delay_on_commit(run_id, batch.index)
+            evaluation_batch_execute.delay_on_commit(
+                run_id, batch.index, language=translation.get_language()
+            )
             sent += 1
     return sent
 
@@ -353,7 +355,11 @@ def evaluation_batch_execute(*, run_id: int, batch: int, dispatch: bool = True) 
     if row is None:
         return "skipped"
     if row.attempts >= MAX_ATTEMPTS and row.state != BatchState.DONE:
-        _fail(run, f"batch {batch} was attempted {row.attempts} times without finishing")
+        _fail(
+            run,
+            gettext("batch %(batch)s was attempted %(attempts)s times without finishing")
+            % {"batch": batch, "attempts": row.attempts},
+        )
         return "error"
     owner = uuid.uuid4().hex
     if not _claim_batch(row, run, owner):
@@ -445,11 +451,13 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
         counts = report["counts"]
         if counts["answered"] == 0:
             first = (report.get("failed_queries") or [{"error": "no result"}])[0]["error"]
-            state, error = RunState.FAILED, f"every query failed (e.g. {first})"
+            state = RunState.FAILED
+            error = gettext("every query failed (e.g. %(error)s)") % {"error": first}
     except Exception as exc:
         logger.exception("report of run %s failed", run_id)
         report, drift, verdict = {}, None, ""
-        state, error = RunState.FAILED, f"the report could not be computed ({_reason(exc)})"
+        state = RunState.FAILED
+        error = gettext("the report could not be computed (%(reason)s)") % {"reason": _reason(exc)}
     failed = int(report.get("counts", {}).get("failed", 0))
     try:
         _finish_save(run, state, error, report, failed, verdict, drift)
@@ -457,7 +465,10 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
         # Without this the run would stay "running" at 100% for ever (the watchdog would
         # try again and fail the same way): it ends as failed, with the reason.
         logger.exception("the finished run %s could not be saved", run_id)
-        _fail(run, f"the report could not be saved ({_reason(exc)})")
+        _fail(
+            run,
+            gettext("the report could not be saved (%(reason)s)") % {"reason": _reason(exc)},
+        )
     run.refresh_from_db()
     return run
 

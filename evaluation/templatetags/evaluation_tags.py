@@ -6,6 +6,8 @@ from typing import Any
 
 from django import template
 
+from evaluation.wording import fired_rule_in_words
+
 register = template.Library()
 
 
@@ -68,3 +70,12 @@ def f3(value: Any) -> str:
         return f"{float(value):.3f}"
     except (TypeError, ValueError):
         return "–"
+
+
+@register.filter
+def fired_words(alert: Any) -> list[str]:
+    """A drift alert's fired rules, each said in the active language (evaluation/wording.py)
+    from its stored figures and the run's headline K."""
+    run = alert.run
+    k = run.headline_k or ((run.report or {}).get("drift") or {}).get("k")
+    return [fired_rule_in_words(rule, k) for rule in alert.fired or []]

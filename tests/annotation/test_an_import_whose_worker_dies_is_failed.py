@@ -79,3 +79,28 @@ def test_a_worker_killed_mid_import_leaves_a_failed_import_and_nothing_stored(
     assert "the worker stopped during the import" in record.error
     assert not Chunk.objects.filter(project=personas.project).exists()
     assert not upload.exists()
+
+
+def test_the_reason_is_written_in_the_uploaders_language(personas):
+    """The watchdog has no request: it writes in the language the uploader chose for the
+    interface (English when they chose none)."""
+    from annotation.services.languages import user_language_set
+
+    user_language_set(user=personas.alice, language="zh-hans")
+    old = timezone.now() - timedelta(minutes=30)
+    theirs = CorpusImport.objects.create(
+        project=personas.project,
+        filename="大.jsonl",
+        status="running",
+        heartbeat_at=old,
+        created_by=personas.alice,
+    )
+    nobodys = QueryLog.objects.create(
+        project=personas.project, filename="log.jsonl", status="running", heartbeat_at=old
+    )
+    imports_watchdog(stale_after=600)
+    theirs.refresh_from_db()
+    nobodys.refresh_from_db()
+    assert theirs.error.startswith("大.jsonl：导入过程中工作进程停止了（自 ")
+    assert theirs.error.endswith("此文件的内容均未保存：请重新导入")
+    assert nobodys.error.startswith("log.jsonl: the worker stopped during the import")

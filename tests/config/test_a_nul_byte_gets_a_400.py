@@ -178,3 +178,27 @@ def test_ordinary_text_still_passes(personas, api):
     )
     assert response.status_code == 200, response.content
     assert response.json()["note"] == "line one\n\tline two \x1c 中文 😀"
+
+
+def test_the_refusal_speaks_the_requests_language(personas, api, browser):
+    """The middleware runs before the language is chosen: it reads Accept-Language (or the
+    language cookie) itself, for pages and for the API's `detail`."""
+    p = personas.project.pk
+    page = browser(personas.alice).get(
+        f"/projects/{p}/pools/?query=1%00", HTTP_ACCEPT_LANGUAGE="zh-CN"
+    )
+    assert page.status_code == 400
+    assert page.content.decode() == (
+        "请求有误：查询字符串中的 'query' 字段含有 NUL 字符（\\x00），无法保存：请删除它。\n"
+    )
+    detail = (
+        api(personas.alice)
+        .get(f"/api/v1/projects/{p}/goldsets/v%001/", HTTP_ACCEPT_LANGUAGE="zh-CN")
+        .json()["detail"]
+    )
+    assert detail == "网址含有 NUL 字符（\\x00），无法保存：请删除它"
+    cookie = Client(raise_request_exception=False, HTTP_COOKIE="goldsmith_language=zh-hans")
+    body = cookie.post("/login/", {"username": "a\x00"}).content.decode()
+    assert body.startswith("请求有误：表单中的 'username' 字段含有 NUL 字符")
+    english = browser(personas.alice).get(f"/projects/{p}/pools/?query=1%00")
+    assert english.content.decode().startswith("Bad request: the query string field 'query'")

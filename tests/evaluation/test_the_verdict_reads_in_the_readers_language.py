@@ -80,13 +80,13 @@ def test_in_chinese_the_page_says_it_in_chinese(chinese):
     )  # fmt: skip
     warn = _stored(Scored([1.0] * 15 + [0.5] * 5, [1.0] * 15 + [0.0] * 5), 5, t)
     assert verdict_in_words(warn)["summary"] == (
-        "警告：运行结果高于下限但低于某项目标：平均 Recall@5 为 0.875，达到目标 0.80；"
-        "通过率 75%（Recall@5 ≥ 0.7）低于目标 80%（高于下限 70%）。"
+        "警告：运行结果高于底线但低于某项目标：平均 Recall@5 为 0.875，达到目标 0.80；"
+        "通过率 75%（Recall@5 ≥ 0.7）低于目标 80%（高于底线 70%）。"
     )
     nothing = _stored(Scored([], []), 5, t)
     assert verdict_in_words(nothing)["summary"] == (
-        "不通过：运行结果低于下限：平均 Recall@5 为 无法计算（没有相关文本块），低于下限 0.70；"
-        "通过率 无法计算（没有相关文本块）（Recall@5 ≥ 0.7）低于下限 70%。"
+        "不通过：运行结果低于底线：平均 Recall@5 为 无法计算（没有相关文本块），低于底线 0.70；"
+        "通过率 无法计算（没有相关文本块）（Recall@5 ≥ 0.7）低于底线 70%。"
     )
 
 
