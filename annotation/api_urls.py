@@ -1,6 +1,6 @@
 """API routes of the annotation app, under /api/v1/; each area keeps its routes beside its views."""
 
-from annotation.api import corpus, goldsets, judging, projects, querylogs, review, sampling
+from annotation.api import answers, corpus, goldsets, judging, projects, querylogs, review, sampling
 
 urlpatterns = [
     *projects.urlpatterns,
@@ -10,4 +10,5 @@ urlpatterns = [
     *querylogs.urlpatterns,
     *sampling.urlpatterns,
     *goldsets.urlpatterns,
+    *answers.urlpatterns,
 ]

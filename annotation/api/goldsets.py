@@ -148,6 +148,11 @@ class GoldenItemOutput(serializers.Serializer):
     weight = serializers.FloatField()
     split = serializers.CharField(allow_null=True)
     reference_answer = serializers.CharField(allow_null=True)
+    answer_type = serializers.CharField(allow_null=True)
+    choices = serializers.ListField(child=serializers.CharField())
+    reference_facts = serializers.ListField(
+        child=serializers.DictField(), help_text='[{"text": ..., "chunk_ids": [...]}]'
+    )
     judgments = GoldenJudgmentOutput(many=True)
 
 
@@ -223,6 +228,11 @@ class GoldenSetDiffOutput(serializers.Serializer):
     added_queries = serializers.ListField(child=serializers.CharField())
     removed_queries = serializers.ListField(child=serializers.CharField())
     changed_text = serializers.ListField(child=serializers.CharField())
+    changed_answers = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="common queries whose reference answer, answer type, choices or key facts "
+        "changed",
+    )
     changed_grades = serializers.ListField(child=serializers.DictField())
     added_judgments = serializers.ListField(child=serializers.DictField())
     removed_judgments = serializers.ListField(child=serializers.DictField())

@@ -137,6 +137,11 @@ class GoldenItem(FrozenModel):
     weight = models.FloatField(default=1.0)
     split = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
     reference_answer = models.TextField(null=True, blank=True)  # noqa: DJ001
+    # The rest of the answer key (written, and hashed, only when set): covered by the same
+    # triggers as every column of the row.
+    answer_type = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    choices = models.JSONField(default=list)
+    reference_facts = models.JSONField(default=list)  # [{"text": ..., "chunk_ids": [...]}]
 
     class Meta(FrozenModel.Meta):
         constraints = [

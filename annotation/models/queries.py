@@ -32,6 +32,13 @@ class Query(models.Model):
         "annotation.LogQuery", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The answer key the lead sets (docs/formats.md, "Answer fields"): frozen with the query.
+    # `reference_facts` is [{"text": ..., "chunk_ids": [...]}], each chunk id one of the query's
+    # judged chunks; `choices` is a list of strings (for answer_type "choice" only).
+    reference_answer = models.TextField(null=True, blank=True)  # noqa: DJ001
+    answer_type = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    choices = models.JSONField(default=list, blank=True)
+    reference_facts = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [

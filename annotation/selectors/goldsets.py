@@ -15,8 +15,9 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
+from goldsmith.answers.model import KeyFact
 from goldsmith.formats.beir import CorpusRow, beir_zip_pieces
-from goldsmith.formats.diff import GoldsetDiff, goldset_diff
+from goldsmith.formats.diff import AnswerFields, GoldsetDiff, goldset_diff
 from goldsmith.formats.goldset import (
     GoldenQuery,
     GoldJudgment,
@@ -24,11 +25,13 @@ from goldsmith.formats.goldset import (
     csv_pieces,
     goldset_lines,
 )
+from goldsmith.formats.ragas import RagasRow, ragas_csv_pieces, ragas_jsonl_lines, ragas_rows
 from goldsmith.formats.trec import topics_pieces, trec_qrels_pieces
 
-EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv")
+EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv", "ragas-jsonl", "ragas-csv")
 ITEM_FIELDS = (
     "id", "query_id", "text", "category", "stratum", "weight", "split", "reference_answer",
+    "answer_type", "choices", "reference_facts",
 )  # fmt: skip
 BATCH = 1000  # items per read batch (≈ 30 000 judgments for a typical version)
 
@@ -65,7 +68,7 @@ def golden_queries(
             )
         ):
             judged[item_id].append(GoldJudgment(cid, grade, doc, s, e, provenance, text))
-        for pk, qid, text, category, stratum, weight, split, answer in items:
+        for pk, qid, text, category, stratum, weight, split, answer, kind, choices, facts in items:
             yield GoldenQuery(
                 query_id=qid,
                 query=text,
@@ -75,6 +78,9 @@ def golden_queries(
                 weight=weight,
                 split=split,
                 reference_answer=answer,
+                answer_type=kind,
+                choices=tuple(choices),
+                reference_facts=_facts(facts),
             )
 
 
@@ -180,6 +186,18 @@ def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
         return ExportStream(
             lambda: csv_pieces(golden_queries(version)), "text/csv; charset=utf-8", f"{base}.csv"
         )
+    if fmt == "ragas-jsonl":
+        return ExportStream(
+            lambda: ragas_jsonl_lines(ragas_samples(version)),
+            "application/x-ndjson; charset=utf-8",
+            f"{base}.ragas.jsonl",
+        )
+    if fmt == "ragas-csv":
+        return ExportStream(
+            lambda: ragas_csv_pieces(ragas_samples(version)),
+            "text/csv; charset=utf-8",
+            f"{base}.ragas.csv",
+        )
     if fmt == "beir":
         return ExportStream(
             lambda: beir_zip_pieces(
@@ -198,13 +216,32 @@ def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
     )
 
 
+def ragas_samples(version: GoldenSetVersion) -> Iterator[RagasRow]:
+    """The version as RAGAS-style samples: the question, the reference answer, and as reference
+    contexts the texts of the chunks its key facts link to (else of its chunks graded 2)."""
+    for q in golden_queries(version):
+        judged = {q.query_id: [(j.chunk_id, j.text, j.grade) for j in q.judgments]}
+        yield from ragas_rows([q.answer_key()], judged)
+
+
 def version_diff(a: GoldenSetVersion, b: GoldenSetVersion) -> GoldsetDiff:
     """What changed from `a` to `b` (any two versions of a project)."""
 
-    def load(v: GoldenSetVersion) -> tuple[dict[str, str], Iterator[tuple[str, str, int]]]:
-        texts = dict(GoldenItem.objects.filter(version=v).values_list("query_id", "text"))
-        return texts, qrels_rows(v)
+    def load(v: GoldenSetVersion) -> tuple[dict[str, str], dict[str, AnswerFields]]:
+        texts: dict[str, str] = {}
+        answers: dict[str, AnswerFields] = {}
+        for qid, text, answer, kind, choices, facts in GoldenItem.objects.filter(
+            version=v
+        ).values_list("query_id", "text", "reference_answer", "answer_type", "choices",
+                      "reference_facts"):  # fmt: skip
+            texts[qid] = text
+            answers[qid] = (answer, kind, tuple(choices), _facts(facts))
+        return texts, answers
 
-    a_queries, a_rows = load(a)
-    b_queries, b_rows = load(b)
-    return goldset_diff(a_queries, a_rows, b_queries, b_rows)
+    a_queries, a_answers = load(a)
+    b_queries, b_answers = load(b)
+    return goldset_diff(a_queries, qrels_rows(a), b_queries, qrels_rows(b), a_answers, b_answers)
+
+
+def _facts(stored: list[dict[str, Any]]) -> tuple[KeyFact, ...]:
+    return tuple(KeyFact(f["text"], tuple(f["chunk_ids"])) for f in stored)

@@ -41,6 +41,7 @@ from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
 from annotation.services.uploads import upload_limits
 from goldsmith.agreement import MACHINE
+from goldsmith.answers.model import KeyFact
 from goldsmith.formats.beir import CorpusRow, read_beir, read_corpus_jsonl
 from goldsmith.formats.goldset import (
     GOLDSET_FORMAT,
@@ -65,13 +66,18 @@ IMPORT_FORMATS = ("jsonl", "trec", "beir")
 ITEM_COLUMNS = [
     ("version_id", "int8"), ("position", "int4"), ("query_id", "varchar"), ("text", "text"),
     ("category", "varchar"), ("stratum", "varchar"), ("weight", "float8"), ("split", "varchar"),
-    ("reference_answer", "text"),
+    ("reference_answer", "text"), ("answer_type", "varchar"), ("choices", "jsonb"),
+    ("reference_facts", "jsonb"),
 ]  # fmt: skip
 JUDGMENT_COLUMNS = [
     ("item_id", "int8"), ("position", "int4"), ("chunk_id", "varchar"), ("doc_id", "varchar"),
     ("start", "int4"), ("end", "int4"), ("text", "text"), ("grade", "int2"),
     ("provenance", "varchar"),
 ]  # fmt: skip
+FREEZE_QUERY_FIELDS = (
+    "id", "text", "category", "stratum", "weight",
+    "reference_answer", "answer_type", "choices", "reference_facts",
+)  # fmt: skip
 RESERVED_LABELS = frozenset({"diff", "import", "freeze"})
 JUDGMENT_BATCH = 2000
 
@@ -249,7 +255,7 @@ def _store(
         ITEM_COLUMNS,
         [
             (version.pk, position, r.query_id, r.query, r.category, r.stratum, r.weight, r.split,
-             r.reference_answer)
+             r.reference_answer, r.answer_type, list(r.choices), facts_json(r.reference_facts))
             for position, r in enumerate(ordered)
         ],
     )  # fmt: skip
@@ -335,9 +341,7 @@ def golden_set_version_freeze(
         approved &= Q(category__in=cats)
     if strs:
         approved &= Q(stratum__in=strs)
-    rows = list(
-        Query.objects.filter(approved).values_list("id", "text", "category", "stratum", "weight")
-    )
+    rows = list(Query.objects.filter(approved).values_list(*FREEZE_QUERY_FIELDS))
     if not rows:
         if cats or strs:
             raise ValueError(
@@ -385,10 +389,13 @@ def golden_set_version_freeze(
             split=split_for(str(pk), seed=split.seed, test_share=split.test_share)
             if split
             else None,
-            reference_answer=None,
+            reference_answer=answer,
             judgments=sorted(judged.get(pk, ()), key=record_order),
+            answer_type=answer_type or None,
+            choices=tuple(choices or ()),
+            reference_facts=_frozen_facts(pk, facts, judged.get(pk, ())),
         )
-        for pk, text, category, stratum, weight in rows
+        for pk, text, category, stratum, weight, answer, answer_type, choices, facts in rows
     ]
     guideline = latest_guideline_version(project.pk)
     agreement = _agreement_summary(project, approved)
@@ -425,6 +432,29 @@ def golden_set_version_freeze(
         filters=filters,
         split=split,
     )
+
+
+def facts_json(facts: Sequence[KeyFact]) -> list[dict[str, Any]]:
+    """Key facts as a query and a version row store them (and the native format writes them)."""
+    return [{"text": f.text, "chunk_ids": list(f.chunk_ids)} for f in facts]
+
+
+def _frozen_facts(pk: int, facts: Any, judged: Sequence[JudgmentRow]) -> tuple[KeyFact, ...]:
+    """A query's stored key facts, each linked only to chunks it is frozen with: a fact linked
+    to a chunk that has no final grade would give a file the native reader refuses."""
+    out: list[KeyFact] = []
+    chunks = {j[0] for j in judged}
+    for i, fact in enumerate(facts or ()):
+        for cid in fact.get("chunk_ids") or ():
+            if cid not in chunks:
+                raise ValueError(
+                    gettext(
+                        "query {query}: key fact {n} is linked to chunk {chunk}, which has no "
+                        "final grade; grade the chunk or unlink it before freezing"
+                    ).format(query=pk, n=i + 1, chunk=cid)
+                )
+        out.append(KeyFact(fact["text"], tuple(fact.get("chunk_ids") or ())))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -474,7 +504,6 @@ def goldset_load(
         head = next(items)
         assert isinstance(head, GoldsetHeader)  # iter_goldset yields the header first
         queries = [q for q in items if isinstance(q, GoldenQuery)]
-        _refuse_answer_fields(source_name, queries)
         return LoadedGoldset(queries, head.to_json(), corpus_rows, source_name)
     if fmt == "trec":
         if topics is None:
@@ -488,28 +517,6 @@ def goldset_load(
     if bundle.corpus_rows is not None:
         corpus_rows = bundle.corpus_rows()
     return LoadedGoldset(bundle.queries, None, corpus_rows, source_name)
-
-
-def _refuse_answer_fields(source_name: str, queries: Sequence[GoldenQuery]) -> None:
-    """A project does not store answer types, choices or key facts yet (the engine and
-    ``goldsmith eval`` read them): importing them would hash what the version cannot give back,
-    so its export would no longer match its content hash. Refuse, naming the query and field."""
-    for q in queries:
-        field = (
-            "answer_type"
-            if q.answer_type is not None
-            else "choices"
-            if q.choices
-            else "reference_facts"
-            if q.reference_facts
-            else None
-        )
-        if field:
-            raise ValueError(
-                f"{source_name}: query {q.query_id!r} has {field}, which a project cannot store "
-                "yet; remove answer_type, choices and reference_facts to import it (goldsmith "
-                "eval scores them from the file)"
-            )
 
 
 class _replayable:

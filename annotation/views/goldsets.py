@@ -33,7 +33,9 @@ EXPORT_LABELS = {
     "trec": "TREC qrels",
     "topics": "TREC topics (TSV)",
     "beir": "BEIR zip",
-    "csv": "CSV",
+    "csv": gettext_lazy("CSV (judgments; no reference answers or key facts)"),
+    "ragas-jsonl": gettext_lazy("RAGAS-style JSONL"),
+    "ragas-csv": gettext_lazy("RAGAS-style CSV (key facts as their chunks' texts)"),
 }
 
 
@@ -231,6 +233,13 @@ def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
         wanted = set(diff.added_queries[:limit]) | set(diff.removed_queries[:limit])
         wanted |= {c.query_id for c in diff.changed_grades[:limit]}
         wanted |= set(diff.changed_text[:limit])
+        wanted |= set(diff.changed_answers[:limit])
+        keys: dict[tuple[int, str], dict[str, object]] = {}
+        for v in (a, b):
+            for item in GoldenItem.objects.filter(
+                version=v, query_id__in=diff.changed_answers[:limit]
+            ).values("query_id", "reference_answer", "answer_type", "choices", "reference_facts"):
+                keys[(v.pk, str(item["query_id"]))] = item
         for v in (a, b):
             texts.update(
                 GoldenItem.objects.filter(version=v, query_id__in=wanted).values_list(
@@ -241,6 +250,10 @@ def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
             "added": [(q, texts.get(q, "")) for q in diff.added_queries[:limit]],
             "removed": [(q, texts.get(q, "")) for q in diff.removed_queries[:limit]],
             "text": [(q, texts.get(q, "")) for q in diff.changed_text[:limit]],
+            "answers": [
+                (q, texts.get(q, ""), keys.get((a.pk, q)), keys.get((b.pk, q)))
+                for q in diff.changed_answers[:limit]
+            ],
             "grades": [
                 (c.query_id, texts.get(c.query_id, ""), c.chunk_id, c.old, c.new)
                 for c in diff.changed_grades[:limit]

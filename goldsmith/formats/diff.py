@@ -3,9 +3,15 @@ chunks judged or dropped (see docs/goldsets.md, "Diff"). Pure module: the standa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from goldsmith.answers.model import KeyFact
+
+# What a query says about its answer, compared as one value:
+# (reference_answer, answer_type, choices, key facts).
+AnswerFields = tuple[str | None, str | None, tuple[str, ...], tuple[KeyFact, ...]]
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,7 @@ class GoldsetDiff:
     added_queries: list[str] = field(default_factory=list)
     removed_queries: list[str] = field(default_factory=list)
     changed_text: list[str] = field(default_factory=list)
+    changed_answers: list[str] = field(default_factory=list)
     changed_grades: list[GradeChange] = field(default_factory=list)
     added_judgments: list[tuple[str, str, int]] = field(default_factory=list)
     removed_judgments: list[tuple[str, str, int]] = field(default_factory=list)
@@ -34,6 +41,7 @@ class GoldsetDiff:
             self.added_queries
             or self.removed_queries
             or self.changed_text
+            or self.changed_answers
             or self.changed_grades
             or self.added_judgments
             or self.removed_judgments
@@ -44,6 +52,7 @@ class GoldsetDiff:
             "added_queries": self.added_queries,
             "removed_queries": self.removed_queries,
             "changed_text": self.changed_text,
+            "changed_answers": self.changed_answers,
             "changed_grades": [
                 {"query_id": c.query_id, "chunk_id": c.chunk_id, "old": c.old, "new": c.new}
                 for c in self.changed_grades
@@ -63,8 +72,13 @@ def goldset_diff(
     a_rows: Iterable[tuple[str, str, int]],
     b_queries: dict[str, str],
     b_rows: Iterable[tuple[str, str, int]],
+    a_answers: Mapping[str, AnswerFields] | None = None,
+    b_answers: Mapping[str, AnswerFields] | None = None,
 ) -> GoldsetDiff:
-    """Diff of two versions given their queries (id → text) and judgments (qid, chunk, grade).
+    """Diff of two versions given their queries (id → text) and judgments (qid, chunk, grade),
+    and optionally their answer fields (id → `AnswerFields`; a query missing from a mapping has
+    none): a common query whose reference answer, type, choices or key facts differ is in
+    ``changed_answers``.
 
     Judgments of queries only in one version count as added/removed with their query, not
     again as added/removed judgments; grade changes are per (query, chunk) of common queries."""
@@ -75,6 +89,9 @@ def goldset_diff(
     d.removed_queries = sorted(set(a_queries) - set(b_queries))
     common = set(a_queries) & set(b_queries)
     d.changed_text = sorted(q for q in common if a_queries[q] != b_queries[q])
+    none: AnswerFields = (None, None, (), ())
+    a_ans, b_ans = a_answers or {}, b_answers or {}
+    d.changed_answers = sorted(q for q in common if a_ans.get(q, none) != b_ans.get(q, none))
     for key in sorted(set(a) | set(b)):
         if key[0] not in common:
             continue
@@ -95,6 +112,7 @@ def goldset_diff(
         "queries_added": len(d.added_queries),
         "queries_removed": len(d.removed_queries),
         "queries_text_changed": len(d.changed_text),
+        "answers_changed": len(d.changed_answers),
         "grades_changed": len(d.changed_grades),
         "judgments_added": len(d.added_judgments),
         "judgments_removed": len(d.removed_judgments),
@@ -111,6 +129,7 @@ def diff_text(diff: GoldsetDiff, a_name: str, b_name: str, limit: int = 200) -> 
         f"(+{t['queries_added']} added, -{t['queries_removed']} removed, "
         f"{t['queries_text_changed']} text changed)"
     )
+    yield f"answer keys: {t['answers_changed']} changed (reference answer, type, choices, facts)"
     yield (
         f"judgments: {t['judgments_a']} → {t['judgments_b']} "
         f"(+{t['judgments_added']} added, -{t['judgments_removed']} removed, "
@@ -123,6 +142,8 @@ def diff_text(diff: GoldsetDiff, a_name: str, b_name: str, limit: int = 200) -> 
         yield f"- query {qid}"
     for qid in diff.changed_text[:limit]:
         yield f"~ query {qid}: text changed"
+    for qid in diff.changed_answers[:limit]:
+        yield f"~ query {qid}: answer key changed"
     for change in diff.changed_grades[:limit]:
         yield f"~ {change.query_id} {change.chunk_id}: grade {change.old} → {change.new}"
     for q, c, g in diff.added_judgments[:limit]:

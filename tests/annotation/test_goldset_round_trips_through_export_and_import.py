@@ -146,36 +146,6 @@ def test_a_bad_file_is_refused_with_its_line_and_stores_nothing(personas, tmp_pa
     assert not GoldenSetVersion.objects.exists()
 
 
-def test_a_golden_set_with_key_facts_is_refused_whole_until_a_project_can_store_them(v1, tmp_path):
-    """The engine reads answer types and key facts (goldsmith eval scores them), a project
-    does not store them yet: importing them would freeze a version whose export no longer
-    matches its content hash, so the import is refused and stores nothing."""
-    from dataclasses import replace
-
-    from django.core.management import CommandError, call_command
-
-    from goldsmith.answers.model import KeyFact
-    from goldsmith.formats.goldset import goldset_content_hash, goldset_lines
-
-    gs = read_goldset(_export(v1, tmp_path))
-    first, *rest = gs.queries
-    chunk = first.judgments[0].chunk_id
-    facts = replace(
-        first, reference_facts=(KeyFact(text="refunds take 7 days", chunk_ids=(chunk,)),)
-    )
-    queries = [facts, *rest]
-    header = {**gs.header.to_json(), "content_hash": goldset_content_hash(queries)}
-    with_facts = tmp_path / "with_facts.jsonl"
-    with_facts.write_text("".join(goldset_lines(header, queries)))
-    assert read_goldset(with_facts).queries[0].reference_facts  # a valid file for the engine
-    project_setup(name="Acme Copy", leads=["alice"])
-    with pytest.raises(CommandError, match=r"with_facts.jsonl: query '.+' has reference_facts"):
-        call_command(
-            "import_goldset", "--project", "Acme Copy", "--format", "jsonl", str(with_facts)
-        )
-    assert not GoldenSetVersion.objects.filter(project__name="Acme Copy").exists()
-
-
 def _export(version, tmp_path):
     from django.core.management import call_command
 

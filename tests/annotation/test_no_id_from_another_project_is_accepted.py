@@ -203,6 +203,8 @@ def api_attempts(w: World) -> list[tuple[str, str, str, dict[str, Any], str]]:
     return [
         ("A's query, own flags", "put", f"{api}queries/{i['resolved']}/annotation/",
          {"note": "x"}, "json"),
+        ("A's query, answer key", "put", f"{api}queries/{i['approved']}/answer-key/",
+         {"reference_answer": "x"}, "json"),
         ("A's query, add a chunk", "post", f"{api}queries/{i['approved']}/candidates/",
          {"chunk_id": i["a_chunk_id"]}, "json"),
         ("A's chunk added to B's query", "post", f"{api}queries/{i['b_query']}/candidates/",
@@ -365,6 +367,7 @@ def test_the_walk_covers_every_write_route():
     attempted = {
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/annotation/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/candidates/",
+        "api/v1/projects/<int:project_id>/queries/<int:query_id>/answer-key/",
         "api/v1/projects/<int:project_id>/candidates/<int:candidate_id>/judgment/",
         "api/v1/projects/<int:project_id>/pools/runs/",
         "api/v1/projects/<int:project_id>/assignments/<int:assignment_id>/reassign/",

@@ -67,6 +67,11 @@ NO_FIELDS = (
     "a body that holds no fields (JSON true, a multipart part that is no form field) is read "
     "as no fields, and every field is optional"
 )
+ANSWER_RULES = (
+    "an answer key's fields depend on each other (a closed type needs a reference answer of "
+    "that type, choices are for 'choice' only, facts link only to the query's chunks), which "
+    "the schema states in words, not as constraints"
+)
 UNKNOWN_QUERY = "unknown query parameters are ignored, as HTTP APIs customarily do"
 
 # (method, path) -> {check name: reason}. Never a server error: `not_a_server_error` is
@@ -78,6 +83,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("POST", f"{P}/corpus/imports/"): {"positive_data_acceptance": UPLOAD},
     ("GET", f"{P}/corpus/search/"): {"negative_data_rejection": UNKNOWN_QUERY},
     ("POST", f"{P}/goldsets/"): {"positive_data_acceptance": STATE + ": nothing approved"},
+    ("PUT", f"{P}/queries/{{query_id}}/answer-key/"): {"positive_data_acceptance": ANSWER_RULES},
     ("GET", f"{P}/goldsets/{{label}}/items/"): {
         "negative_data_rejection": "?limit=a&limit=5 takes the last value, as DRF's pagination "
         "does everywhere; a bad limit falls back to the page size"
