@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.urls import path
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -34,13 +35,15 @@ class AnswerKeyInput(serializers.Serializer):
         child=serializers.CharField(trim_whitespace=False),
         required=False,
         default=list,
-        help_text='for "answer_type": "choice" only: two or more, the reference answer one of them',
+        help_text=gettext_lazy(
+            'for "answer_type": "choice" only: two or more, the reference answer one of them'
+        ),
     )
     reference_facts = KeyFactShape(
         many=True,
         required=False,
         default=list,
-        help_text="key facts, each linked to chunks that are candidates of the query",
+        help_text=gettext_lazy("key facts, each linked to chunks that are candidates of the query"),
     )
 
 
@@ -60,7 +63,7 @@ class AnswerKeyApi(APIView):
         try:
             key = answer_key_get(project=project, query_id=query_id)
         except Query.DoesNotExist:
-            raise NotFound("No such query") from None
+            raise NotFound(gettext_lazy("No such query")) from None
         return Response(AnswerKeyOutput(key).data)
 
     @extend_schema(
@@ -78,7 +81,7 @@ class AnswerKeyApi(APIView):
         try:
             query = answer_key_set(project=project, query_id=query_id, data=given)
         except Query.DoesNotExist:
-            raise NotFound("No such query") from None
+            raise NotFound(gettext_lazy("No such query")) from None
         except AnswerKeyError as error:
             raise serializers.ValidationError({error.field: [error.message]}) from None
         return Response(AnswerKeyOutput(answer_key_json(query)).data)

@@ -151,7 +151,7 @@ class GoldenItemOutput(serializers.Serializer):
     answer_type = serializers.CharField(allow_null=True)
     choices = serializers.ListField(child=serializers.CharField())
     reference_facts = serializers.ListField(
-        child=serializers.DictField(), help_text='[{"text": ..., "chunk_ids": [...]}]'
+        child=serializers.DictField(), help_text=gettext_lazy('[{"text": ..., "chunk_ids": [...]}]')
     )
     judgments = GoldenJudgmentOutput(many=True)
 
@@ -230,8 +230,9 @@ class GoldenSetDiffOutput(serializers.Serializer):
     changed_text = serializers.ListField(child=serializers.CharField())
     changed_answers = serializers.ListField(
         child=serializers.CharField(),
-        help_text="common queries whose reference answer, answer type, choices or key facts "
-        "changed",
+        help_text=gettext_lazy(
+            "common queries whose reference answer, answer type, choices or key facts changed"
+        ),
     )
     changed_grades = serializers.ListField(child=serializers.DictField())
     added_judgments = serializers.ListField(child=serializers.DictField())
