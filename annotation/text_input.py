@@ -152,21 +152,23 @@ class RefuseUnstorableText:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        found = request_problem(request)
+        if found is None:  # the hot path: nothing to say, so no language to choose
+            return self.get_response(request)
         # It runs before the language is chosen (LocaleMiddleware needs the session, whose
-        # cookie it checks first), so it reads the request's language itself: the language
-        # cookie, else Accept-Language.
+        # cookie it checks first), so it reads the request's language itself, the language
+        # cookie else Accept-Language, and words the refusal again in it.
         with translation.override(translation.get_language_from_request(request)):
-            problem = request_problem(request)
-            if problem is None:
-                refusal = None
-            elif request.path_info.startswith("/api/"):
-                refusal = JsonResponse({"detail": problem}, status=400)
+            # A form that failed to parse reads as empty the second time: keep the first words.
+            problem = request_problem(request) or found
+            if request.path_info.startswith("/api/"):
+                refusal: HttpResponse = JsonResponse({"detail": problem}, status=400)
             else:
                 refusal = HttpResponseBadRequest(
                     gettext("Bad request: %(problem)s.") % {"problem": problem} + "\n",
                     content_type="text/plain; charset=utf-8",
                 )
-        return self.get_response(request) if refusal is None else refusal
+        return refusal
 
 
 # --------------------------------------------------------------------------------------------
