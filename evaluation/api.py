@@ -552,10 +552,36 @@ class EvaluationRunReportApi(APIView):
             200: OpenApiTypes.OBJECT,
             409: OpenApiResponse(RefusalOutput, description="The run has not succeeded (yet)."),
         },
-        summary="A finished run's report (aggregates at every K with CIs, per category, ...)",
+        parameters=[
+            OpenApiParameter(
+                name,
+                float,
+                required=False,
+                description=f"The quadrants' {what} threshold (0 to 1); by default the "
+                "project's, else the run's pass threshold",
+            )
+            for name, what in (
+                ("recall_threshold", "context recall"),
+                ("correctness_threshold", "answer correctness"),
+            )
+        ],
+        summary="A finished run's report (aggregates at every K with CIs, per category, "
+        "answer metrics and quadrants, ...)",
     )
     def get(self, request: Request, project_id: int, run_id: int) -> Response:
         run = _run(request, project_id, run_id, Action.VIEW)
+        thresholds: dict[str, float | None] = {}
+        for name in ("recall_threshold", "correctness_threshold"):
+            raw = request.query_params.get(name)
+            if raw in (None, ""):
+                continue
+            try:
+                value = float(raw)
+            except ValueError:
+                value = -1.0
+            if not 0.0 <= value <= 1.0:
+                raise serializers.ValidationError({name: [gettext("a number between 0 and 1")]})
+            thresholds[name] = value
         if run.state != "succeeded":
             return Response(
                 {
@@ -566,7 +592,7 @@ class EvaluationRunReportApi(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        return Response(run_report_cached(run))
+        return Response(run_report_cached(run, **thresholds))
 
 
 class EvaluationRunCancelApi(APIView):

@@ -14,6 +14,7 @@ from annotation.models import Chunk, Project
 from annotation.models.goldsets import GoldenItem, GoldenJudgment, GoldenSetVersion
 from evaluation.models import Baseline, DriftAlert, EvaluationRun, QueryResult, Retriever, RunState
 from goldsmith.agreement import MACHINE
+from goldsmith.answers.model import AnswerKey, Context, KeyFact, RankedItem, StagedQuery
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
@@ -111,6 +112,72 @@ def result_rows(
             run=run
         ).values_list(*fields)
     }
+
+
+def answer_keys(*, version_id: int) -> list[AnswerKey]:
+    """The version's answer keys (reference answer, type, choices, key facts), one per query
+    in query order; a query without any is an empty key."""
+    fields = (
+        "query_id", "text", "category", "reference_answer", "answer_type", "choices",
+        "reference_facts",
+    )  # fmt: skip
+    return [
+        AnswerKey(
+            query_id=qid,
+            reference_answer=answer,
+            answer_type=kind or None,
+            choices=tuple(choices or ()),
+            facts=tuple(KeyFact(f["text"], tuple(f.get("chunk_ids") or ())) for f in facts or ()),
+            query=text,
+            category=category,
+        )
+        for qid, text, category, answer, kind, choices, facts in GoldenItem.objects.filter(
+            version_id=version_id
+        )
+        .order_by("position")
+        .values_list(*fields)
+    ]
+
+
+def staged_rows(*, run: EvaluationRun) -> list[StagedQuery]:
+    """The run's answered queries with every stage stored (docs/formats.md, "stages"); the
+    final list's items carry their snippets as text (the report fills whole texts where it
+    needs them). Failed queries are left out: they score as missing from the run."""
+    fields = (
+        "query_id", "ranked_ids", "scores", "snippets", "candidates", "candidate_scores",
+        "contexts", "response",
+    )  # fmt: skip
+    out: list[StagedQuery] = []
+    rows = QueryResult.objects.filter(run=run, error="").order_by("query_id").values_list(*fields)
+    for qid, ids, scores, snips, cands, cand_scores, contexts, response in rows.iterator(
+        chunk_size=2000
+    ):
+        scores = list(scores or ())
+        snips = list(snips or ())
+        out.append(
+            StagedQuery(
+                query_id=qid,
+                results=tuple(
+                    RankedItem(
+                        c,
+                        scores[i] if i < len(scores) else None,
+                        snips[i] if i < len(snips) else None,
+                    )
+                    for i, c in enumerate(ids)
+                ),
+                candidates=None
+                if cands is None
+                else tuple(
+                    RankedItem(c, cand_scores[i] if i < len(cand_scores or ()) else None)
+                    for i, c in enumerate(cands)
+                ),
+                contexts=None
+                if contexts is None
+                else tuple(Context(c["id"], c["text"]) for c in contexts),
+                response=response,
+            )
+        )
+    return out
 
 
 def chunk_places(*, project: Project, chunk_ids: Iterable[str]) -> dict[str, ChunkPlace]:

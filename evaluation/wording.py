@@ -151,16 +151,17 @@ def fired_rule_in_words(rule: dict[str, Any], k: int | None) -> str:
                 "value": _mean_words(value),
                 "floor": f"{limit:.2f}",
             }
-        elif name in ("max_recall_drop", "max_pass_rate_drop"):
+        elif name in ("max_recall_drop", "max_pass_rate_drop", "max_answer_drop"):
             before = rule["baseline"]
+            metric = {"max_recall_drop": recall, "max_pass_rate_drop": passing}.get(name)
             values = {
-                "metric": recall if name == "max_recall_drop" else passing,
+                "metric": metric or str(rule["metric"]),
                 "drop": f"{before - value:.4f}",
                 "before": f"{before:.4f}",
                 "after": f"{value:.4f}",
                 "limit": f"{limit:g}",
             }
-            if name == "max_recall_drop":
+            if name in ("max_recall_drop", "max_answer_drop"):
                 text = (
                     gettext(
                         "mean %(metric)s dropped %(drop)s (%(before)s → %(after)s), more than "

@@ -77,6 +77,7 @@ MAX_ATTEMPTS = 5  # a batch that crashed its worker this often fails the run
 FLUSH_SECONDS = 0.5
 FLUSH_ROWS = 200
 SNIPPET_CHARS = 240
+MAX_CONTEXTS = 100  # contexts kept per query (a model is given far fewer)
 SCHEDULE_INTERVALS = {
     Schedule.HOURLY: timedelta(hours=1),
     Schedule.NIGHTLY: timedelta(days=1),
@@ -296,6 +297,8 @@ def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult
     hits = outcome.hits[: run.depth]
     has_docs = any(h.doc_id for h in hits)
     has_text = any(h.text for h in hits)
+    stages = outcome.stages
+    candidates = None if stages.candidates is None else stages.candidates[:MAX_K]
     return QueryResult(
         run=run,
         query_id=outcome.query_id,
@@ -303,6 +306,12 @@ def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult
         scores=[h.score for h in hits],
         doc_ids=[h.doc_id for h in hits] if has_docs else [],
         snippets=[(h.text or "")[:SNIPPET_CHARS] for h in hits] if has_text else [],
+        candidates=None if candidates is None else [h.id for h in candidates],
+        candidate_scores=[] if candidates is None else [h.score for h in candidates],
+        contexts=None
+        if stages.contexts is None
+        else [{"id": i, "text": t} for i, t in stages.contexts[:MAX_CONTEXTS]],
+        response=stages.response,
         latency_ms=outcome.latency_ms,
         attempts=min(outcome.attempts, 32767),
         error=outcome.error[:2000],
@@ -316,6 +325,10 @@ _UPSERT_FIELDS = [
     "scores",
     "doc_ids",
     "snippets",
+    "candidates",
+    "candidate_scores",
+    "contexts",
+    "response",
     "latency_ms",
     "attempts",
     "error",
