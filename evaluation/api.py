@@ -27,7 +27,14 @@ from annotation.i18n import localize
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from annotation.text_input import JSONParser
-from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
+from evaluation.models import (
+    Answerer,
+    EvaluationRun,
+    Matching,
+    Retriever,
+    RetrieverKind,
+    Schedule,
+)
 from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
 from evaluation.services import (
     RetrieverInvalid,
@@ -60,6 +67,7 @@ class RetrieverOutput(serializers.Serializer):
     auth_header_source = serializers.CharField(allow_null=True)
     auth_header_env = serializers.CharField()
     schedule = serializers.CharField()
+    answerer = serializers.CharField()
     baseline_run = serializers.IntegerField(allow_null=True)
     run_file = serializers.JSONField(allow_null=True)
     created_at = serializers.DateTimeField()
@@ -83,6 +91,7 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
         "auth_header_source": source,
         "auth_header_env": retriever.auth_header_env,
         "schedule": retriever.schedule,
+        "answerer": retriever.answerer,
         "baseline_run": baseline_run_id(retriever=retriever),
         "run_file": (
             {
@@ -161,6 +170,14 @@ class RetrieverInput(serializers.Serializer):
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
 
 
 class RetrieverUpdateInput(serializers.Serializer):
@@ -169,6 +186,14 @@ class RetrieverUpdateInput(serializers.Serializer):
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
 
 
 class RetrieverListApi(APIView):

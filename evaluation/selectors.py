@@ -139,6 +139,11 @@ def answer_keys(*, version_id: int) -> list[AnswerKey]:
     ]
 
 
+def query_texts(*, version_id: int) -> dict[str, str]:
+    """Query id → text of the version's queries."""
+    return dict(GoldenItem.objects.filter(version_id=version_id).values_list("query_id", "text"))
+
+
 def staged_rows(*, run: EvaluationRun) -> list[StagedQuery]:
     """The run's answered queries with every stage stored (docs/formats.md, "stages"); the
     final list's items carry their snippets as text (the report fills whole texts where it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, gettext_lazy, pgettext
 
 
 def _recall_words(recall: dict[str, Any], k: int) -> str:
@@ -269,3 +269,39 @@ def settings_differ_in_words(a: Any, b: Any) -> list[str]:
         for field, name in _setting_names().items()
         if getattr(b, field) != getattr(a, field)
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# The four quadrants of the answer diagnosis (goldsmith.answers.quadrants: the same words)
+
+QUADRANT_TITLES = {
+    "low_recall_low_correctness": gettext_lazy("Context missed, answer wrong"),
+    "low_recall_high_correctness": gettext_lazy("Context missed, answer right"),
+    "high_recall_low_correctness": gettext_lazy("Context found, answer wrong"),
+    "high_recall_high_correctness": gettext_lazy("Context found, answer right"),
+}
+QUADRANT_ADVICE = {
+    "low_recall_low_correctness": gettext_lazy(
+        "Retrieval is the first suspect: look at chunking, query rewriting, the top-K given to "
+        "the model, the reranker, and whether the golden set covers these questions."
+    ),
+    "low_recall_high_correctness": gettext_lazy(
+        "Right without the key facts in context: the question may be too easy (the model "
+        "knows the answer), or the reference facts are incomplete or linked to the wrong chunks."
+    ),
+    "high_recall_low_correctness": gettext_lazy(
+        "Generation is the suspect: the facts were in context but the answer missed them. Look "
+        "at the prompt, how the answer integrates several facts, and hallucinated details."
+    ),
+    "high_recall_high_correctness": gettext_lazy(
+        "Working: keep these as regression cases, and look here for the hard cases worth "
+        "adding to the golden set."
+    ),
+}
+ANSWER_METRIC_NAMES = {
+    "context_recall": gettext_lazy("context recall"),
+    "answer_correctness": gettext_lazy("answer correctness"),
+    "fact_coverage": gettext_lazy("key facts stated"),
+    "answer_f1": gettext_lazy("token F1 against the reference"),
+    "exact_match": gettext_lazy("exact match (closed answers)"),
+}
