@@ -134,11 +134,29 @@ class RagGolden:
     table: dict[str, Stage]
 
 
-def make_rag_golden(project: Any, *, label: str | None = None) -> RagGolden:
+WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+
+
+def corpus_texts(i: int) -> dict[str, str]:
+    """The corpus texts of query i's chunks r{i}a, r{i}b and n{i} (its product named by a
+    word of its own)."""
+    w = WORDS[i - 1]
+    return {
+        f"r{i}a": f"The {w} refund period is 7 days from delivery. Keep the {w} receipt.",
+        f"r{i}b": f"Exceptions for the {w} need a manager approval in writing.",
+        f"n{i}": f"The {w} comes in three colours.",
+    }
+
+
+def make_rag_golden(
+    project: Any, *, label: str | None = None, with_corpus: bool = False
+) -> RagGolden:
     """The version of the eight queries with their answer keys and judgments (r{i}a, r{i}b
-    grade 2, n{i} grade 0), categories "refunds" (odd queries) and "policy" (even)."""
+    grade 2, n{i} grade 0), categories "refunds" (odd queries) and "policy" (even);
+    ``with_corpus`` adds those chunks to the project's corpus (:func:`corpus_texts`)."""
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from goldsmith.answers.model import KeyFact
+    from goldsmith.formats.beir import CorpusRow
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     queries = []
@@ -173,13 +191,20 @@ def make_rag_golden(project: Any, *, label: str | None = None) -> RagGolden:
         queries.append(
             GoldenQuery(
                 query_id=f"q{i}",
-                query=f"how long is the refund period, case {i}?",
+                query=f"how long is the {WORDS[i - 1]} refund period?",
                 judgments=judgments,
                 category="refunds" if i % 2 else "policy",
                 **answer,
             )
         )
-    loaded = LoadedGoldset(queries=queries, header=None, corpus=None, source_name="rag.jsonl")
+    corpus = None
+    if with_corpus:
+        corpus = [
+            CorpusRow(chunk_id=c, text=t, doc_id=f"d{i}", start=0, end=80)
+            for i in range(1, 9)
+            for c, t in corpus_texts(i).items()
+        ]
+    loaded = LoadedGoldset(queries=queries, header=None, corpus=corpus, source_name="rag.jsonl")
     version = golden_set_version_import(
         project=project, by=None, loaded=loaded, fmt="jsonl", label=label
     )
