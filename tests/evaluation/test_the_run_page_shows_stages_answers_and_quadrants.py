@@ -71,4 +71,4 @@ def test_the_run_page_shows_the_stages_the_answer_metrics_and_the_quadrants(pers
     html = page.get(url).content.decode()
     assert _count(html, "high_recall_high_correctness") == 2
     assert _count(html, "low_recall_high_correctness") == 1
-    assert "at or above 0.5 and 0.7" in _text(html)
+    assert "high at or above 0.5) and its answer correctness (high at or above 0.7)" in _text(html)
