@@ -248,12 +248,16 @@ def report_as_shown(
 
 
 def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]:
-    """One row per golden query: its metrics at every K, latency and error."""
+    """One row per golden query: its metrics at every K (and the answer and first-stage metrics
+    of the stored report, empty where they do not apply), latency and error."""
     s = run_settings(run)
     scored = run_scored(run, s)
     rows = result_rows(run=run)
     items = {i.query_id: i for i in golden_items(version_id=run.version_id, with_judgments=False)}
     names = list(scored.result.metrics)
+    answers = (run.report or {}).get("answers") or {}
+    answer_values: dict[str, dict[str, Any]] = answers.get("per_query") or {}
+    answer_names = [m for m in answers.get("metrics") or [] if m not in names]
     out = []
     for qid, values, included in zip(
         scored.result.query_ids, scored.result.values.tolist(), scored.result.included, strict=True
@@ -267,11 +271,12 @@ def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]
                 "stratum": item.stratum if item else None,
                 "included": bool(included),
                 **{m: (v if included else None) for m, v in zip(names, values, strict=True)},
+                **{m: answer_values.get(qid, {}).get(m) for m in answer_names},
                 "latency_ms": row.latency_ms if row else None,
                 "error": row.error if row else "missing",
             }
         )
-    return names, out
+    return [*names, *answer_names], out
 
 
 def report_csv(run: EvaluationRun) -> str:
