@@ -139,6 +139,24 @@ def answer_keys(*, version_id: int) -> list[AnswerKey]:
     ]
 
 
+def has_answer_keys(*, version_id: int) -> bool:
+    """Whether some query of the version has a reference answer or a key fact."""
+    items = GoldenItem.objects.filter(version_id=version_id)
+    return (
+        items.filter(reference_answer__isnull=False).exists()
+        or items.exclude(reference_facts=[]).exists()
+    )
+
+
+def has_stages(*, run: EvaluationRun) -> bool:
+    """Whether some answered query of the run carries candidates, contexts or a response."""
+    return (
+        QueryResult.objects.filter(run=run, error="")
+        .filter(Q(candidates__isnull=False) | Q(contexts__isnull=False) | Q(response__isnull=False))
+        .exists()
+    )
+
+
 def query_texts(*, version_id: int) -> dict[str, str]:
     """Query id → text of the version's queries."""
     return dict(GoldenItem.objects.filter(version_id=version_id).values_list("query_id", "text"))

@@ -22,7 +22,13 @@ from django.utils.translation import gettext
 
 from annotation.models.goldsets import GoldenItem
 from evaluation.models import EvaluationRun, EvaluationSettings, Matching
-from evaluation.selectors import answer_keys, chunk_texts, staged_rows
+from evaluation.selectors import (
+    answer_keys,
+    chunk_texts,
+    has_answer_keys,
+    has_stages,
+    staged_rows,
+)
 from goldsmith import metrics as M
 from goldsmith import reporting
 from goldsmith.answers import quadrants as Q
@@ -146,11 +152,10 @@ def run_answer_report(
     ``goldsmith.answers.report.answer_report`` document (aggregate, per_query, reasons,
     quadrants, diagnosis, categories, fact_rules, conflicts, scorer), the metric names, and
     how many queries carried each stage."""
+    if not has_stages(run=run) and not has_answer_keys(version_id=run.version_id):
+        return None  # two cheap queries: most runs carry neither
     keys, staged, names, scoring = _inputs(run, items)
-    has_stage = any(
-        s.candidates is not None or s.contexts is not None or s.response is not None for s in staged
-    )
-    if not names or (not has_stage and not any(k.has_answer for k in keys)):
+    if not names:
         return None
     recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
     doc = AR.answer_report(
@@ -249,6 +254,8 @@ def answers_as_shown(
 def answer_run_of(run: EvaluationRun) -> tuple[AR.AnswerRun, list[str]] | None:
     """The run scored on its answer and stage metrics (the engine's ``AnswerRun``), and the
     metric names, for comparisons and drift; None without any."""
+    if not has_stages(run=run) and not has_answer_keys(version_id=run.version_id):
+        return None
     keys, staged, names, scoring = _inputs(run)
     if not names:
         return None
