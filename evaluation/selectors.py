@@ -162,6 +162,12 @@ def query_texts(*, version_id: int) -> dict[str, str]:
     return dict(GoldenItem.objects.filter(version_id=version_id).values_list("query_id", "text"))
 
 
+def _padded(values: Sequence[object] | None, n: int) -> list[object]:
+    """``values`` cut or padded with None to ``n`` items."""
+    out = list(values or ())[:n]
+    return out + [None] * (n - len(out))
+
+
 def staged_rows(*, run: EvaluationRun) -> list[StagedQuery]:
     """The run's answered queries with every stage stored (docs/formats.md, "stages"); the
     final list's items carry their snippets as text (the report fills whole texts where it
@@ -175,25 +181,14 @@ def staged_rows(*, run: EvaluationRun) -> list[StagedQuery]:
     for qid, ids, scores, snips, cands, cand_scores, contexts, response in rows.iterator(
         chunk_size=2000
     ):
-        scores = list(scores or ())
-        snips = list(snips or ())
+        n = len(ids)
         out.append(
             StagedQuery(
                 query_id=qid,
-                results=tuple(
-                    RankedItem(
-                        c,
-                        scores[i] if i < len(scores) else None,
-                        snips[i] if i < len(snips) else None,
-                    )
-                    for i, c in enumerate(ids)
-                ),
+                results=tuple(map(RankedItem, ids, _padded(scores, n), _padded(snips, n))),
                 candidates=None
                 if cands is None
-                else tuple(
-                    RankedItem(c, cand_scores[i] if i < len(cand_scores or ()) else None)
-                    for i, c in enumerate(cands)
-                ),
+                else tuple(map(RankedItem, cands, _padded(cand_scores, len(cands)))),
                 contexts=None
                 if contexts is None
                 else tuple(Context(c["id"], c["text"]) for c in contexts),

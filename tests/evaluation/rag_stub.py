@@ -12,6 +12,7 @@ quadrant each of its queries must land in, worked out by hand.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,17 @@ class RagStub(StubRetriever):
     def _answer(self, handler: Any, query: str, qid: str, top_k: int) -> None:
         with self._lock:
             self.calls += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            self._answer_stage(handler, qid, top_k)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _answer_stage(self, handler: Any, qid: str, top_k: int) -> None:
         stage = self.table.get(qid)
         if stage is None:
             self._send(handler, 404, {"error": "unknown query"})
