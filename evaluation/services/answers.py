@@ -2,9 +2,10 @@
 the run carries stages (first-stage candidates, contexts, responses).
 
 Every figure comes from the engine (`goldsmith.answers.report`): ``answer_report`` for the
-run, ``diagnosis``/``quadrants`` to place the queries again under other thresholds,
-``compare_answer_runs`` for comparisons, ``answer_drift`` for the answer drop rules. Nothing
-here computes a metric of its own.
+run, ``quadrants`` to place the queries again under other thresholds, ``compare_answer_runs``
+for comparisons and ``answer_drift`` for the answer drop rules, the last two over the per-query
+values the reports stored (no scoring again: a comparison page of two 10,000-query runs would
+otherwise score both). Nothing here computes a metric of its own.
 
 The quadrant thresholds are the project's (EvaluationSettings ``quadrant_recall_threshold``,
 ``quadrant_correctness_threshold``), else the run's pass threshold; a stored report keeps the
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
+import numpy as np
 from django.utils.translation import gettext
 
 from annotation.models.goldsets import GoldenItem
@@ -27,6 +29,7 @@ from evaluation.selectors import (
     chunk_texts,
     has_answer_keys,
     has_stages,
+    query_texts,
     staged_rows,
 )
 from goldsmith import metrics as M
@@ -251,22 +254,70 @@ def answers_as_shown(
     return {**answers, "quadrants": dict(quads.counts), "diagnosis": quads.to_json()}
 
 
-def answer_run_of(run: EvaluationRun) -> tuple[AR.AnswerRun, list[str]] | None:
-    """The run scored on its answer and stage metrics (the engine's ``AnswerRun``), and the
-    metric names, for comparisons and drift; None without any."""
-    if not has_stages(run=run) and not has_answer_keys(version_id=run.version_id):
+def stored_answer_run(
+    run: EvaluationRun, report: dict[str, Any] | None = None
+) -> tuple[AR.AnswerRun, list[str]] | None:
+    """The engine's ``AnswerRun`` of a run rebuilt from the per-query values its report stored
+    (``report``, else the run's), so that comparisons and drift need no new scoring; None when
+    the report has no answer section. Values are those the engine computed when the run
+    finished; the reasons are not needed here and are left out."""
+    answers = (report if report is not None else run.report or {}).get("answers")
+    if not answers or not answers.get("metrics"):
         return None
-    keys, staged, names, scoring = _inputs(run)
-    if not names:
-        return None
-    return AR.score_run(keys, staged, names, **scoring), names
+    names: list[str] = list(answers["metrics"])
+    per_query: Mapping[str, Mapping[str, float | None]] = answers.get("per_query") or {}
+    qids = tuple(query_texts(version_id=run.version_id))
+    n = len(qids)
+
+    def matrix(metrics: Sequence[str]) -> np.ndarray:
+        values = np.full((n, len(metrics)), np.nan)
+        for i, q in enumerate(qids):
+            row = per_query.get(q)
+            if row:
+                for j, m in enumerate(metrics):
+                    v = row.get(m)
+                    if v is not None:
+                        values[i, j] = v
+        return values
+
+    answer = [m for m in names if S.is_answer_metric(m)]
+    stage = [m for m in names if S.is_stage_metric(m)]
+    scored = None
+    if answer:
+        scored = S.AnswerResult(
+            settings=S.AnswerSettings(),
+            metrics=tuple(answer),
+            query_ids=qids,
+            values=matrix(answer),
+            reasons=tuple({} for _ in qids),
+            fact_checks=tuple({} for _ in qids),
+            conflicts=tuple(() for _ in qids),
+            categories=tuple(None for _ in qids),
+            missing_from_run=tuple(answers.get("missing_from_run") or ()),
+            not_in_keys=(),
+        )
+    first = None
+    if stage:
+        values = matrix(stage)
+        included = ~np.isnan(values[:, 0])
+        first = M.EvalResult(
+            settings=M.EvalSettings(),
+            metrics=tuple(stage),
+            query_ids=qids,
+            values=values,
+            included=included,
+            no_relevant=tuple(q for q, inc in zip(qids, included.tolist(), strict=True) if not inc),
+            missing_from_run=(),
+            not_in_judgments=(),
+        )
+    return AR.AnswerRun(scored, first), names
 
 
 def compare_answers(a: EvaluationRun, b: EvaluationRun) -> list[dict[str, Any]]:
     """B against A on the answer and stage metrics both were scored on: the engine's paired
     comparison (``compare_answer_runs``, Holm over them), one row per metric, in the shape of
     the retrieval rows of a comparison."""
-    ra, rb = answer_run_of(a), answer_run_of(b)
+    ra, rb = stored_answer_run(a), stored_answer_run(b)
     if ra is None or rb is None:
         return []
     common = [m for m in ra[1] if m in rb[1]]
@@ -282,13 +333,17 @@ def _comparison_json(row: M.MetricComparison) -> dict[str, Any]:
 
 
 def answer_drift_of(
-    run: EvaluationRun, baseline: EvaluationRun, limits: Mapping[str, float]
+    run: EvaluationRun,
+    baseline: EvaluationRun,
+    limits: Mapping[str, float],
+    report: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """The answer drop rules (metric → largest allowed drop) of ``run`` against ``baseline``,
-    by the engine's ``answer_drift``; None when there is no rule or nothing to compare."""
+    """The answer drop rules (metric → largest allowed drop) of ``run`` (its ``report`` being
+    made, else the stored one) against ``baseline``'s stored report, by the engine's
+    ``answer_drift``; None when there is no rule or nothing to compare."""
     if not limits:
         return None
-    now, before = answer_run_of(run), answer_run_of(baseline)
+    now, before = stored_answer_run(run, report), stored_answer_run(baseline)
     if now is None or before is None:
         return None
     usable = {m: float(v) for m, v in limits.items() if m in now[1] and m in before[1]}

@@ -155,10 +155,12 @@ def run_conditions(run: EvaluationRun) -> verdicts.Conditions:
     )
 
 
-def run_assessment(run: EvaluationRun) -> dict[str, Any]:
+def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> dict[str, Any]:
     """The run's verdict against the project's targets and floors, and its drift against the
     retriever's baseline (``drift`` None without one, for the baseline itself and for runs
-    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them."""
+    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them; the
+    answer drop rules read the run's `report` being made (else the stored one) and the
+    baseline's stored report."""
     record = evaluation_settings_get(project=run.project)
     t = effective_thresholds(record)
     targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
@@ -191,7 +193,7 @@ def run_assessment(run: EvaluationRun) -> dict[str, Any]:
     if baseline.run.corpus_hash != run.corpus_hash:
         changed.append("corpus")
     out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
-    answer_drift = answer_drift_of(run, baseline.run, record.max_answer_drop or {})
+    answer_drift = answer_drift_of(run, baseline.run, record.max_answer_drop or {}, report)
     if comparable and answer_drift is not None:
         out["drift"]["answer_drift"] = answer_drift
         out["drift"]["fired"] = [*out["drift"]["fired"], *answer_drift["fired"]]

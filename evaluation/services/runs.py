@@ -451,7 +451,7 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
     verdict = ""
     try:
         report = run_report(run)
-        assessment = run_assessment(run)
+        assessment = run_assessment(run, report)
         report["verdict"] = assessment["verdict"]
         verdict = assessment["verdict"]["verdict"]
         drift = assessment["drift"]
