@@ -15,7 +15,7 @@ from tests.evaluation.rag_stub import make_rag_golden
 
 
 @pytest.mark.django_db
-def test_a_builtin_retriever_answers_with_the_extractive_baseline(personas):
+def test_a_builtin_retriever_answers_with_the_extractive_baseline(personas, client, api_client_for):
     golden = make_rag_golden(personas.project, with_corpus=True)
     retriever = retriever_save(
         project=personas.project, name="bm25 answers", kind="bm25", answerer="extractive"
@@ -46,3 +46,16 @@ def test_a_builtin_retriever_answers_with_the_extractive_baseline(personas):
     # The extractive answer states fact A (the refund period) but not fact B: coverage 1/2.
     assert answers["per_query"]["q1"]["fact_coverage"] == 0.5
     assert "fact 2" in answers["reasons"]["q1"]["fact_coverage"]
+
+    client.force_login(personas.victor)
+    page = client.get(f"/projects/{personas.project.pk}/runs/{run.pk}/").content.decode()
+    assert 'id="run-answerer"' in page and "answered by the extractive baseline" in page
+    page = client.get(f"/projects/{personas.project.pk}/retrievers/{retriever.pk}/").content
+    assert "The extractive baseline (no language model)" in page.decode()
+
+    # The API reads and sets it; an unknown answerer is refused.
+    api = api_client_for(personas.alice)
+    url = f"/api/v1/projects/{personas.project.pk}/retrievers/{retriever.pk}/"
+    assert api.get(url).json()["answerer"] == "extractive"
+    assert api.patch(url, {"answerer": "oracle"}, format="json").status_code == 400
+    assert api.patch(url, {"answerer": ""}, format="json").json()["answerer"] == ""
