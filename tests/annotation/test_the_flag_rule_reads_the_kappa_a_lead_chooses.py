@@ -28,9 +28,7 @@ def test_the_example_is_what_it_claims():
 def test_the_engine_reads_the_kappa_it_is_told():
     grades = {1: dict(enumerate(BOB)), 2: dict(enumerate(CAROL))}
     stats = rules.query_stats(grades)
-    assert rules.flag_kappa(stats, rules.UNWEIGHTED) == pytest.approx(
-        cohen_kappa_score(BOB, CAROL)
-    )
+    assert rules.flag_kappa(stats, rules.UNWEIGHTED) == pytest.approx(cohen_kappa_score(BOB, CAROL))
     assert rules.flag_kappa(stats, rules.LINEAR) == pytest.approx(
         cohen_kappa_score(BOB, CAROL, weights="linear")
     )
@@ -78,9 +76,7 @@ def test_by_default_the_unweighted_kappa_flags_one_grade_differences(personas, a
     assert QueryAgreement.objects.get(query=queries[0]).flag_reasons == [rules.LOW_KAPPA]
 
 
-def test_switching_to_the_linear_kappa_settles_unapproved_queries_by_rule(
-    personas, api_client_for
-):
+def test_switching_to_the_linear_kappa_settles_unapproved_queries_by_rule(personas, api_client_for):
     queries, candidates = judged(personas, api_client_for)
     assert project_kappa_weights_set(project=personas.project, kappa_weights="linear") == 2
     assert [state(q) for q in queries] == ["resolved", "resolved"]
