@@ -647,7 +647,7 @@ class AnswerJudgeStub(ThreadingHTTPServer):
         return f"http://{host!s}:{port}/judge"
 
     def start(self) -> AnswerJudgeStub:
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
