@@ -675,6 +675,7 @@ def _stub_fields(payload: Any) -> tuple[str | None, list[str], str]:
 
 class _AnswerJudgeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
     server: AnswerJudgeStub
 
     def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
