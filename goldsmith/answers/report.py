@@ -120,6 +120,25 @@ def score_run(
     )
 
 
+def _without(result: S.AnswerResult, hidden: Sequence[str]) -> S.AnswerResult:
+    """``result`` without the metrics ``hidden`` (their values, reasons and fact verdicts)."""
+    if not hidden:
+        return result
+    keep = [i for i, m in enumerate(result.metrics) if m not in hidden]
+    gone = set(hidden)
+    if S.ANSWER_CORRECTNESS in gone and S.FACT_COVERAGE not in result.metrics:
+        gone.add(S.FACT_COVERAGE)  # the verdicts correctness read, under fact_coverage's name
+    return replace(
+        result,
+        metrics=tuple(result.metrics[i] for i in keep),
+        values=result.values[:, keep],
+        reasons=tuple({m: r for m, r in why.items() if m not in gone} for why in result.reasons),
+        fact_checks=tuple(
+            {m: c for m, c in checks.items() if m not in gone} for checks in result.fact_checks
+        ),
+    )
+
+
 def quadrant_metrics(metrics: Sequence[str], k: int = 5) -> tuple[str, str]:
     """The two metrics the quadrants cross: the first ``context_recall@K`` asked for (else
     ``context_recall@k``) and ``answer_correctness``."""
@@ -186,15 +205,20 @@ def answer_report(
     correctness is unscored: out of the mean, unplaced in the quadrants)."""
     settings = settings or S.AnswerSettings()
     eval_settings = eval_settings or M.EvalSettings()
-    scored = score_run(
+    _, _, asked = split_metrics(metrics)
+    # The quadrants' two metrics are scored in the same pass as the others (one pass over the
+    # answers instead of two) and left out of the report unless asked for.
+    hidden = [m for m in quadrant_metrics(asked, quadrant_k) if m not in asked] if asked else []
+    full = score_run(
         keys,
         run,
-        metrics,
+        [*metrics, *hidden],
         judgments=judgments,
         settings=settings,
         eval_settings=eval_settings,
         judge=judge,
     )
+    scored = full if full.answers is None else replace(full, answers=_without(full.answers, hidden))
     results = scored.results()
     doc: dict[str, Any] = {
         "aggregate": {
@@ -218,27 +242,17 @@ def answer_report(
             doc["per_query"].setdefault(q, {}).update(vals)
     if ans is not None:
         threshold = eval_settings.pass_threshold
-        recall_metric = quadrant_metrics(ans.metrics, quadrant_k)[0]
-        placed = ans
-        if scored.judged is not None and recall_metric not in ans.metrics:
-            # The quadrants cross the judge's correctness, not the rules' (which diagnosis()
-            # would score again): add the recall column to the judged result.
-            extra = S.score_answers(keys, run, [recall_metric], settings)
-            placed = replace(
-                ans,
-                metrics=(*ans.metrics, recall_metric),
-                values=np.hstack([ans.values, extra.values]),
-            )
+        assert full.answers is not None
         quads = diagnosis(
             keys,
             run,
-            recall_metric=recall_metric,
+            recall_metric=quadrant_metrics(asked, quadrant_k)[0],
             settings=settings,
             recall_threshold=threshold if recall_threshold is None else recall_threshold,
             correctness_threshold=(
                 threshold if correctness_threshold is None else correctness_threshold
             ),
-            scored=placed,
+            scored=full.answers,  # the judge's correctness, when a judge scored it
         )
         doc["quadrants"] = dict(quads.counts)
         doc["diagnosis"] = quads.to_json()
