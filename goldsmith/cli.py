@@ -195,8 +195,18 @@ def _add_judge_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="retries of a temporary failure (429, 5xx, timeout; default 3)",
     )
-    g.add_argument("--judge-score-path", default="score", metavar="PATH")
-    g.add_argument("--judge-reason-path", default="reason", metavar="PATH")
+    g.add_argument(
+        "--judge-score-path",
+        default="score",
+        metavar="PATH",
+        help="dotted path of the score (0 to 1) in the judge's answer (default score)",
+    )
+    g.add_argument(
+        "--judge-reason-path",
+        default="reason",
+        metavar="PATH",
+        help="dotted path of the reason in the judge's answer (default reason)",
+    )
 
 
 def _build_parser() -> _Parser:

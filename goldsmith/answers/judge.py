@@ -153,9 +153,9 @@ class AnswerJudgeConfig:
         if len(self.model) > 200 or len(self.prompt_version) > 200:
             out.append("the model and the prompt version must be at most 200 characters")
         if self.temperature is not None and not (
-            math.isfinite(self.temperature) and 0.0 <= self.temperature <= 100.0
+            math.isfinite(self.temperature) and self.temperature >= 0.0
         ):
-            out.append("the temperature must be a number from 0 to 100")
+            out.append("the temperature must be a number of at least 0")
         if self.method.upper() not in ("POST", "PUT"):
             out.append("method must be POST or PUT (a judge is sent the response's text)")
         if not self.url.lower().startswith(("http://", "https://")):
