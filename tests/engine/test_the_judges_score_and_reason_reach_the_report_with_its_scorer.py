@@ -2,13 +2,16 @@
 with the scorer named per metric and per query; the rules' figures stay (fact_coverage,
 answer_f1) and closed answers keep their exact match; the quadrants cross the judge's
 correctness; a query the judge failed is left unscored and listed; runs scored by different
-scorers are refused by compare and drift unless the caller allows it."""
+scorers are refused by compare and drift unless the caller allows it. A property test: the
+judge replaces exactly the correctness of open answers with a response, nothing else."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goldsmith.answers import report as AR
 from goldsmith.answers.judge import (
@@ -188,3 +191,60 @@ def test_runs_scored_by_different_scorers_are_not_compared_unless_allowed():
         AR.answer_drift(sage_m2, sage, {"answer_correctness": 0.05}, permutations=100)
     drift = AR.answer_drift(sage_again, sage, {"answer_correctness": 0.05}, permutations=100)
     assert [f["metric"] for f in drift["fired"]] == ["answer_correctness"]
+
+
+kinds = st.sampled_from(["open", "open-facts", "closed", "none"])
+runs = st.sampled_from(["response", "no-response", "missing"])
+verdicts = st.one_of(st.none(), st.just("fail"), st.floats(0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(kinds, runs, verdicts), min_size=1, max_size=8))
+def test_the_judge_replaces_exactly_the_open_answers_with_a_response(cases):
+    keys, run, answers = [], [], []
+    for i, (kind, has, verdict) in enumerate(cases):
+        q = f"q{i}"
+        keys.append(
+            AnswerKey(q)
+            if kind == "none"
+            else AnswerKey(q, reference_answer="7 days", answer_type="number")
+            if kind == "closed"
+            else AnswerKey(q, facts=(KeyFact("refund period is 7 days"),))
+            if kind == "open-facts"
+            else AnswerKey(q, reference_answer="Manufacturing defects.")
+        )
+        if has != "missing":
+            run.append(StagedQuery(q, response="7 days" if has == "response" else None))
+        if verdict == "fail":
+            answers.append(JudgedAnswer(q, None, error="HTTP 500 (4 tries)"))
+        elif verdict is not None:
+            answers.append(JudgedAnswer(q, verdict, f"why {q}"))
+    metrics = ["answer_correctness", "answer_f1"]
+    rules = AR.score_run(keys, run, metrics).answers
+    results = JudgeResults(JudgeIdentity("j"), tuple(answers))
+    judged = AR.score_run(keys, run, metrics, judge=results)
+    assert judged.judged is not None and rules is not None and judged.answers is not None
+    by = {a.query_id: a for a in answers}
+    responses = {s.query_id: s.response for s in run}
+    ac = judged.answers.metrics.index("answer_correctness")
+    rules_ac = rules.metrics.index("answer_correctness")
+    for row, key in enumerate(keys):
+        q = key.query_id
+        value = judged.answers.values[row, ac]
+        rule = rules.values[row, rules_ac]
+        if key.has_answer and not key.is_closed and responses.get(q) is not None:
+            assert judged.judged.scored_by[q] == "judge:j"
+            answer = by.get(q)
+            if answer is not None and answer.score is not None:
+                assert value == answer.score
+                assert judged.answers.reasons[row]["answer_correctness"] == f"why {q}"
+            else:
+                assert value != value and q in judged.judged.failed
+        else:
+            assert judged.judged.scored_by.get(q) == ("rules" if rule == rule else None)
+            assert value == rule or (value != value and rule != rule)
+    # The rules' other figures are untouched.
+    f1 = judged.answers.column("answer_f1")
+    assert [v for v in f1.tolist() if v == v] == [
+        v for v in rules.column("answer_f1").tolist() if v == v
+    ]
