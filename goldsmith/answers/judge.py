@@ -513,6 +513,37 @@ class JudgeResults:
         """Query → error, for every answer the judge did not score."""
         return {a.query_id: a.error for a in self.answers if not a.ok}
 
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready, for a run to store its judge and every reason (:meth:`from_json`)."""
+        return {
+            "judge": self.identity.to_json(),
+            "seconds": self.seconds,
+            "answers": [asdict(a) for a in self.answers],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> JudgeResults:
+        """What :meth:`to_json` wrote; KeyError or TypeError on another shape."""
+        judge = doc["judge"]
+        identity = JudgeIdentity(
+            str(judge["name"]),
+            str(judge.get("model") or ""),
+            str(judge.get("prompt_version") or ""),
+            None if judge.get("temperature") is None else float(judge["temperature"]),
+        )
+        answers = tuple(
+            JudgedAnswer(
+                str(a["query_id"]),
+                None if a["score"] is None else float(a["score"]),
+                str(a.get("reason", "")),
+                int(a.get("attempts", 0)),
+                float(a.get("latency_ms", 0.0)),
+                str(a.get("error", "")),
+            )
+            for a in doc["answers"]
+        )
+        return cls(identity, answers, float(doc.get("seconds", 0.0)))
+
 
 @dataclass(frozen=True)
 class Applied:

@@ -248,3 +248,24 @@ def test_the_judge_replaces_exactly_the_open_answers_with_a_response(cases):
     assert [v for v in f1.tolist() if v == v] == [
         v for v in rules.column("answer_f1").tolist() if v == v
     ]
+
+
+def test_judge_results_are_stored_and_read_back_as_they_were():
+    results = judged({"q1": 0.25, "q3": None}, model="m-1", prompt_version="v2", temperature=0.2)
+    doc = json.loads(json.dumps(results.to_json()))
+    assert JudgeResults.from_json(doc) == results
+    assert doc["judge"] == {
+        "scorer": "judge:sage",
+        "name": "sage",
+        "model": "m-1",
+        "prompt_version": "v2",
+        "temperature": 0.2,
+    }
+    assert doc["answers"][1] == {
+        "query_id": "q3",
+        "score": None,
+        "reason": "",
+        "attempts": 4,
+        "latency_ms": 0.0,
+        "error": "HTTP 500 (4 tries)",
+    }
