@@ -64,7 +64,7 @@ def _kappa_against_bob(personas, judge) -> float:
 
 
 def test_a_grade_change_shows_the_last_figures_and_queues_one_refresh(personas, api_client_for):
-    setup, judge = _judged(personas, api_client_for)
+    setup, _judge = _judged(personas, api_client_for)
     first = _dashboard(personas.alice, setup.project)
     assert "copy of bob" in first and STALE_NOTE not in first  # computed once, current
     assert judge_agreement_as_of(project=setup.project).current
