@@ -339,15 +339,19 @@ def tie_rules(args: argparse.Namespace) -> dict[str, object]:
 
     from annotation.models import Project, QueryAgreement, QueryReview
     from annotation.selectors.judging import grades_decided_by
-    from annotation.services.adjudication import project_tie_rule_set
+    from annotation.services.adjudication import project_kappa_weights_set, project_tie_rule_set
 
     project = Project.objects.get(name=PROJECT)
     before = project.tie_rule
+    weights_before = project.kappa_weights
+    project_kappa_weights_set(project=project, kappa_weights=args.kappa)
+    project.refresh_from_db()
     result: dict[str, object] = {
         "annotators_simulated": json.loads(params_path().read_text())
         if params_path().exists()
         else None,
         "measured_agreement": measured_agreement(project),
+        "kappa_weights": args.kappa,
     }
     for rule in ("lead", "lower", "higher"):
         start = time.perf_counter()
@@ -376,6 +380,7 @@ def tie_rules(args: argparse.Namespace) -> dict[str, object]:
             "settle_seconds": round(seconds, 2),
         }
     project_tie_rule_set(project=project, tie_rule=before)
+    project_kappa_weights_set(project=project, kappa_weights=weights_before)
     print(json.dumps(result, indent=2))
     return result
 
@@ -424,16 +429,20 @@ def escalation(args: argparse.Namespace) -> dict[str, object]:
     from annotation.services.adjudication import (
         project_agreement_recompute,
         project_escalation_set,
+        project_kappa_weights_set,
         project_tie_rule_set,
     )
 
     params = json.loads(params_path().read_text())
     project = Project.objects.get(name=PROJECT)
+    weights_before = project.kappa_weights
     project_escalation_set(project=project, escalate=False)
     project_tie_rule_set(project=project, tie_rule="lower")
+    project_kappa_weights_set(project=project, kappa_weights=args.kappa)
     project.refresh_from_db()
     result: dict[str, object] = {
         "annotators_simulated": params,
+        "kappa_weights": args.kappa,
         "measured_agreement": measured_agreement(project),
         "lower": lead_share(project),
     }
@@ -491,6 +500,7 @@ def escalation(args: argparse.Namespace) -> dict[str, object]:
     project_escalation_set(project=project, escalate=False)
     project.refresh_from_db()
     project_agreement_recompute(project=project)
+    project_kappa_weights_set(project=project, kappa_weights=weights_before)
     print(json.dumps(result, indent=2))
     return result
 
@@ -603,8 +613,14 @@ def main() -> None:
     )
     build.add_argument("--level", type=float, default=0.88)
     sub.add_parser("recompute")
-    sub.add_parser("tie-rules")
-    sub.add_parser("escalation")
+    for name in ("tie-rules", "escalation"):
+        rules = sub.add_parser(name)
+        rules.add_argument(
+            "--kappa",
+            choices=["unweighted", "linear"],
+            default="unweighted",
+            help="the kappa the flag rule reads (the project setting kappa_weights)",
+        )
     load = sub.add_parser("serve-and-load")
     load.add_argument("--users", type=int, default=N_ANNOTATORS)
     load.add_argument("--duration", default="3m")

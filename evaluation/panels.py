@@ -9,8 +9,8 @@ from django.template.loader import render_to_string
 
 from annotation.models import Membership, Project
 from annotation.permissions import Action, role_allows
-from annotation.selectors.machine import judge_agreement
 from evaluation.selectors import recent_alerts, runs_of
+from evaluation.services.judges import judge_agreement_shown
 
 SHOWN = 5  # alerts and runs a panel lists; the runs page has them all
 
@@ -34,7 +34,8 @@ def machine_judges(project: Project, membership: Membership) -> str:
     annotators' own kappa against the final grades (leads only)."""
     if not role_allows(membership.role, Action.LEAD):
         return ""
+    shown = judge_agreement_shown(project=project)
     return render_to_string(
         "evaluation/_judges_agreement.html",
-        {"project": project, "agreement": judge_agreement(project=project), "on_dashboard": True},
+        {"project": project, "agreement": shown.figures, "shown": shown, "on_dashboard": True},
     )

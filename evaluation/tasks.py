@@ -66,3 +66,10 @@ def judging_job_execute(job_id: int) -> str:
     from evaluation.services import judges
 
     return judges.judging_job_execute(job_id=job_id)
+
+
+@shared_task(acks_late=True)
+def judge_agreement_refresh(project_id: int) -> None:
+    from evaluation.services import judges
+
+    judges.judge_agreement_refresh(project_id=project_id)

@@ -15,7 +15,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import MachineJudge, MachineJudgeKind
 from annotation.permissions import Action, project_access, role_allows
-from annotation.selectors.machine import judge_agreement, judges_of
+from annotation.selectors.machine import judges_of
 from annotation.services.machine import (
     JudgeInvalid,
     machine_grades_fill_gaps,
@@ -23,7 +23,12 @@ from annotation.services.machine import (
 )
 from annotation.services.uploads import UploadRefused
 from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
-from evaluation.services.judges import judge_register, judging_job_cancel, judging_job_create
+from evaluation.services.judges import (
+    judge_agreement_shown,
+    judge_register,
+    judging_job_cancel,
+    judging_job_create,
+)
 from goldsmith.judges import HttpJudgeConfig
 
 DEFAULTS = HttpJudgeConfig(url="")
@@ -163,7 +168,8 @@ def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
         form=form,
         scopes=JudgingScope.choices,
         running=any(r["job"] is not None and not r["job"].finished for r in rows),
-        agreement=judge_agreement(project=project),
+        agreement=(shown := judge_agreement_shown(project=project)).figures,
+        shown=shown,
     )
     return render(request, "evaluation/judges.html", ctx, status=status)
 

@@ -452,6 +452,26 @@ TWO_APART = "two_apart"
 AMBIGUOUS = "ambiguous"
 TIE = "tie"
 
+# Which of a query's kappas the flag rule reads (a project setting): Cohen's kappa unweighted
+# (every disagreement counts alike) or linearly weighted (a one-grade difference counts half of
+# a two-grade one, as the grades are ordinal). Both are computed and stored for every query.
+UNWEIGHTED = "unweighted"
+LINEAR = "linear"
+KAPPA_WEIGHTS = (UNWEIGHTED, LINEAR)
+
+
+def flag_kappa(stats: Mapping[str, Any], weights: str) -> float | None:
+    """The kappa of a query's ``stats`` (:class:`QueryStats`, or a stored row with the same
+    names) that the flag rule compares with the threshold under ``weights``
+    (:data:`UNWEIGHTED`: ``kappa``; :data:`LINEAR`: ``kappa_linear``)."""
+    if weights not in KAPPA_WEIGHTS:
+        raise ValueError(
+            f"unknown kappa weights {weights!r}; use one of {', '.join(KAPPA_WEIGHTS)}"
+        )
+    value = stats["kappa_linear"] if weights == LINEAR else stats["kappa"]
+    return None if value is None else float(value)
+
+
 # One query's grades: annotator → candidate → grade.
 QueryGrades = Mapping[int, Mapping[int, int]]
 
@@ -641,14 +661,17 @@ def flag_sentences(
     ambiguous_by: Sequence[str],
     limit: int = 3,
     escalated: bool = False,
+    weights: str = UNWEIGHTED,
 ) -> list[str]:
     """The stored flag ``reasons`` of a query as sentences a lead reads, in the same order:
-    "κ 0.29 below 0.6"; "alice 2 and bob 0 on chunk 3" for each candidate with grades two
-    apart (the lowest and highest grade given; at most ``limit``, then "and N more chunks two
-    grades apart"); "marked ambiguous by bob"; "alice 2 and bob 1 on chunk 4, no majority" for
-    a tie. ``names``: annotator → name; ``chunk_numbers``: candidate → its 1-based place in the
-    query's list (the adjudication page's order). ``escalated``: as for :func:`flag_reasons`
-    (only candidates without a majority count as two apart)."""
+    "κ 0.29 below 0.6" ("linearly weighted κ 0.41 below 0.6" with ``weights`` :data:`LINEAR`,
+    ``kappa`` then being the linearly weighted one); "alice 2 and bob 0 on chunk 3" for each
+    candidate with grades two apart (the lowest and highest grade given; at most ``limit``,
+    then "and N more chunks two grades apart"); "marked ambiguous by bob"; "alice 2 and bob 1
+    on chunk 4, no majority" for a tie. ``names``: annotator → name; ``chunk_numbers``:
+    candidate → its 1-based place in the query's list (the adjudication page's order).
+    ``escalated``: as for :func:`flag_reasons` (only candidates without a majority count as
+    two apart)."""
     by_item: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for uid in sorted(grades, key=lambda u: names.get(u, str(u))):
         for item, grade in grades[uid].items():
@@ -692,6 +715,14 @@ def flag_sentences(
         if reason == LOW_KAPPA:
             if kappa is None:
                 sentences.append(say("κ undefined below %(threshold)s", threshold=f"{threshold:g}"))
+            elif weights == LINEAR:
+                sentences.append(
+                    say(
+                        "linearly weighted κ %(kappa)s below %(threshold)s",
+                        kappa=f"{kappa:.2f}",
+                        threshold=f"{threshold:g}",
+                    )
+                )
             else:
                 sentences.append(
                     say(

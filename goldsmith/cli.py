@@ -10,6 +10,9 @@ a JSONL run's candidates (first_stage:recall@50) and answer metrics (context_rec
 answer_correctness, fact_coverage, answer_f1, exact_match), which need JSONL qrels or a golden
 set with reference answers or key facts, and a JSONL run with contexts and responses.
     goldsmith agreement LABELS [--format table|json]
+    goldsmith eval ... -m answer_correctness --judge-url URL [--judge-name NAME --judge-model M
+        --judge-prompt-version V --judge-temperature X --judge-header-env VAR]
+    goldsmith answer-judge-stub [--port 8766] [--delay-ms MS]   (the stub judge, for trying it)
 
 Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
 3 from ``drift`` when a drift rule fired or the verdict is at or below ``--gate``.
@@ -25,7 +28,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from goldsmith import metrics as M
 from goldsmith.answers import report as AR
@@ -42,6 +45,9 @@ from goldsmith.formats.goldset import (
 )
 from goldsmith.formats.jsonl import read_jsonl_qrels_rows, read_jsonl_stages
 from goldsmith.formats.labels import read_labels_csv
+
+if TYPE_CHECKING:  # loaded when a judge is used (it brings the HTTP client)
+    from goldsmith.answers import judge as AJ
 
 _PROG = "goldsmith"
 
@@ -154,6 +160,53 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         help="answer with the extractive baseline (the best-matching sentence of the top "
         "contexts) instead of the run's responses",
     )
+    _add_judge_options(p)
+
+
+def _add_judge_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "answer judge (an HTTP judge scores answer_correctness of open answers; "
+        "docs/formats.md, 'HTTP answer judge')"
+    )
+    g.add_argument("--judge-url", metavar="URL", help="the judge's URL (POST, JSON)")
+    g.add_argument("--judge-name", default="judge", metavar="NAME", help="reports say judge:NAME")
+    g.add_argument("--judge-model", default="", metavar="MODEL", help="recorded and sent")
+    g.add_argument(
+        "--judge-prompt-version", default="", metavar="VERSION", help="recorded and sent"
+    )
+    g.add_argument(
+        "--judge-temperature", type=float, metavar="X", help="recorded and sent (default none)"
+    )
+    g.add_argument(
+        "--judge-header-env",
+        metavar="VAR",
+        help="an environment variable holding the auth header as 'Name: value' (never printed)",
+    )
+    g.add_argument(
+        "--judge-concurrency", type=int, default=4, metavar="N", help="requests at once (4)"
+    )
+    g.add_argument(
+        "--judge-timeout", type=float, default=30.0, metavar="S", help="per request (30 s)"
+    )
+    g.add_argument(
+        "--judge-retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="retries of a temporary failure (429, 5xx, timeout; default 3)",
+    )
+    g.add_argument(
+        "--judge-score-path",
+        default="score",
+        metavar="PATH",
+        help="dotted path of the score (0 to 1) in the judge's answer (default score)",
+    )
+    g.add_argument(
+        "--judge-reason-path",
+        default="reason",
+        metavar="PATH",
+        help="dotted path of the reason in the judge's answer (default reason)",
+    )
 
 
 def _build_parser() -> _Parser:
@@ -198,6 +251,24 @@ def _build_parser() -> _Parser:
     )
     js.add_argument("--host", default="127.0.0.1")
     js.add_argument("--port", type=int, default=8765)
+    ajs = sub.add_parser(
+        "answer-judge-stub",
+        help="serve the key-fact overlap answer judge stub over HTTP (for --judge-url)",
+        description="Answer POST {response, reference_answer, facts, ...} with {score, reason}: "
+        "the share of key facts the response states by word overlap (else of the reference "
+        "answer's words), until interrupted. Port 0 picks a free port; the first line "
+        "printed is the URL.",
+    )
+    ajs.add_argument("--host", default="127.0.0.1")
+    ajs.add_argument("--port", type=int, default=8766)
+    ajs.add_argument(
+        "--delay-ms", type=float, default=0.0, metavar="MS", help="wait before each answer"
+    )
+    ajs.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="require 'Authorization: Bearer <the value of VAR>' (HTTP 401 otherwise)",
+    )
     return parser
 
 
@@ -233,6 +304,8 @@ def _run(argv: list[str] | None) -> int:
             return _drift(args, out)
         elif args.command == "judge-stub":
             return _judge_stub(args, out)
+        elif args.command == "answer-judge-stub":
+            return _answer_judge_stub(args, out)
         else:
             _agreement(args, out)
     except FormatError as e:
@@ -252,6 +325,27 @@ def _judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
 
     server = KeywordJudgeServer((args.host, args.port))
     print(f"keyword judge stub at {server.url} (Ctrl-C stops it)", file=out, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def _answer_judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
+    from goldsmith.answers.judge import AnswerJudgeStub
+
+    token = None
+    if args.token_env:
+        token = os.environ.get(args.token_env)
+        if not token:
+            raise _BadInput(f"--token-env {args.token_env}: the environment variable is not set")
+    if args.delay_ms < 0:
+        raise _BadInput("--delay-ms must be at least 0")
+    server = AnswerJudgeStub((args.host, args.port), token=token, delay_ms=args.delay_ms)
+    print(f"{server.url} answer judge stub (Ctrl-C stops it)", file=out, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -422,6 +516,75 @@ def _warn_about_answers(
         )
 
 
+_JUDGE_OPTIONS = ("judge_model", "judge_prompt_version", "judge_temperature", "judge_header_env")
+
+
+def _judge(
+    args: argparse.Namespace,
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    answer: Sequence[str],
+) -> AJ.JudgeResults | None:
+    """The judge's answers for the run's open answers (``--judge-url``), or None. A judge
+    failure is a warning naming the queries (their correctness is left unscored); the auth
+    header's value is never printed."""
+    if not args.judge_url:
+        given = [o for o in _JUDGE_OPTIONS if getattr(args, o) not in (None, "")]
+        if given:
+            raise _BadInput(f"--{given[0].replace('_', '-')} needs --judge-url")
+        return None
+    from goldsmith.answers import judge as AJ
+    from goldsmith.retrievers.ssrf import Policy
+
+    if AS.ANSWER_CORRECTNESS not in answer:
+        print(
+            f"{_PROG}: warning: the judge scores answer_correctness only, which was not asked "
+            "for (-m answer_correctness): the judge is not called",
+            file=sys.stderr,
+        )
+        return None
+    config = AJ.AnswerJudgeConfig(
+        url=args.judge_url,
+        name=args.judge_name,
+        model=args.judge_model,
+        prompt_version=args.judge_prompt_version,
+        temperature=args.judge_temperature,
+        max_concurrency=args.judge_concurrency,
+        timeout=args.judge_timeout,
+        retries=args.judge_retries,
+        score_path=args.judge_score_path,
+        reason_path=args.judge_reason_path,
+    )
+    problems = config.problems()
+    if problems:
+        raise _BadInput(f"--judge-url: {'; '.join(problems)}")
+    auth = None
+    if args.judge_header_env:
+        raw = os.environ.get(args.judge_header_env)
+        if not raw:
+            raise _BadInput(
+                f"--judge-header-env {args.judge_header_env}: the environment variable is not set"
+            )
+        try:
+            auth = AJ.parse_auth_header(raw, source=f"--judge-header-env {args.judge_header_env}")
+        except ValueError as error:
+            raise _BadInput(str(error)) from None
+    # The command runs on its user's machine, so a judge on localhost or the private network
+    # is allowed; cloud-metadata and link-local addresses are still refused.
+    with AJ.HttpAnswerJudge(config, policy=Policy(allow_private=True), auth_header=auth) as j:
+        judged = j.judge_run(keys, run)
+    failures = judged.failures()
+    if failures:
+        shown = "; ".join(f"{q}: {e}" for q, e in list(failures.items())[:3])
+        more = f" (and {len(failures) - 3} more)" if len(failures) > 3 else ""
+        print(
+            f"{_PROG}: warning: {judged.scorer} gave no score for {len(failures)} of "
+            f"{len(judged.answers)} answers, left unscored: {shown}{more}",
+            file=sys.stderr,
+        )
+    return judged
+
+
 def _score_answers(
     args: argparse.Namespace, run_path: str, metrics: list[str], settings: M.EvalSettings
 ) -> tuple[AR.AnswerRun, tuple[AnswerKey, ...], list[StagedQuery]]:
@@ -436,6 +599,7 @@ def _score_answers(
         judgments=judgments,
         settings=_answer_settings(args),
         eval_settings=settings,
+        judge=_judge(args, keys, run, answer),
     )
     return scored, keys, run
 
@@ -472,7 +636,10 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             correctness_threshold=args.correctness_threshold,
             samples=args.bootstrap,
             seed=args.seed,
+            judge=_judge(args, keys, run, answer),
         )
+    elif args.judge_url:
+        raise _BadInput("--judge-url needs an answer metric: -m answer_correctness")
     if sweep is not None and args.format == "csv":  # the sweep instead of the means
         _sweep_csv(sweep, out)
         return
@@ -507,7 +674,15 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             }
             doc["missing_from_run"] = list(result.missing_from_run)
         if answers is not None:
-            for key in ("reasons", "quadrants", "diagnosis", "fact_rules", "conflicts"):
+            for key in (
+                "reasons",
+                "quadrants",
+                "diagnosis",
+                "fact_rules",
+                "conflicts",
+                "scored_by",
+                "judge_failures",
+            ):
                 if key in answers:
                     doc[key] = answers[key]
             doc.setdefault("missing_from_run", answers.get("missing_from_run", []))
@@ -575,8 +750,10 @@ def _answers_table(
         for q, vals in answers["per_query"].items():
             shown = ", ".join(f"{m} {_f(_nan(v))}" for m, v in vals.items() if v is not None)
             out.write(f"{q}: {shown}\n")
+            by = answers.get("scored_by", {}).get(q, {})
             for m, why in answers["reasons"].get(q, {}).items():
-                out.write(f"    {m}: {why}\n")
+                scorer = by.get(m, AR.SCORER)
+                out.write(f"    {m}{'' if scorer == AR.SCORER else f' ({scorer})'}: {why}\n")
         out.write("\n")
     width = max([len("metric"), *(len(m) for m in agg)])
     out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
@@ -604,6 +781,18 @@ def _answers_table(
         f"{s['fact_overlap']:g}, number tolerance {s['number_tolerance']:g}"
         f"{'; responses from the extractive answerer' if args.extractive else ''}.\n"
     )
+    judge = s.get("judge")
+    if judge is not None:
+        from goldsmith.answers.judge import JudgeIdentity
+
+        who = JudgeIdentity(
+            judge["name"], judge["model"], judge["prompt_version"], judge["temperature"]
+        ).describe()
+        out.write(
+            f"answer_correctness of open answers scored by {who}: {judge['judged']} judged, "
+            f"{judge['failed']} failed (left out); {judge['by_rules']} by rules (closed "
+            "answers, no response).\n"
+        )
 
 
 def _f(x: float) -> str:

@@ -152,6 +152,7 @@ class KeywordJudgeServer(ThreadingHTTPServer):
 
 class _KeywordJudgeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
     server: KeywordJudgeServer
 
     def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged

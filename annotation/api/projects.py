@@ -14,10 +14,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.i18n import localize
-from annotation.models import ApiToken, Membership, Role, TieRule, Tokenizer, TokenizerOrigin
+from annotation.models import (
+    ApiToken,
+    KappaWeights,
+    Membership,
+    Role,
+    TieRule,
+    Tokenizer,
+    TokenizerOrigin,
+)
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
-from annotation.services.adjudication import project_escalation_set, project_tie_rule_set
+from annotation.services.adjudication import (
+    project_escalation_set,
+    project_kappa_weights_set,
+    project_tie_rule_set,
+)
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -38,6 +50,13 @@ class ProjectOutput(serializers.Serializer):
         choices=TieRule.choices,
         help_text=gettext_lazy(
             "What a one-grade tie gets in a query that is not otherwise flagged"
+        ),
+    )
+    kappa_weights = serializers.ChoiceField(
+        choices=KappaWeights.choices,
+        help_text=gettext_lazy(
+            "Which kappa the flag rule compares with kappa_threshold: unweighted, or linearly "
+            "weighted (one grade apart counts half)"
         ),
     )
     escalate = serializers.BooleanField(
@@ -71,6 +90,7 @@ def _project_output(membership) -> dict[str, object]:
         "annotators_per_query": project.annotators_per_query,
         "kappa_threshold": project.kappa_threshold,
         "tie_rule": project.tie_rule,
+        "kappa_weights": project.kappa_weights,
         "escalate": project.escalate,
         "tokenizer": project.tokenizer,
         "tokenizer_origin": project.tokenizer_origin,
@@ -159,6 +179,39 @@ class ProjectTieRuleApi(APIView):
         tie_rule = data.validated_data["tie_rule"]
         resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
         return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
+
+
+class KappaWeightsInput(serializers.Serializer):
+    kappa_weights = serializers.ChoiceField(choices=KappaWeights.choices)
+
+
+class KappaWeightsOutput(serializers.Serializer):
+    kappa_weights = serializers.ChoiceField(choices=KappaWeights.choices)
+    resettled = serializers.IntegerField(
+        help_text=gettext_lazy(
+            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
+            "resolved with other final grades"
+        )
+    )
+
+
+class ProjectKappaWeightsApi(APIView):
+    @extend_schema(
+        request=KappaWeightsInput,
+        responses={
+            200: KappaWeightsOutput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Choose the kappa the flag rule reads (lead); queries not yet approved are "
+        "settled again",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = KappaWeightsInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        weights = data.validated_data["kappa_weights"]
+        resettled = project_kappa_weights_set(project=project, kappa_weights=weights)
+        return Response(KappaWeightsOutput({"kappa_weights": weights, "resettled": resettled}).data)
 
 
 class RequiredBooleanField(serializers.BooleanField):
@@ -356,6 +409,11 @@ urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
     path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
+    path(
+        "projects/<int:project_id>/kappa-weights/",
+        ProjectKappaWeightsApi.as_view(),
+        name="api-kappa-weights",
+    ),
     path(
         "projects/<int:project_id>/escalation/",
         ProjectEscalationApi.as_view(),

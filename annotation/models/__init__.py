@@ -32,6 +32,7 @@ from annotation.models.judging import (
 from annotation.models.machine import MachineGrade, MachineJudge, MachineJudgeKind
 from annotation.models.projects import (
     ApiToken,
+    KappaWeights,
     Membership,
     Project,
     Role,
@@ -60,6 +61,7 @@ __all__ = [
     "ImportJob",
     "ImportStatus",
     "Judgment",
+    "KappaWeights",
     "LogQuery",
     "MachineGrade",
     "MachineJudge",

@@ -26,6 +26,14 @@ class TieRule(models.TextChoices):
     LEAD = "lead", gettext_lazy("A lead decides")
 
 
+class KappaWeights(models.TextChoices):
+    """Which kappa the flag rule compares with the threshold (the values of
+    `goldsmith.agreement.KAPPA_WEIGHTS`; docs/design.md "Which kappa flags a query")."""
+
+    UNWEIGHTED = "unweighted", gettext_lazy("Cohen's kappa, every disagreement alike")
+    LINEAR = "linear", gettext_lazy("Linearly weighted kappa, one grade apart counts half")
+
+
 class Tokenizer(models.TextChoices):
     """How the project's texts are cut into words (`goldsmith.intake.tokenizers`)."""
 
@@ -51,6 +59,9 @@ class Project(models.Model):
     annotators_per_query = models.PositiveSmallIntegerField(default=2)
     kappa_threshold = models.FloatField(default=0.6)
     tie_rule = models.CharField(max_length=8, choices=TieRule.choices, default=TieRule.LOWER)
+    kappa_weights = models.CharField(
+        max_length=12, choices=KappaWeights.choices, default=KappaWeights.UNWEIGHTED
+    )
     # A flagged query first goes to one more annotator (docs/design.md "Escalation").
     escalate = models.BooleanField(default=False)
     tokenizer = models.CharField(

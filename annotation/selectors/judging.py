@@ -26,7 +26,7 @@ from annotation.models import (
     Resolution,
 )
 from annotation.models.judging import AssignmentStatus, Escalation, Provenance, ReviewState
-from goldsmith.agreement import flag_sentences, rule_resolution, settling_tie_rule
+from goldsmith.agreement import flag_kappa, flag_sentences, rule_resolution, settling_tie_rule
 from goldsmith.intake.tokenizers import DEFAULT, get_tokenizer
 
 
@@ -323,11 +323,15 @@ def review_counts(*, project: Project) -> dict[str, int]:
     return counts
 
 
-def flag_reasons_in_words(*, project: Project, reviews: list[QueryReview]) -> dict[int, list[str]]:
+def flag_reasons_in_words(
+    *, project: Project, reviews: list[QueryReview], labels: dict[int, str] | None = None
+) -> dict[int, list[str]]:
     """query → why it is flagged, as sentences (`goldsmith.agreement.flag_sentences`): the
-    kappa against the project's threshold, who gave which grade on which chunk (numbered as on
-    the adjudication page), who marked it ambiguous. Assigned annotators only. `reviews` come
-    from `disagreement_queue` (with their agreement rows)."""
+    kappa the project's flag rule reads against its threshold, who gave which grade on which
+    chunk (numbered as on the adjudication page), who marked it ambiguous. Assigned annotators
+    only, named by `labels` (annotator id → label, e.g. "Annotator A" when names are hidden)
+    or else by user name. `reviews` come from `disagreement_queue` (with their agreement
+    rows)."""
     ids = [r.query_id for r in reviews]
     assigned = set(
         Assignment.objects.filter(query_id__in=ids).values_list("query_id", "annotator_id")
@@ -337,6 +341,8 @@ def flag_reasons_in_words(*, project: Project, reviews: list[QueryReview]) -> di
             "annotator_id", "annotator__username"
         )
     )
+    if labels is not None:
+        names = {uid: labels.get(uid, name) for uid, name in names.items()}
     grades: dict[int, dict[int, dict[int, int]]] = {q: {} for q in ids}
     for qid, cid, uid, grade in Judgment.objects.filter(candidate__query_id__in=ids).values_list(
         "candidate__query_id", "candidate_id", "annotator_id", "grade"
@@ -365,13 +371,17 @@ def flag_reasons_in_words(*, project: Project, reviews: list[QueryReview]) -> di
             continue
         out[review.query_id] = flag_sentences(
             reasons=agreement.flag_reasons,
-            kappa=agreement.kappa,
+            kappa=flag_kappa(
+                {"kappa": agreement.kappa, "kappa_linear": agreement.kappa_linear},
+                project.kappa_weights,
+            ),
             threshold=project.kappa_threshold,
             grades=grades[review.query_id],
             names=names,
             chunk_numbers=numbers[review.query_id],
             ambiguous_by=ambiguous[review.query_id],
             escalated=review.escalation == Escalation.ESCALATED,
+            weights=project.kappa_weights,
         )
     return out
 
@@ -416,6 +426,7 @@ class AdjudicationView:
     rows: list[AdjudicationRow]
     escalation: str = ""  # what the page says about escalation ("" when nothing)
     extra: list[str] = field(default_factory=list)  # labels of the escalation annotators
+    why: list[str] = field(default_factory=list)  # why it is flagged, as sentences
 
 
 def adjudication_view(
@@ -437,7 +448,7 @@ def adjudication_view(
         )
     )
     labels = {
-        uid: (f"Annotator {chr(65 + i)}" if hide_names else name)
+        uid: (gettext("Annotator %(letter)s") % {"letter": chr(65 + i)} if hide_names else name)
         for i, (uid, name) in enumerate(assigned)
     }
     judgments: dict[int, dict[int, tuple[int, str]]] = {}
@@ -487,10 +498,17 @@ def adjudication_view(
         )
     annotations = {a.annotator_id: a for a in QueryAnnotation.objects.filter(query=query)}
     extra = [labels[uid] for uid, _ in assigned if uid in extra_ids]
+    agreement = QueryAgreement.objects.filter(query=query).first()
+    why = (
+        flag_reasons_in_words(project=project, reviews=[review], labels=labels).get(query.pk, [])
+        if review is not None and agreement is not None and agreement.flag_reasons
+        else []
+    )
     return AdjudicationView(
         query=query,
         review=review,
-        agreement=QueryAgreement.objects.filter(query=query).first(),
+        agreement=agreement,
+        why=why,
         annotators=[labels[uid] for uid, _ in assigned],
         annotations=[(labels[uid], annotations.get(uid)) for uid, _ in assigned],
         rows=rows,

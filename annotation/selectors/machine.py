@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Exists, Max, OuterRef, QuerySet, Sum
+from django.utils import timezone
 
 from annotation.models import (
     Assignment,
@@ -135,14 +138,52 @@ def judge_agreement(*, project: Project, samples: int = 1000) -> dict[str, Any]:
     candidates and queries compared; ``who`` is an annotator's name or "final grades".
 
     Cached until a grade, final grade, assignment or judge of the project changes: a project
-    of 9 000 queries takes about a second per cell (docs/benchmarks.md)."""
+    of 9 000 queries takes about a second per cell (docs/benchmarks.md). Pages read
+    :func:`judge_agreement_as_of` instead, which never waits for a recomputation."""
     key = _agreement_key(project, samples)
     cached = cache.get(key)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     result = _judge_agreement(project, samples)
     cache.set(key, result, timeout=3600)
+    cache.set(
+        _latest_key(project, samples),
+        {"key": key, "figures": result, "computed_at": timezone.now().isoformat()},
+        timeout=None,
+    )
     return result
+
+
+def _latest_key(project: Project, samples: int) -> str:
+    return f"goldsmith:judge-agreement-latest:{project.pk}:{samples}"
+
+
+@dataclass(frozen=True)
+class AgreementAsOf:
+    """The judge table as a page shows it: ``figures`` (as :func:`judge_agreement`; None when
+    never computed), whether they are ``current`` (no grade, final grade, assignment or judge
+    changed since), and when they were computed."""
+
+    figures: dict[str, Any] | None
+    current: bool
+    computed_at: datetime | None
+
+
+def judge_agreement_as_of(*, project: Project, samples: int = 1000) -> AgreementAsOf:
+    """The latest judge table computed for `project`, current or not, without computing it
+    (a page must not wait seconds for it: the caller has it recomputed by a worker when it is
+    not current). A project without machine judges has nothing to compute: empty figures."""
+    if not MachineJudge.objects.filter(project=project).exists():
+        return AgreementAsOf({"judges": [], "people": []}, True, None)
+    key = _agreement_key(project, samples)
+    cached = cache.get(key)
+    latest = cache.get(_latest_key(project, samples))
+    at = datetime.fromisoformat(latest["computed_at"]) if latest else None
+    if cached is not None:
+        return AgreementAsOf(cached, True, at)
+    if latest is None:
+        return AgreementAsOf(None, False, None)
+    return AgreementAsOf(latest["figures"], latest["key"] == key, at)
 
 
 def _judge_agreement(project: Project, samples: int) -> dict[str, Any]:

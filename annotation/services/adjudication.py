@@ -44,7 +44,7 @@ from annotation.models.judging import (
     Provenance,
     ReviewState,
 )
-from annotation.models.projects import TieRule
+from annotation.models.projects import KappaWeights, TieRule
 from annotation.services.agreement import query_agreement_compute, query_agreements_compute
 from annotation.services.assignment import queries_escalate, waiting_state
 from goldsmith.agreement import escalates, rule_resolution, settling_tie_rule
@@ -375,15 +375,36 @@ def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
     """Set `project`'s tie rule and settle again every finished query not yet approved (and not
     adjudicated: a lead's grades stand) under it, in one transaction. Approved queries, and so
     every frozen version, are left alone. Returns how many queries changed: flagged ↔ resolved,
-    or resolved with other final grades.
-
-    The project's reviews are locked before its agreement rows are written: the order a grade
-    save takes its locks in, so the two cannot deadlock."""
+    or resolved with other final grades."""
     if tie_rule not in TieRule.values:
         raise ValueError(
             gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
             % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
         )
+    return _settle_again(project, tie_rule=tie_rule)
+
+
+@transaction.atomic
+def project_kappa_weights_set(*, project: Project, kappa_weights: str) -> int:
+    """Set which kappa `project`'s flag rule reads (`KappaWeights`: unweighted or linearly
+    weighted) and settle again every finished query not yet approved and not adjudicated, as
+    `project_tie_rule_set` does. Returns how many queries changed."""
+    if kappa_weights not in KappaWeights.values:
+        raise ValueError(
+            gettext("unknown kappa weights %(weights)r; use one of %(names)s")
+            % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
+        )
+    return _settle_again(project, kappa_weights=kappa_weights)
+
+
+def _settle_again(project: Project, **setting: str) -> int:
+    """Store one flag or tie setting of `project` and settle again, in the caller's
+    transaction, every finished query that is neither approved nor adjudicated; a query the new
+    setting flags goes to one more annotator first when the project escalates. Returns how many
+    of those queries changed outcome.
+
+    The project's reviews are locked before its agreement rows are written: the order a grade
+    save takes its locks in, so the two cannot deadlock."""
     project = Project.objects.select_for_update().get(pk=project.pk)
     reviews = list(
         QueryReview.objects.select_for_update()
@@ -397,15 +418,16 @@ def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
         if state in (ReviewState.FLAGGED, ReviewState.RESOLVED) and adjudicated_at is None
     }
     before = _settled_outcomes(project, movable)
-    project.tie_rule = tie_rule
-    project.save(update_fields=["tie_rule"])
+    for name, value in setting.items():
+        setattr(project, name, value)
+    project.save(update_fields=list(setting))
     computed = query_agreements_compute(project=project)
     queries_settle(
         flagged={qid: f for qid, f in computed.flagged.items() if qid in movable},
         grades=computed.grades,
-        tie_rule=tie_rule,
+        tie_rule=project.tie_rule,
     )
-    # A query the new rule flags goes to one more annotator first, when the project escalates.
+    # A query the new setting flags goes to one more annotator first, when the project escalates.
     queries_escalate_flagged(project=project)
     after = _settled_outcomes(project, movable)
     return sum(1 for qid in movable if before[qid] != after[qid])

@@ -75,11 +75,11 @@ def query_agreement_compute(*, query_id: int, escalated: bool | None = None) -> 
         escalated = QueryReview.objects.filter(
             query_id=query_id, escalation=Escalation.ESCALATED
         ).exists()
-    threshold, tie_rule = (
+    threshold, tie_rule, weights = (
         Project.objects.filter(queries__id=query_id)
-        .values_list("kappa_threshold", "tie_rule")
+        .values_list("kappa_threshold", "tie_rule", "kappa_weights")
         .first()
-    ) or (0.6, rules.LOWER)
+    ) or (0.6, rules.LOWER, rules.UNWEIGHTED)
     grades = _query_grades([query_id]).get(query_id, {})
     stats = rules.query_stats(grades)
     ambiguous = QueryAnnotation.objects.filter(
@@ -88,7 +88,7 @@ def query_agreement_compute(*, query_id: int, escalated: bool | None = None) -> 
         annotator_id__in=Assignment.objects.filter(query_id=query_id).values("annotator_id"),
     ).exists()
     reasons = rules.flag_reasons(
-        kappa=stats["kappa"],
+        kappa=rules.flag_kappa(stats, weights),
         threshold=threshold,
         grades=grades,
         ambiguous=ambiguous,
@@ -174,7 +174,7 @@ def query_agreements_compute(*, project: Project) -> ComputedAgreements:
         else:
             stats = rules.query_stats(query_grades)
         reasons = rules.flag_reasons(
-            kappa=stats["kappa"],
+            kappa=rules.flag_kappa(stats, project.kappa_weights),
             threshold=project.kappa_threshold,
             grades=query_grades,
             ambiguous=qid in ambiguous,
@@ -322,9 +322,12 @@ def project_agreement(*, project: Project) -> dict[str, Any]:
         agreement_with_final=summary["agreement_with_final"],
     )
     public = {k: v for k, v in summary.items() if k not in ("volume", "agreement_with_final")}
+    # The kappa the flag rule reads, so the histogram's bars below the threshold are the
+    # queries it flagged for kappa.
+    kappa_field = "kappa_linear" if project.kappa_weights == rules.LINEAR else "kappa"
     kappas = list(
         QueryAgreement.objects.filter(query__project=project, n_annotators__gte=2).values_list(
-            "kappa", flat=True
+            kappa_field, flat=True
         )
     )
     return {
@@ -338,6 +341,7 @@ def project_agreement(*, project: Project) -> dict[str, Any]:
         },
         "states": review_counts(project=project),
         "tie_rule": project.tie_rule,
+        "kappa_weights": project.kappa_weights,
         "escalate": project.escalate,
         "decided_by": grades_decided_by(project=project),
         "guidelines_warning": rules.guidelines_warning(

@@ -285,6 +285,9 @@ def _agreement_summary(project: Project, approved: Q) -> dict[str, Any]:
     adjudicated = Query.objects.filter(approved, review__adjudicated_at__isnull=False).count()
     out: dict[str, Any] = {
         "kappa_threshold": project.kappa_threshold,
+        # the flag and tie settings the version's queries were settled under
+        "kappa_weights": project.kappa_weights,
+        "tie_rule": project.tie_rule,
         "queries_with_agreement": stats["n"],
         "mean_kappa": stats["mean_kappa"],
         "mean_kappa_linear": stats["mean_kappa_linear"],

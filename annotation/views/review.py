@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from annotation.i18n import localize
 from annotation.models import Assignment, Membership, PoolSource, Project, Role
 from annotation.models.judging import AdjudicationReason
-from annotation.models.projects import TieRule
+from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, project_access
 from annotation.selectors.judging import (
     adjudication_view,
@@ -31,6 +31,7 @@ from annotation.selectors.judging import (
 from annotation.services.adjudication import (
     StaleReview,
     project_escalation_set,
+    project_kappa_weights_set,
     project_tie_rule_set,
     queries_approve,
     query_adjudicate,
@@ -79,11 +80,17 @@ class TieRuleForm(forms.Form):
     )
 
 
+class KappaWeightsForm(forms.Form):
+    kappa_weights = forms.ChoiceField(
+        choices=KappaWeights.choices, label=gettext_lazy("Kappa the flag rule reads")
+    )
+
+
 class EscalationForm(forms.Form):
     escalate = forms.TypedChoiceField(
         choices=[
-            ("0", "Go to a lead"),
-            ("1", "Go to one more annotator first, then to a lead if still needed"),
+            ("0", gettext_lazy("Go to a lead")),
+            ("1", gettext_lazy("Go to one more annotator first, then to a lead if still needed")),
         ],
         coerce=lambda value: value == "1",
         label=gettext_lazy("Flagged queries"),
@@ -401,6 +408,7 @@ def _dashboard_page(
     form: TieRuleForm | None = None,
     status: int = 200,
     escalation_form: EscalationForm | None = None,
+    kappa_form: KappaWeightsForm | None = None,
 ) -> HttpResponse:
     summary = project_agreement(project=project)
     return render(
@@ -421,6 +429,8 @@ def _dashboard_page(
             tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
             escalation_form=escalation_form
             or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),
+            kappa_form=kappa_form
+            or KappaWeightsForm(initial={"kappa_weights": project.kappa_weights}),
         ),
         status=status,
     )
@@ -462,18 +472,47 @@ def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
         return _dashboard_page(request, project, membership, escalation_form=form, status=400)
     change = project_escalation_set(project=project, escalate=form.cleaned_data["escalate"])
     if change.escalate:
-        text = (
-            "Flagged queries now go to one more annotator first. "
-            f"{change.escalated} flagged {'query' if change.escalated == 1 else 'queries'} "
-            "went to one more annotator now."
-        )
+        text = ngettext(
+            "Flagged queries now go to one more annotator first. %(count)s flagged query went "
+            "to one more annotator now.",
+            "Flagged queries now go to one more annotator first. %(count)s flagged queries went "
+            "to one more annotator now.",
+            change.escalated,
+        ) % {"count": change.escalated}
     else:
-        text = (
-            "Flagged queries now go straight to a lead. "
-            f"{change.withdrawn} {'query' if change.withdrawn == 1 else 'queries'} waiting for "
-            "one more annotator went to a lead."
-        )
+        text = ngettext(
+            "Flagged queries now go straight to a lead. %(count)s query waiting for one more "
+            "annotator went to a lead.",
+            "Flagged queries now go straight to a lead. %(count)s queries waiting for one more "
+            "annotator went to a lead.",
+            change.withdrawn,
+        ) % {"count": change.withdrawn}
     messages.success(request, text)
+    return redirect("dashboard", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def kappa_weights_set(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = KappaWeightsForm(request.POST)
+    if not form.is_valid():
+        return _dashboard_page(request, project, membership, kappa_form=form, status=400)
+    weights = form.cleaned_data["kappa_weights"]
+    changed = project_kappa_weights_set(project=project, kappa_weights=weights)
+    messages.success(
+        request,
+        ngettext(
+            "The flag rule now reads: %(measure)s. %(count)s query not yet approved settled "
+            "differently.",
+            "The flag rule now reads: %(measure)s. %(count)s queries not yet approved settled "
+            "differently.",
+            changed,
+        )
+        % {"measure": KappaWeights(weights).label, "count": changed},
+    )
     return redirect("dashboard", project_id=project.pk)
 
 
@@ -487,4 +526,5 @@ urlpatterns = [
     path(f"{P}dashboard/", dashboard, name="dashboard"),
     path(f"{P}dashboard/tie-rule/", tie_rule_set, name="tie-rule-set"),
     path(f"{P}dashboard/escalation/", escalation_set, name="escalation-set"),
+    path(f"{P}dashboard/kappa-weights/", kappa_weights_set, name="kappa-weights-set"),
 ]

@@ -10,7 +10,9 @@ Pure package (numpy and the standard library; no Django). The web app, the Celer
 - :mod:`~goldsmith.answers.scoring`: ``context_recall@K``, ``fact_coverage``, ``answer_f1``,
   ``exact_match``, conflicts, ``answer_correctness`` (each with a reason), first-stage metrics;
 - :mod:`~goldsmith.answers.quadrants`: context recall × correctness, with advice;
-- :mod:`~goldsmith.answers.extractive`: the extractive answerer baseline.
+- :mod:`~goldsmith.answers.extractive`: the extractive answerer baseline;
+- :mod:`~goldsmith.answers.judge`: an HTTP judge for open answers (score and reason), its stub;
+- :mod:`~goldsmith.answers.report`: the JSON-ready report, comparison and drift.
 """
 
 from goldsmith.answers.model import (

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,7 +24,10 @@ from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.bands import TOLERANCE
 
-SCORER = "rules"
+if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a judge is used
+    from goldsmith.answers import judge as J
+
+SCORER = "rules"  # goldsmith.answers.judge.RULES
 
 
 def _num(x: float) -> float | None:
@@ -37,10 +40,20 @@ def _agg(a: M.Aggregate) -> dict[str, float | int | None]:
 
 @dataclass(frozen=True)
 class AnswerRun:
-    """One run scored on answer and first-stage metrics."""
+    """One run scored on answer and first-stage metrics.
+
+    ``scorers`` maps a metric that a judge scored (``answer_correctness`` of open answers) to
+    the judge's identity (:meth:`goldsmith.answers.judge.JudgeIdentity.to_json`); every other
+    metric is the rules'. ``judged`` is how the judge's answers entered the scores."""
 
     answers: S.AnswerResult | None
     first_stage: M.EvalResult | None
+    scorers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    judged: J.Applied | None = None
+
+    def scorer(self, metric: str) -> Mapping[str, Any]:
+        """Who scored ``metric``: the judge's identity, or ``{"scorer": "rules"}``."""
+        return self.scorers.get(metric, {"scorer": SCORER})
 
     def results(self) -> dict[str, M.EvalResult]:
         """Each metric as a one-metric :class:`goldsmith.metrics.EvalResult`."""
@@ -74,17 +87,56 @@ def score_run(
     judgments: M.JudgmentColumns | None = None,
     settings: S.AnswerSettings | None = None,
     eval_settings: M.EvalSettings | None = None,
+    judge: J.JudgeResults | None = None,
 ) -> AnswerRun:
     """Score the answer metrics and the first-stage metrics among ``metrics`` (retrieval ones
-    are ignored here). First-stage metrics need ``judgments``."""
+    are ignored here). First-stage metrics need ``judgments``.
+
+    With ``judge`` (a judge's answers for the run's open answers) and ``answer_correctness``
+    among the metrics, open answers take the judge's score and reason as their correctness
+    (:func:`goldsmith.answers.judge.apply_judge`), and the rules' ``fact_coverage`` and
+    ``answer_f1`` are scored too, so the rule-based figures stay beside the judge's."""
     _, stage, answer = split_metrics(metrics)
+    judging = judge is not None and S.ANSWER_CORRECTNESS in answer
+    if judging:
+        answer = list(dict.fromkeys([*answer, S.FACT_COVERAGE, S.ANSWER_F1]))
     answers = S.score_answers(keys, run, answer, settings) if answer else None
     first = None
     if stage:
         if judgments is None:
             raise ValueError("first-stage metrics need judgments")
         first = S.first_stage_result(judgments, run, stage, eval_settings)
-    return AnswerRun(answers, first)
+    if not judging or answers is None:
+        return AnswerRun(answers, first)
+    assert judge is not None
+    from goldsmith.answers.judge import apply_judge
+
+    applied = apply_judge(answers, keys, run, judge)
+    return AnswerRun(
+        applied.result,
+        first,
+        scorers={S.ANSWER_CORRECTNESS: judge.identity.to_json()},
+        judged=applied,
+    )
+
+
+def _without(result: S.AnswerResult, hidden: Sequence[str]) -> S.AnswerResult:
+    """``result`` without the metrics ``hidden`` (their values, reasons and fact verdicts)."""
+    if not hidden:
+        return result
+    keep = [i for i, m in enumerate(result.metrics) if m not in hidden]
+    gone = set(hidden)
+    if S.ANSWER_CORRECTNESS in gone and S.FACT_COVERAGE not in result.metrics:
+        gone.add(S.FACT_COVERAGE)  # the verdicts correctness read, under fact_coverage's name
+    return replace(
+        result,
+        metrics=tuple(result.metrics[i] for i in keep),
+        values=result.values[:, keep],
+        reasons=tuple({m: r for m, r in why.items() if m not in gone} for why in result.reasons),
+        fact_checks=tuple(
+            {m: c for m, c in checks.items() if m not in gone} for checks in result.fact_checks
+        ),
+    )
 
 
 def quadrant_metrics(metrics: Sequence[str], k: int = 5) -> tuple[str, str]:
@@ -133,6 +185,7 @@ def answer_report(
     quadrant_k: int = 5,
     samples: int = 1000,
     seed: int = 0,
+    judge: J.JudgeResults | None = None,
 ) -> dict[str, Any]:
     """Every answer and first-stage figure of a run, JSON-ready:
 
@@ -140,13 +193,32 @@ def answer_report(
     it does not apply), ``reasons`` (query → metric → reason), ``quadrants`` (the four counts),
     ``diagnosis`` (:meth:`goldsmith.answers.quadrants.Quadrants.to_json`), ``fact_rules`` (how
     many facts each rule decided), ``conflicts`` (query → contradictions found),
-    ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``.
-    Thresholds default to the pass threshold of ``eval_settings`` (0.7)."""
+    ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``
+    (the rules' settings, and ``metrics``: metric → ``rules`` or ``judge:<name>``).
+    Thresholds default to the pass threshold of ``eval_settings`` (0.7).
+
+    With ``judge`` (see :func:`score_run`), ``answer_correctness`` of open answers is the
+    judge's score with the judge's reason, and the report adds ``scorer.judge`` (the judge's
+    name, model, prompt version and temperature as configured, how many answers it scored and
+    failed, how many kept the rules' score), ``scored_by`` (query → ``{"answer_correctness":
+    "rules" or "judge:<name>"}``) and ``judge_failures`` (query → error; those queries'
+    correctness is unscored: out of the mean, unplaced in the quadrants)."""
     settings = settings or S.AnswerSettings()
     eval_settings = eval_settings or M.EvalSettings()
-    scored = score_run(
-        keys, run, metrics, judgments=judgments, settings=settings, eval_settings=eval_settings
+    _, _, asked = split_metrics(metrics)
+    # The quadrants' two metrics are scored in the same pass as the others (one pass over the
+    # answers instead of two) and left out of the report unless asked for.
+    hidden = [m for m in quadrant_metrics(asked, quadrant_k) if m not in asked] if asked else []
+    full = score_run(
+        keys,
+        run,
+        [*metrics, *hidden],
+        judgments=judgments,
+        settings=settings,
+        eval_settings=eval_settings,
+        judge=judge,
     )
+    scored = full if full.answers is None else replace(full, answers=_without(full.answers, hidden))
     results = scored.results()
     doc: dict[str, Any] = {
         "aggregate": {
@@ -170,16 +242,17 @@ def answer_report(
             doc["per_query"].setdefault(q, {}).update(vals)
     if ans is not None:
         threshold = eval_settings.pass_threshold
+        assert full.answers is not None
         quads = diagnosis(
             keys,
             run,
-            recall_metric=quadrant_metrics(ans.metrics, quadrant_k)[0],
+            recall_metric=quadrant_metrics(asked, quadrant_k)[0],
             settings=settings,
             recall_threshold=threshold if recall_threshold is None else recall_threshold,
             correctness_threshold=(
                 threshold if correctness_threshold is None else correctness_threshold
             ),
-            scored=ans,
+            scored=full.answers,  # the judge's correctness, when a judge scored it
         )
         doc["quadrants"] = dict(quads.counts)
         doc["diagnosis"] = quads.to_json()
@@ -197,11 +270,64 @@ def answer_report(
         "number_tolerance": settings.number_tolerance,
         "metrics": {m: SCORER for m in (ans.metrics if ans is not None else ())},
     }
+    applied = scored.judged
+    if applied is not None and judge is not None:
+        by = applied.scored_by
+        if any(v == judge.scorer for v in by.values()):
+            doc["scorer"]["metrics"][S.ANSWER_CORRECTNESS] = judge.scorer
+        doc["scorer"]["judge"] = {
+            **judge.identity.to_json(),
+            "judged": applied.judged,
+            "failed": len(applied.failed),
+            "by_rules": sum(v == SCORER for v in by.values()),
+            "seconds": round(judge.seconds, 3),
+        }
+        doc["scored_by"] = {q: {S.ANSWER_CORRECTNESS: v} for q, v in by.items()}
+        doc["judge_failures"] = dict(applied.failed)
     return doc
 
 
 # --------------------------------------------------------------------------------------------
 # Comparison and drift
+
+
+class NotComparable(ValueError):
+    """Two runs' figures on a metric come from different scorers (the rules and a judge, or
+    judges differing in name, model, prompt version or temperature)."""
+
+
+def _describe(scorer: Mapping[str, Any]) -> str:
+    if scorer.get("scorer") == SCORER:
+        return SCORER
+    from goldsmith.answers.judge import JudgeIdentity
+
+    return JudgeIdentity(
+        str(scorer.get("name", "")),
+        str(scorer.get("model") or ""),
+        str(scorer.get("prompt_version") or ""),
+        scorer.get("temperature"),
+    ).describe()
+
+
+def scorer_differences(a: AnswerRun, b: AnswerRun, metrics: Sequence[str]) -> dict[str, str]:
+    """Metric → a sentence saying how the two runs' scorers differ ("answer_correctness: run A
+    scored by rules, run B by judge:sage (model m-1, prompt v2, temperature 0)"), for each of
+    ``metrics`` whose scorers are not the same; empty when the runs compare fairly."""
+    out: dict[str, str] = {}
+    for m in metrics:
+        sa, sb = dict(a.scorer(m)), dict(b.scorer(m))
+        if sa != sb:
+            out[m] = f"{m}: run A scored by {_describe(sa)}, run B by {_describe(sb)}"
+    return out
+
+
+def _check_scorers(a: AnswerRun, b: AnswerRun, metrics: Sequence[str], what: str) -> None:
+    differences = scorer_differences(a, b, metrics)
+    if differences:
+        raise NotComparable(
+            f"not comparable: {'; '.join(differences.values())} — {what} needs both runs "
+            "scored the same way"
+        )
 
 
 def compare_answer_runs(
@@ -212,10 +338,18 @@ def compare_answer_runs(
     samples: int = 1000,
     permutations: int = 10_000,
     seed: int = 0,
+    allow_different_scorers: bool = False,
 ) -> list[M.MetricComparison]:
     """Paired comparison of B against A on each answer or first-stage metric, over the queries
     it applies to in both (as :func:`goldsmith.metrics.compare`); ``p_holm`` is left to the
-    caller, who corrects over every metric compared (:func:`holm_over`)."""
+    caller, who corrects over every metric compared (:func:`holm_over`).
+
+    Runs whose scorer of a compared metric differs (:func:`scorer_differences`: the rules
+    against a judge, or two judges differing in name, model, prompt version or temperature)
+    raise :class:`NotComparable`, unless ``allow_different_scorers``; a caller that allows it
+    states the difference beside the figures."""
+    if not allow_different_scorers:
+        _check_scorers(a, b, metrics, "a comparison")
     ra, rb = a.results(), b.results()
     rows: list[M.MetricComparison] = []
     for m in metrics:
@@ -239,15 +373,20 @@ def answer_drift(
     permutations: int = 10_000,
     samples: int = 1000,
     seed: int = 0,
+    allow_different_scorers: bool = False,
 ) -> dict[str, Any]:
     """Drop rules on answer metrics (metric → largest allowed drop of its mean), applied as the
     retrieval drop rules are: a drop fires when it is more than ``limit + TOLERANCE``, and each
-    change carries its paired significance (:func:`goldsmith.verdicts.significance`).
+    change carries its paired significance (:func:`goldsmith.verdicts.significance`). A metric
+    scored differently in the two runs raises :class:`NotComparable` (as
+    :func:`compare_answer_runs`).
 
     Returns ``{"limits", "current", "baseline", "fired": [{"rule", "metric", "value",
     "limit", "baseline", "message", "significance"}], "significance"}``."""
     from goldsmith.verdicts import significance
 
+    if not allow_different_scorers:
+        _check_scorers(baseline, current, list(limits), "a drift rule")
     rc, rb = current.results(), baseline.results()
     out: dict[str, Any] = {
         "limits": dict(limits),

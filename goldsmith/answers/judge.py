@@ -1,0 +1,773 @@
+"""An HTTP judge for open answers: a program that reads the question, the reference answer, its
+key facts and the response, and returns a score in [0, 1] with a reason.
+
+Pure module (no Django). The rules of :mod:`goldsmith.answers.scoring` stay the reference: a
+judge only replaces ``answer_correctness`` of open answers (closed ones keep their exact
+match), and the report says, per metric and per query, which scorer produced each number
+(``rules`` or ``judge:<name>``). The pieces:
+
+- :class:`AnswerJudgeConfig`: the judge's URL and how to call it (body template, score and
+  reason paths, timeout, concurrency, retries, backoff, batch size, extra headers) and what the
+  run records about it: ``name``, ``model``, ``prompt_version`` and ``temperature`` as
+  configured (:class:`JudgeIdentity`). Holds no secret: the auth header travels separately and
+  is never logged, returned or shown in a repr.
+- :class:`HttpAnswerJudge`: calls the judge through the retriever client
+  (:meth:`goldsmith.retrievers.http.HttpRetrieverClient.call`: the same SSRF guard and DNS
+  pinning, redirects re-checked, the auth header sent to the configured origin only,
+  temporary failures retried with backoff), at most ``max_concurrency`` requests at a time,
+  handing finished answers back in batches of ``batch_size`` (:meth:`HttpAnswerJudge.stream`).
+  A query whose judge fails (after the retries, or with a response of the wrong shape) gets
+  its error, never an exception.
+- :class:`JudgeResults` and :func:`apply_judge`: the judged answers of a run and how they
+  enter an :class:`goldsmith.answers.scoring.AnswerResult` (used by
+  :func:`goldsmith.answers.report.answer_report`).
+- :func:`fact_overlap_score` and :class:`AnswerJudgeStub`: the stub judge (key-fact word
+  overlap, an optional fixed delay) behind ``goldsmith answer-judge-stub``, for tests, the demo
+  and the benchmark. Not a judge to trust.
+
+The wire format (docs/formats.md, "HTTP answer judge"): one POST per answer, whose body is a
+JSON template. A string that is exactly ``"{facts}"`` becomes the list of the key facts' texts,
+exactly ``"{reference_answer}"`` the reference answer or null, exactly ``"{temperature}"`` the
+temperature (a number or null); inside a longer string ``{query}``, ``{query_id}``,
+``{reference_answer}``, ``{answer_type}``, ``{facts}`` (one numbered fact per line),
+``{response}``, ``{model}``, ``{prompt_version}`` and ``{temperature}`` are replaced in one
+pass (a value holding a placeholder's text is not replaced again). The judge answers JSON with
+the score at ``score_path`` (default ``score``: a number, or a string holding one, from 0 to 1)
+and the reason at ``reason_path`` (default ``reason``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+from goldsmith.answers import scoring as S
+from goldsmith.answers.model import AnswerKey, StagedQuery
+from goldsmith.judges import content_words
+from goldsmith.retrievers.http import (
+    HttpRetrieverClient,
+    HttpRetrieverConfig,
+    PermanentFailure,
+    dig,
+)
+from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
+
+RULES = "rules"
+JUDGE_PREFIX = "judge:"
+MAX_REASON = 2000
+
+DEFAULT_BODY_TEMPLATE = (
+    '{"query_id": "{query_id}", "question": "{query}", '
+    '"reference_answer": "{reference_answer}", "answer_type": "{answer_type}", '
+    '"facts": "{facts}", "response": "{response}", "model": "{model}", '
+    '"prompt_version": "{prompt_version}", "temperature": "{temperature}"}'
+)
+PLACEHOLDERS = (
+    "query_id",
+    "query",
+    "reference_answer",
+    "answer_type",
+    "facts",
+    "response",
+    "model",
+    "prompt_version",
+    "temperature",
+)
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+# A header name as HTTP allows it (RFC 9110 token).
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration
+
+
+@dataclass(frozen=True)
+class JudgeIdentity:
+    """What a run records about its judge, as configured: two runs' correctness compare
+    fairly only when these are equal. ``scorer`` is the name reports use (``judge:<name>``)."""
+
+    name: str
+    model: str = ""
+    prompt_version: str = ""
+    temperature: float | None = None
+
+    @property
+    def scorer(self) -> str:
+        return JUDGE_PREFIX + self.name
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scorer": self.scorer, **asdict(self)}
+
+    def describe(self) -> str:
+        """``judge:sage (model m-1, prompt v2, temperature 0)``; parts not set are left out."""
+        parts = []
+        if self.model:
+            parts.append(f"model {self.model}")
+        if self.prompt_version:
+            parts.append(f"prompt {self.prompt_version}")
+        if self.temperature is not None:
+            parts.append(f"temperature {self.temperature:g}")
+        return self.scorer + (f" ({', '.join(parts)})" if parts else "")
+
+
+@dataclass(frozen=True)
+class AnswerJudgeConfig:
+    """How to call one answer judge, and what the run records about it. Holds no secret."""
+
+    url: str
+    name: str = "judge"
+    model: str = ""
+    prompt_version: str = ""
+    temperature: float | None = None
+    method: str = "POST"
+    body_template: str = DEFAULT_BODY_TEMPLATE
+    score_path: str = "score"
+    reason_path: str = "reason"
+    timeout: float = 30.0
+    max_concurrency: int = 4
+    retries: int = 3
+    backoff: float = 0.2
+    batch_size: int = 50
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return JudgeIdentity(self.name, self.model, self.prompt_version, self.temperature)
+
+    def problems(self) -> list[str]:
+        """What is wrong with this configuration (empty when it is usable)."""
+        out: list[str] = []
+        if not self.name.strip() or len(self.name) > 100 or any(c.isspace() for c in self.name):
+            out.append("the name must be 1 to 100 characters without spaces")
+        if len(self.model) > 200 or len(self.prompt_version) > 200:
+            out.append("the model and the prompt version must be at most 200 characters")
+        if self.temperature is not None and not (
+            math.isfinite(self.temperature) and self.temperature >= 0.0
+        ):
+            out.append("the temperature must be a number of at least 0")
+        if self.method.upper() not in ("POST", "PUT"):
+            out.append("method must be POST or PUT (a judge is sent the response's text)")
+        if not self.url.lower().startswith(("http://", "https://")):
+            out.append("the URL must start with http:// or https://")
+        try:
+            json.loads(self.body_template)
+        except ValueError as error:
+            out.append(f"the body template is not JSON: {error}")
+        if "{response}" not in self.body_template:
+            out.append("the body template must contain {response}")
+        if not self.score_path.strip():
+            out.append("the score path is required")
+        limits = {
+            "timeout": (0.1, 300.0),
+            "max_concurrency": (1, 64),
+            "retries": (0, 10),
+            "backoff": (0.0, 60.0),
+            "batch_size": (1, 1000),
+        }
+        for name, (low, high) in limits.items():
+            if not low <= getattr(self, name) <= high:
+                out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dictionary (no secret is in them)."""
+        return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
+
+    def transport(self) -> HttpRetrieverConfig:
+        """The retriever client's settings that carry this judge's requests."""
+        return HttpRetrieverConfig(
+            url=self.url,
+            method="PUT" if self.method.upper() == "PUT" else "POST",
+            body_template=self.body_template,
+            timeout=self.timeout,
+            max_concurrency=self.max_concurrency,
+            retries=self.retries,
+            backoff=self.backoff,
+            headers=dict(self.headers),
+        )
+
+
+def parse_auth_header(text: str, *, source: str) -> tuple[str, str]:
+    """``"Authorization: Bearer …"`` → (name, value). ValueError naming ``source`` (e.g. the
+    environment variable) but never the value, when it is not ``Name: value``."""
+    name, sep, value = text.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not _HEADER_NAME.match(name) or not value:
+        raise ValueError(
+            f"{source} must hold one header as 'Name: value' (e.g. 'Authorization: Bearer …')"
+        )
+    if any(c in value for c in "\r\n\0"):
+        raise ValueError(f"{source}: the header value holds a line break or NUL")
+    return name, value
+
+
+# --------------------------------------------------------------------------------------------
+# Items, requests and answers
+
+
+@dataclass(frozen=True)
+class AnswerItem:
+    """One answer to judge: the query, its reference answer, type and key facts' texts, and the
+    run's response."""
+
+    query_id: str
+    question: str
+    reference_answer: str | None
+    answer_type: str
+    facts: tuple[str, ...]
+    response: str
+
+
+@dataclass(frozen=True)
+class JudgedAnswer:
+    """The judge's answer for one query: its score and reason, or None and the error.
+    ``latency_ms`` is the duration of the last attempt."""
+
+    query_id: str
+    score: float | None
+    reason: str = ""
+    attempts: int = 0
+    latency_ms: float = 0.0
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.score is not None
+
+
+def judge_items(keys: Iterable[AnswerKey], run: Iterable[StagedQuery]) -> list[AnswerItem]:
+    """The answers a judge scores, in the keys' order: open answers (a reference answer or key
+    facts, and no closed type) whose query has a response in the run. Closed answers keep the
+    rules' exact match; a missing response scores 0 by rule."""
+    responses = {s.query_id: s.response for s in run}
+    items: list[AnswerItem] = []
+    for key in keys:
+        response = responses.get(key.query_id)
+        if response is None or not is_judged(key):
+            continue
+        items.append(
+            AnswerItem(
+                query_id=key.query_id,
+                question=key.query or "",
+                reference_answer=key.reference_answer,
+                answer_type=key.scored_type,
+                facts=tuple(f.text for f in key.facts),
+                response=response,
+            )
+        )
+    return items
+
+
+def is_judged(key: AnswerKey) -> bool:
+    """Whether a judge scores this query's correctness: an open answer that can be scored."""
+    return key.has_answer and not key.is_closed
+
+
+def render_request(value: Any, item: AnswerItem, identity: JudgeIdentity) -> Any:
+    """Fill the placeholders of a parsed JSON template with one item's values."""
+    temperature = "" if identity.temperature is None else f"{identity.temperature:g}"
+    words = {
+        "query_id": item.query_id,
+        "query": item.question,
+        "reference_answer": item.reference_answer or "",
+        "answer_type": item.answer_type,
+        "facts": "\n".join(f"{i}. {f}" for i, f in enumerate(item.facts, 1)),
+        "response": item.response,
+        "model": identity.model,
+        "prompt_version": identity.prompt_version,
+        "temperature": temperature,
+    }
+
+    def fill(v: Any) -> Any:
+        if isinstance(v, str):
+            if v == "{facts}":
+                return list(item.facts)
+            if v == "{reference_answer}":
+                return item.reference_answer
+            if v == "{temperature}":
+                return identity.temperature
+            return _PLACEHOLDER.sub(lambda m: words[m.group(1)], v)
+        if isinstance(v, list):
+            return [fill(x) for x in v]
+        if isinstance(v, dict):
+            return {k: fill(x) for k, x in v.items()}
+        return v
+
+    return fill(value)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return f"{value!r}"[:40]
+    if isinstance(value, str):
+        return "a text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "nothing"
+
+
+def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str]:
+    """(score, reason) from a decoded response; PermanentFailure when the score is missing or
+    not a number from 0 to 1 (a JSON number, or a string holding one). The error describes what
+    came (a text, a list, 1.5) without repeating a text the judge sent."""
+    raw = dig(payload, config.score_path)
+    value: float | None = None
+    if isinstance(raw, str):
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            value = None
+    elif isinstance(raw, int | float) and not isinstance(raw, bool):
+        value = float(raw)
+    if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        got = _kind(raw) if value is None else f"{value!r}"[:40]
+        raise PermanentFailure(
+            f"the response's {config.score_path!r} is not a score from 0 to 1 (got {got})"
+        )
+    reason = dig(payload, config.reason_path) if config.reason_path else ""
+    if isinstance(reason, str):
+        text = reason
+    elif reason is None or not isinstance(reason, int | float | list | dict):
+        text = ""  # absent
+    else:
+        text = json.dumps(reason, ensure_ascii=False)
+    return value, text[:MAX_REASON]
+
+
+_Done = tuple[int, "JudgedAnswer"]  # an item's position and its answer
+
+
+class HttpAnswerJudge:
+    """Scores answers through one judge endpoint; thread-safe. Use as a context manager."""
+
+    def __init__(
+        self,
+        config: AnswerJudgeConfig,
+        *,
+        policy: Policy,
+        auth_header: tuple[str, str] | None = None,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        problems = config.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+        self.config = config
+        self.identity = config.identity
+        self._client = HttpRetrieverClient(
+            config.transport(), policy=policy, auth_header=auth_header, resolver=resolver
+        )
+        self._template = json.loads(config.body_template)
+
+    def __enter__(self) -> HttpAnswerJudge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:  # never show the auth header
+        return f"HttpAnswerJudge({self.identity.scorer!r}, {self.config.url!r})"
+
+    @property
+    def concurrency(self) -> int:
+        return self._client.concurrency
+
+    def judge(self, item: AnswerItem) -> JudgedAnswer:
+        """One answer's score and reason (retrying temporary failures), or its error."""
+        answer = self._client.call(
+            self.config.url,
+            render_request(self._template, item, self.identity),
+            lambda payload: parse_judgement(payload, self.config),
+        )
+        if answer.value is None:
+            return JudgedAnswer(
+                item.query_id,
+                None,
+                attempts=answer.attempts,
+                latency_ms=answer.latency_ms,
+                error=answer.error,
+            )
+        score, reason = answer.value
+        return JudgedAnswer(item.query_id, score, reason, answer.attempts, answer.latency_ms)
+
+    def stream(
+        self, items: Iterable[AnswerItem], *, tick: float = 1.0
+    ) -> Iterator[list[JudgedAnswer]]:
+        """Judge every item with at most ``max_concurrency`` requests in flight. Yields the
+        finished answers in batches of ``batch_size`` (in the order they finished), and what is
+        finished so far at least every ``tick`` seconds (possibly an empty list), so that a
+        caller can save each batch, renew a lease or stop; the last batch may be shorter.
+        Closing the generator stops the items not yet started."""
+        for batch in self._stream(enumerate(items), tick):
+            yield [answer for _, answer in batch]
+
+    def _stream(
+        self, items: Iterable[tuple[int, AnswerItem]], tick: float
+    ) -> Iterator[list[_Done]]:
+        # `concurrency` threads take the next item from one shared iterator and put answers on
+        # one queue, as HttpRetrieverClient.stream does (futures cost as much CPU as a call).
+        source = iter(items)
+        source_lock = threading.Lock()
+        results: queue.SimpleQueue[_Done | BaseException | None] = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                while not stop.is_set():
+                    with source_lock:
+                        nxt = next(source, None)
+                    if nxt is None:
+                        break
+                    results.put((nxt[0], self.judge(nxt[1])))
+            except BaseException as error:  # a bug, not a failed answer: raised to the caller
+                results.put(error)
+            finally:
+                results.put(None)
+
+        threads = [
+            threading.Thread(target=work, name=f"answer-judge-{i}", daemon=True)
+            for i in range(self.concurrency)
+        ]
+        for thread in threads:
+            thread.start()
+        running = len(threads)
+        size = self.config.batch_size
+        batch: list[_Done] = []
+        try:
+            deadline = time.monotonic() + tick
+            while running:
+                try:
+                    got = results.get(timeout=max(0.0, deadline - time.monotonic()))
+                    if got is None:
+                        running -= 1
+                    elif isinstance(got, BaseException):
+                        raise got
+                    else:
+                        batch.append(got)
+                except queue.Empty:
+                    pass
+                if len(batch) >= size or time.monotonic() >= deadline:
+                    out, batch = batch, []
+                    deadline = time.monotonic() + tick
+                    yield out
+            if batch:
+                yield batch
+        finally:
+            stop.set()
+
+    def judge_many(self, items: Sequence[AnswerItem]) -> list[JudgedAnswer]:
+        """Every item's answer, in the items' order."""
+        out: list[JudgedAnswer | None] = [None] * len(items)
+        for batch in self._stream(enumerate(items), 1.0):
+            for i, answer in batch:
+                out[i] = answer
+        return [a for a in out if a is not None]
+
+    def judge_run(self, keys: Sequence[AnswerKey], run: Sequence[StagedQuery]) -> JudgeResults:
+        """Judge every open answer of a run (:func:`judge_items`)."""
+        started = time.perf_counter()
+        answers = self.judge_many(judge_items(keys, run))
+        return JudgeResults(self.identity, tuple(answers), seconds=time.perf_counter() - started)
+
+
+# --------------------------------------------------------------------------------------------
+# Results, and how they enter the answer scores
+
+
+@dataclass(frozen=True)
+class JudgeResults:
+    """A judge's answers for the open answers of one run, with the judge's identity. The web
+    app may build one from stored rows; ``seconds`` is the time the judging took (0 unknown)."""
+
+    identity: JudgeIdentity
+    answers: tuple[JudgedAnswer, ...]
+    seconds: float = 0.0
+
+    @property
+    def scorer(self) -> str:
+        return self.identity.scorer
+
+    def by_query(self) -> dict[str, JudgedAnswer]:
+        return {a.query_id: a for a in self.answers}
+
+    def failures(self) -> dict[str, str]:
+        """Query → error, for every answer the judge did not score."""
+        return {a.query_id: a.error for a in self.answers if not a.ok}
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready, for a run to store its judge and every reason (:meth:`from_json`)."""
+        return {
+            "judge": self.identity.to_json(),
+            "seconds": self.seconds,
+            "answers": [asdict(a) for a in self.answers],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> JudgeResults:
+        """What :meth:`to_json` wrote; KeyError or TypeError on another shape."""
+        judge = doc["judge"]
+        identity = JudgeIdentity(
+            str(judge["name"]),
+            str(judge.get("model") or ""),
+            str(judge.get("prompt_version") or ""),
+            None if judge.get("temperature") is None else float(judge["temperature"]),
+        )
+        answers = tuple(
+            JudgedAnswer(
+                str(a["query_id"]),
+                None if a["score"] is None else float(a["score"]),
+                str(a.get("reason", "")),
+                int(a.get("attempts", 0)),
+                float(a.get("latency_ms", 0.0)),
+                str(a.get("error", "")),
+            )
+            for a in doc["answers"]
+        )
+        return cls(identity, answers, float(doc.get("seconds", 0.0)))
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An answer result with the judge's correctness in it, and which scorer gave each query's
+    ``answer_correctness`` (``rules`` or ``judge:<name>``; queries it does not apply to are not
+    listed). ``failed`` maps a judged query the judge gave no score to its error; its
+    correctness is left unscored (out of the mean, unplaced in the quadrants)."""
+
+    result: S.AnswerResult
+    scored_by: dict[str, str]
+    failed: dict[str, str]
+    judged: int
+
+
+def apply_judge(
+    result: S.AnswerResult,
+    keys: Sequence[AnswerKey],
+    run: Sequence[StagedQuery],
+    judged: JudgeResults,
+) -> Applied:
+    """``result`` with ``answer_correctness`` of every open answer that has a response replaced
+    by the judge's score, and its reason by the judge's. Closed answers keep the rules' exact
+    match, and a query without a response its rule score 0. A judged query the judge failed
+    (or has no answer for) is left unscored, its reason saying why. The other metrics
+    (``fact_coverage``, ``answer_f1``...) stay the rules'. A result without
+    ``answer_correctness`` is returned as it is."""
+    if S.ANSWER_CORRECTNESS not in result.metrics:
+        return Applied(result, {}, {}, 0)
+    col = result.metrics.index(S.ANSWER_CORRECTNESS)
+    responses = {s.query_id: s.response for s in run}
+    answers = judged.by_query()
+    by_key = {k.query_id: k for k in keys}
+    values = result.values.copy()
+    reasons = [dict(r) for r in result.reasons]
+    scored_by: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    ok = 0
+    for row, qid in enumerate(result.query_ids):
+        key = by_key.get(qid)
+        current = float(values[row, col])
+        if key is None:
+            continue
+        if not is_judged(key) or responses.get(qid) is None:
+            if current == current:
+                scored_by[qid] = RULES
+            continue
+        scored_by[qid] = judged.scorer
+        answer = answers.get(qid)
+        if answer is None or answer.score is None:
+            error = "the judge was not asked" if answer is None else answer.error
+            failed[qid] = error
+            values[row, col] = np.nan
+            reasons[row][S.ANSWER_CORRECTNESS] = f"{judged.scorer} gave no score: {error}"
+            continue
+        ok += 1
+        values[row, col] = answer.score
+        reasons[row][S.ANSWER_CORRECTNESS] = answer.reason or f"{judged.scorer} gave no reason"
+    new = replace(result, values=values, reasons=tuple(reasons))
+    return Applied(new, scored_by, failed, ok)
+
+
+# --------------------------------------------------------------------------------------------
+# The stub: key-fact word overlap
+
+STATED_SHARE = 0.5  # a fact is stated when the response holds half of its content words
+
+
+def fact_overlap_score(
+    reference_answer: str | None, facts: Sequence[str], response: str
+) -> tuple[float, str]:
+    """(score, reason) by word overlap, for the stub judge: with key facts, the share of facts
+    at least half of whose content words (distinct, lower-cased, stopwords left out;
+    :func:`goldsmith.judges.content_words`) are in the response; without, the share of the
+    reference answer's content words in the response; with neither, 0."""
+    have = set(content_words(response))
+    if facts:
+        missing = []
+        for i, fact in enumerate(facts, 1):
+            words = content_words(fact)
+            hits = sum(w in have for w in words)
+            if not words or hits / len(words) < STATED_SHARE:
+                missing.append(i)
+        n = len(facts)
+        if not missing:
+            return 1.0, f"all {n} facts stated" if n > 1 else "the fact is stated"
+        names = ", ".join(map(str, missing))
+        return (n - len(missing)) / n, f"{n - len(missing)} of {n} facts stated; missing: {names}"
+    if reference_answer:
+        ref_words = content_words(reference_answer)
+        if not ref_words:
+            return 0.0, "the reference answer has no content words"
+        shared = [w for w in ref_words if w in have]
+        return len(shared) / len(ref_words), (
+            f"{len(shared)} of {len(ref_words)} reference words in the response"
+        )
+    return 0.0, "neither key facts nor a reference answer to compare with"
+
+
+class AnswerJudgeStub(ThreadingHTTPServer):
+    """The stub as an HTTP answer judge (``goldsmith answer-judge-stub``; tests and the
+    benchmark run it too): POST the default body (a JSON object with ``response``, and
+    ``reference_answer`` and ``facts``) to any path, get ``{"score", "reason"}`` after
+    ``delay_ms``. With ``token``, requests must carry ``Authorization: Bearer <token>`` (HTTP
+    401 otherwise). Counts the requests it answered in ``calls`` and the most in flight at once
+    in ``peak``; keeps the bodies in ``bodies`` when ``keep_bodies``."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        *,
+        token: str | None = None,
+        delay_ms: float = 0.0,
+        keep_bodies: bool = False,
+    ) -> None:
+        self.token = token
+        self.delay = max(0.0, delay_ms) / 1000.0
+        self.keep_bodies = keep_bodies
+        self.calls = 0
+        self.peak = 0
+        self._in_flight = 0
+        self.bodies: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        super().__init__(address, _AnswerJudgeHandler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}/judge"
+
+    def start(self) -> AnswerJudgeStub:
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def _stub_fields(payload: Any) -> tuple[str | None, list[str], str]:
+    """(reference answer, facts, response) of a stub request; ValueError when malformed."""
+    if not isinstance(payload, dict):
+        raise ValueError("send a JSON object")
+    response = payload.get("response")
+    reference = payload.get("reference_answer")
+    facts = payload.get("facts", [])
+    if not isinstance(response, str):
+        raise ValueError("'response' must be a string")
+    if reference is not None and not isinstance(reference, str):
+        raise ValueError("'reference_answer' must be a string or null")
+    if isinstance(facts, str):  # a template that put the facts inside a text
+        facts = [line.split(". ", 1)[-1] for line in facts.splitlines() if line.strip()]
+    if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+        raise ValueError("'facts' must be a list of strings")
+    return reference, facts, response
+
+
+class _AnswerJudgeHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
+    server: AnswerJudgeStub
+
+    def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
+        pass
+
+    def _send(self, code: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        stub = self.server
+        with stub.lock:
+            stub._in_flight += 1
+            stub.peak = max(stub.peak, stub._in_flight)
+        try:
+            if stub.delay:
+                time.sleep(stub.delay)
+            token = stub.token
+            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
+                self._send(401, {"error": "unauthorized"})
+                return
+            try:
+                payload = json.loads(body or b"{}")
+                reference, facts, response = _stub_fields(payload)
+            except ValueError as error:
+                self._send(400, {"error": str(error)})
+                return
+            score, reason = fact_overlap_score(reference, facts, response)
+            with stub.lock:
+                stub.calls += 1
+                if stub.keep_bodies:
+                    stub.bodies.append(payload)
+            self._send(200, {"score": score, "reason": reason})
+        finally:
+            with stub.lock:
+                stub._in_flight -= 1
+
+    do_PUT = do_POST
+
+
+__all__ = [
+    "DEFAULT_BODY_TEMPLATE",
+    "RULES",
+    "AnswerItem",
+    "AnswerJudgeConfig",
+    "AnswerJudgeStub",
+    "Applied",
+    "HttpAnswerJudge",
+    "JudgeIdentity",
+    "JudgeResults",
+    "JudgedAnswer",
+    "apply_judge",
+    "fact_overlap_score",
+    "is_judged",
+    "judge_items",
+    "parse_auth_header",
+    "parse_judgement",
+    "render_request",
+]
