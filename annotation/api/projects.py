@@ -25,11 +25,7 @@ from annotation.models import (
 )
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
-from annotation.services.adjudication import (
-    project_escalation_set,
-    project_kappa_weights_set,
-    project_tie_rule_set,
-)
+from annotation.services.adjudication import project_escalation_set, project_rules_change
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -153,14 +149,20 @@ class TieRuleInput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
 
 
+RESETTLED_HELP = gettext_lazy(
+    "Queries not yet approved whose outcome changed: flagged ↔ resolved, or resolved with "
+    "other final grades; null when a worker settles them (queued)"
+)
+QUEUED_HELP = gettext_lazy(
+    "true (with status 202) when the project has more finished queries than "
+    "GOLDSMITH_SETTLE_IN_REQUEST_MAX: the setting is stored and a worker settles them again"
+)
+
+
 class TieRuleOutput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
-    resettled = serializers.IntegerField(
-        help_text=gettext_lazy(
-            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
-            "resolved with other final grades"
-        )
-    )
+    resettled = serializers.IntegerField(allow_null=True, help_text=RESETTLED_HELP)
+    queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
 class ProjectTieRuleApi(APIView):
@@ -168,6 +170,7 @@ class ProjectTieRuleApi(APIView):
         request=TieRuleInput,
         responses={
             200: TieRuleOutput,
+            202: OpenApiResponse(TieRuleOutput, description="Stored; a worker settles again"),
             403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
         },
         summary="Set the tie rule (lead); queries not yet approved are settled again under it",
@@ -177,8 +180,13 @@ class ProjectTieRuleApi(APIView):
         data = TieRuleInput(data=request.data)
         data.is_valid(raise_exception=True)
         tie_rule = data.validated_data["tie_rule"]
-        resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
-        return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
+        change = project_rules_change(project=project, tie_rule=tie_rule)
+        return Response(
+            TieRuleOutput(
+                {"tie_rule": tie_rule, "resettled": change.changed, "queued": change.queued}
+            ).data,
+            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
+        )
 
 
 class KappaWeightsInput(serializers.Serializer):
@@ -187,12 +195,8 @@ class KappaWeightsInput(serializers.Serializer):
 
 class KappaWeightsOutput(serializers.Serializer):
     kappa_weights = serializers.ChoiceField(choices=KappaWeights.choices)
-    resettled = serializers.IntegerField(
-        help_text=gettext_lazy(
-            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
-            "resolved with other final grades"
-        )
-    )
+    resettled = serializers.IntegerField(allow_null=True, help_text=RESETTLED_HELP)
+    queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
 class ProjectKappaWeightsApi(APIView):
@@ -200,6 +204,7 @@ class ProjectKappaWeightsApi(APIView):
         request=KappaWeightsInput,
         responses={
             200: KappaWeightsOutput,
+            202: OpenApiResponse(KappaWeightsOutput, description="Stored; a worker settles again"),
             403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
         },
         summary="Choose the kappa the flag rule reads (lead); queries not yet approved are "
@@ -210,8 +215,13 @@ class ProjectKappaWeightsApi(APIView):
         data = KappaWeightsInput(data=request.data)
         data.is_valid(raise_exception=True)
         weights = data.validated_data["kappa_weights"]
-        resettled = project_kappa_weights_set(project=project, kappa_weights=weights)
-        return Response(KappaWeightsOutput({"kappa_weights": weights, "resettled": resettled}).data)
+        change = project_rules_change(project=project, kappa_weights=weights)
+        return Response(
+            KappaWeightsOutput(
+                {"kappa_weights": weights, "resettled": change.changed, "queued": change.queued}
+            ).data,
+            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
+        )
 
 
 class RequiredBooleanField(serializers.BooleanField):

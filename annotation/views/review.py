@@ -31,11 +31,11 @@ from annotation.selectors.judging import (
 from annotation.services.adjudication import (
     StaleReview,
     project_escalation_set,
-    project_kappa_weights_set,
-    project_tie_rule_set,
+    project_rules_change,
     queries_approve,
     query_adjudicate,
     query_approve,
+    settling_status,
 )
 from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
@@ -431,6 +431,7 @@ def _dashboard_page(
             or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),
             kappa_form=kappa_form
             or KappaWeightsForm(initial={"kappa_weights": project.kappa_weights}),
+            settling=settling_status(project=project),
         ),
         status=status,
     )
@@ -446,18 +447,24 @@ def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
     if not form.is_valid():
         return _dashboard_page(request, project, membership, form=form, status=400)
     tie_rule = form.cleaned_data["tie_rule"]
-    changed = project_tie_rule_set(project=project, tie_rule=tie_rule)
-    messages.success(
-        request,
-        ngettext(
+    change = project_rules_change(project=project, tie_rule=tie_rule)
+    if change.changed is None:
+        text = ngettext(
+            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
+            "finished query not yet approved again; this page says when it is done.",
+            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
+            "finished queries not yet approved again; this page says when it is done.",
+            change.queries,
+        ) % {"rule": TieRule(tie_rule).label, "count": change.queries}
+    else:
+        text = ngettext(
             "Ties one grade apart now go to: %(rule)s. %(count)s query not yet approved settled "
             "differently.",
             "Ties one grade apart now go to: %(rule)s. %(count)s queries not yet approved settled "
             "differently.",
-            changed,
-        )
-        % {"rule": TieRule(tie_rule).label, "count": changed},
-    )
+            change.changed,
+        ) % {"rule": TieRule(tie_rule).label, "count": change.changed}
+    messages.success(request, text)
     return redirect("dashboard", project_id=project.pk)
 
 
@@ -501,18 +508,24 @@ def kappa_weights_set(request: HttpRequest, project_id: int) -> HttpResponse:
     if not form.is_valid():
         return _dashboard_page(request, project, membership, kappa_form=form, status=400)
     weights = form.cleaned_data["kappa_weights"]
-    changed = project_kappa_weights_set(project=project, kappa_weights=weights)
-    messages.success(
-        request,
-        ngettext(
+    change = project_rules_change(project=project, kappa_weights=weights)
+    if change.changed is None:
+        text = ngettext(
+            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
+            "query not yet approved again; this page says when it is done.",
+            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
+            "queries not yet approved again; this page says when it is done.",
+            change.queries,
+        ) % {"measure": KappaWeights(weights).label, "count": change.queries}
+    else:
+        text = ngettext(
             "The flag rule now reads: %(measure)s. %(count)s query not yet approved settled "
             "differently.",
             "The flag rule now reads: %(measure)s. %(count)s queries not yet approved settled "
             "differently.",
-            changed,
-        )
-        % {"measure": KappaWeights(weights).label, "count": changed},
-    )
+            change.changed,
+        ) % {"measure": KappaWeights(weights).label, "count": change.changed}
+    messages.success(request, text)
     return redirect("dashboard", project_id=project.pk)
 
 
