@@ -507,9 +507,11 @@
     li.querySelector(".fact-text").focus();
   }
 
+  // What a key did or why it did nothing, apart from the saving status (which a save rewrites).
+  const draftHint = document.getElementById("draft-hint");
+
   function say(message) {
-    syncStatus.textContent = message;
-    syncStatus.className = "sync";
+    draftHint.textContent = message;
   }
 
   // "l" on a chunk: link it to the selected fact, or unlink it when it already is.

@@ -176,6 +176,11 @@ def test_an_adjudicated_querys_draft_is_read_only(graded, personas, api_client_f
     r = bob.put(_draft(p, query.pk), {"reference_answer": "second"}, format="json")
     assert r.status_code == 409 and "adjudicated" in r.json()["detail"]
     assert bob.get(_draft(p, query.pk)).json()["reference_answer"] == "first"
+    page = Client()
+    assert page.login(username="bob", password=PASSWORD)
+    html = page.get(f"/projects/{p}/annotate/{query.pk}/").content.decode()
+    assert '<textarea id="draft-answer" rows="3" readonly>first</textarea>' in html
+    assert 'id="add-fact"' not in html
 
 
 def test_the_lead_sees_both_drafts_with_their_fact_agreement_and_merges_them(
