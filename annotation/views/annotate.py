@@ -106,6 +106,7 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
     if project.annotators_write_answers:
         draft = answer_draft_get(query_id=view.query.pk, annotator_id=request.user.pk)
         position = {c.chunk_id: i for i, c in enumerate(view.candidates, start=1)}
+        draft["choices_text"] = "\n".join(draft["choices"])
         draft["facts"] = [
             (f["text"], [(cid, position.get(cid)) for cid in f["chunk_ids"]])
             for f in draft["reference_facts"]
