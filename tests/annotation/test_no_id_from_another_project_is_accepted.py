@@ -415,7 +415,7 @@ def test_the_walk_covers_every_write_route():
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
     # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer,
-    # annotators' answers), new
+    # annotators' answers, kappa weights), new
     # retrievers, tokens, sign-in.
     no_id = {
         "login/",
@@ -445,6 +445,8 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/tokenizer/",
         "api/v1/projects/<int:project_id>/annotator-answers/",
         "projects/<int:project_id>/dashboard/answers/",
+        "api/v1/projects/<int:project_id>/kappa-weights/",
+        "projects/<int:project_id>/dashboard/kappa-weights/",
     }
     # Read-only routes (GET): they are not walked here.
     writes = set()
