@@ -26,6 +26,7 @@ from annotation.models import (
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
 from annotation.services.adjudication import project_escalation_set, project_rules_change
+from annotation.services.answers import project_annotators_write_answers_set
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -60,6 +61,11 @@ class ProjectOutput(serializers.Serializer):
             "Whether a flagged query first goes to one more annotator before a lead"
         )
     )
+    annotators_write_answers = serializers.BooleanField(
+        help_text=gettext_lazy(
+            "Whether annotators write reference answers and key facts after grading"
+        )
+    )
     tokenizer = serializers.ChoiceField(
         choices=Tokenizer.choices,
         help_text=gettext_lazy(
@@ -88,6 +94,7 @@ def _project_output(membership) -> dict[str, object]:
         "tie_rule": project.tie_rule,
         "kappa_weights": project.kappa_weights,
         "escalate": project.escalate,
+        "annotators_write_answers": project.annotators_write_answers,
         "tokenizer": project.tokenizer,
         "tokenizer_origin": project.tokenizer_origin,
     }
@@ -280,6 +287,38 @@ class ProjectEscalationApi(APIView):
         )
 
 
+class AnnotatorAnswersInput(serializers.Serializer):
+    annotators_write_answers = RequiredBooleanField(
+        help_text=gettext_lazy(
+            "true: annotators write reference answers and key facts after grading, and a lead "
+            "merges them; false: only a lead sets answer keys"
+        )
+    )
+
+
+class ProjectAnnotatorAnswersApi(APIView):
+    @extend_schema(
+        request=AnnotatorAnswersInput,
+        responses={
+            200: AnnotatorAnswersInput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Switch on or off annotators writing reference answers and key facts (lead)",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = AnnotatorAnswersInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_annotators_write_answers_set(
+            project=project, on=data.validated_data["annotators_write_answers"]
+        )
+        return Response(
+            AnnotatorAnswersInput(
+                {"annotators_write_answers": project.annotators_write_answers}
+            ).data
+        )
+
+
 class TokenizerInput(serializers.Serializer):
     tokenizer = serializers.ChoiceField(choices=Tokenizer.choices)
 
@@ -428,6 +467,11 @@ urlpatterns = [
         "projects/<int:project_id>/escalation/",
         ProjectEscalationApi.as_view(),
         name="api-escalation",
+    ),
+    path(
+        "projects/<int:project_id>/annotator-answers/",
+        ProjectAnnotatorAnswersApi.as_view(),
+        name="api-annotator-answers",
     ),
     path(
         "projects/<int:project_id>/tokenizer/",
