@@ -273,7 +273,9 @@ class JudgeCallInput(serializers.Serializer):
         required=False, allow_null=True, allow_blank=True, trim_whitespace=False
     )
     facts = serializers.ListField(
-        child=serializers.CharField(trim_whitespace=False), required=False, max_length=100
+        child=serializers.CharField(trim_whitespace=False, min_length=1),
+        required=False,
+        max_length=100,
     )
     response = serializers.CharField(
         required=False,
