@@ -354,20 +354,31 @@ def _save(
     config: Mapping[str, Any],
     auth: Mapping[str, str],
 ) -> AnswerJudge:
-    project = judge.project
-    judge.name = _checked_name(project, None if new else judge, name)
-    judge.model = _one_line("model", model, gettext("the model"), 200)
-    judge.prompt_version = _one_line(
-        "prompt_version", prompt_version, gettext("the prompt version"), 200
-    )
-    judge.temperature = _checked_temperature(temperature)
+    # Every value is checked before any is set: a refused change leaves `judge` as it was.
+    values: dict[str, Any] = {
+        "name": _checked_name(judge.project, None if new else judge, name),
+        "model": _one_line("model", model, gettext("the model"), 200),
+        "prompt_version": _one_line(
+            "prompt_version", prompt_version, gettext("the prompt version"), 200
+        ),
+        "temperature": _checked_temperature(temperature),
+    }
     settings = _checked_config({} if new else judge.config, config)
-    judge.config = {"url": _checked_url(url), **settings}
-    for field, value in auth.items():
-        setattr(judge, field, value)
-    problems = answer_judge_config(judge).problems()  # a rule over several settings
+    values["config"] = {"url": _checked_url(url), **settings}
+    values.update(auth)
+    engine = AnswerJudgeConfig(
+        url=values["config"]["url"],
+        name=values["name"],
+        model=values["model"],
+        prompt_version=values["prompt_version"],
+        temperature=values["temperature"],
+        **settings,
+    )
+    problems = engine.problems()  # a rule over several settings
     if problems:
         raise AnswerJudgeInvalid("config", "; ".join(problems))
+    for field, value in values.items():
+        setattr(judge, field, value)
     try:
         with transaction.atomic():
             judge.save()

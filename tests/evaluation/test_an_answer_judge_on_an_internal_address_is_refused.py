@@ -61,8 +61,9 @@ def test_a_change_to_an_internal_address_is_refused(personas, answer_judge_stub,
     with pytest.raises(AnswerJudgeInvalid) as refused:
         answer_judge_update(judge=judge, url="http://127.0.0.1:9/judge")
     assert refused.value.field == "url"
+    assert judge.url == "https://judge.example.com/score"  # left as it was ...
     judge.refresh_from_db()
-    assert judge.url == "https://judge.example.com/score"
+    assert judge.url == "https://judge.example.com/score"  # ... and as it is stored
 
 
 def test_the_guard_holds_again_when_the_judge_is_called(personas, answer_judge_stub, settings):

@@ -126,3 +126,24 @@ def test_the_servers_own_secrets_are_never_sent(personas, private_urls, api_clie
     assert response.status_code == 400
     assert "DATABASE_URL may not be used" in response.json()["auth_header_env"][0]
     assert not AnswerJudge.objects.exists()
+
+
+def test_a_refused_form_does_not_echo_the_secret(personas, api_client_for, client):
+    refused = api_client_for(personas.alice).post(
+        f"/api/v1/projects/{personas.project.pk}/answer-judges/",
+        {"name": "sage", "url": "ftp://judge.example/", "auth_header_name": "Authorization",
+         "auth_header_value": HEADER},
+        format="json",
+    )  # fmt: skip
+    assert refused.status_code == 400 and TOKEN not in refused.content.decode()
+    client.login(username="alice", password=PASSWORD)
+    page = client.post(
+        f"/projects/{personas.project.pk}/answer-judges/",
+        {"action": "register", "name": "sage", "url": "http://169.254.169.254/",
+         "auth_header_name": "Authorization", "auth_header_value": HEADER},
+    )  # fmt: skip
+    assert page.status_code == 400
+    body = page.content.decode()
+    assert "is a cloud metadata address" in body  # the refusal is shown ...
+    assert TOKEN not in body  # ... and the secret is not sent back
+    assert not AnswerJudge.objects.exists()
