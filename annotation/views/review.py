@@ -519,8 +519,10 @@ def _dashboard_page(
             summary=summary,
             counts=summary["states"],
             # goldsmith.plots escapes every label
-            histogram_svg=mark_safe(plots.kappa_histogram(summary["kappa_histogram"])),
-            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
+            histogram_svg=mark_safe(
+                plots.kappa_histogram(summary["kappa_histogram"], words=localize)
+            ),
+            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"], words=localize)),
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
             # the evaluation app's machine judges, measured beside the annotators
