@@ -1,11 +1,7 @@
 """Every chart's words (labels, axis titles, legends, tooltips, the "nothing to plot" line) are
 in the reader's language: a zh-hans reader's charts hold Chinese words and no English label
 word, on the engine's plots and on the pages that draw them (run, comparison, retriever,
-dashboard, the sample's before/after bars). An English reader's charts stay as they were.
-
-The catalogs are translated by the lead after a merge: a chart message the committed catalogs
-do not translate yet is given here the Chinese proposed for it (PROPOSED), in a catalog that is
-looked up before the others, so that the test checks what the code sends through gettext."""
+dashboard, the sample's before/after bars). An English reader's charts stay as they were."""
 
 from __future__ import annotations
 
@@ -25,42 +21,6 @@ from goldsmith import plots
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 
-# (context, msgid) → the Chinese proposed for it until the lead's catalog has its own.
-PROPOSED: dict[tuple[str, str], str] = {
-    ("", "Recall"): "召回率",
-    ("", "Precision"): "精确率",
-    ("", "Hit rate"): "命中率",
-    ("", "MRR"): "MRR",
-    ("", "nDCG"): "nDCG",
-    ("", "MAP"): "MAP",
-    ("", "Pass rate"): "通过率",
-    ("", "Judged"): "已评判比例",
-    ("", "F1"): "F1",
-    ("", "Score"): "得分",
-    ("", "Nothing to plot yet."): "暂无可绘制的数据。",
-    ("", "baseline"): "基线",
-    ("", "%(series)s at %(x)s: %(value)s"): "%(series)s，%(x)s 处：%(value)s",
-    ("", "%(span)s: %(count)s queries"): "%(span)s：%(count)s 条查询",
-    ("", "unanimous"): "全体一致",
-    ("", "Histogram of per-query kappa"): "每条查询的 kappa 直方图",
-    ("", "No query to compare."): "没有可比较的查询。",
-    ("", "%(shown)s, … (%(more)s more)"): "%(shown)s，……（另有 %(more)s 条）",
-    ("", "%(n)s queries at %(a)s → %(b)s: %(ids)s"): "%(n)s 条查询位于 %(a)s → %(b)s：%(ids)s",
-    ("", "1 query at %(a)s → %(b)s: %(ids)s"): "1 条查询位于 %(a)s → %(b)s：%(ids)s",
-    ("", "No pair of annotators has judged the same chunks yet."): (
-        "还没有两位标注员评判过相同的文本块。"
-    ),
-    ("", "Pairwise kappa matrix"): "标注员两两之间的 kappa 矩阵",
-    ("", "%(a)s × %(b)s: kappa %(kappa)s over %(n)s chunks"): (
-        "%(a)s × %(b)s：%(n)s 个文本块上的 kappa 为 %(kappa)s"
-    ),
-    ("", "best K = %(k)s"): "最佳 K = %(k)s",
-    ("", "(none)"): "（无）",
-    ("frequency band", "head"): "头部",
-    ("frequency band", "torso"): "腰部",
-    ("frequency band", "tail"): "长尾",
-}
-
 # Latin words a Chinese chart keeps (docs/glossary-zh.md: kept as they are), the runs' letters
 # A and B, and "Recall" and "top" of the catalogs' own chart titles ("Recall@K 曲线", "每条查询的
 # Recall@5", "加权 top-K 得分…").
@@ -75,35 +35,6 @@ def translated(po: Path) -> set[tuple[str, str]]:
         for e in polib.pofile(str(po))
         if not e.obsolete and e.msgstr and "fuzzy" not in e.flags
     }
-
-
-@pytest.fixture
-def chinese_charts(settings, tmp_path):
-    """The catalogs as the lead will have them: the committed ones, plus PROPOSED for the chart
-    messages they lack."""
-    done: set[tuple[str, str]] = set()
-    for po in (
-        catalog_path("annotation", "zh_Hans"),
-        catalog_path("evaluation", "zh_Hans"),
-        ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po",
-    ):
-        done |= translated(po)
-    catalog = polib.POFile()
-    catalog.metadata = {
-        "Content-Type": "text/plain; charset=UTF-8",
-        "Plural-Forms": "nplurals=1; plural=0;",
-    }
-    for (context, msgid), chinese in PROPOSED.items():
-        if (context, msgid) not in done:
-            entry = polib.POEntry(msgid=msgid, msgstr=chinese)
-            if context:
-                entry.msgctxt = context
-            catalog.append(entry)
-    folder = tmp_path / "locale" / "zh_Hans" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    catalog.save_as_mofile(str(folder / "django.mo"))
-    settings.LOCALE_PATHS = [str(tmp_path / "locale"), *settings.LOCALE_PATHS]
-    yield
 
 
 def words_of(svg: str) -> list[str]:
@@ -129,9 +60,16 @@ def svgs(html: str) -> list[str]:
 
 
 def test_the_engine_marks_every_word_of_its_charts():
-    """Every message the plots say has a Chinese translation here (PROPOSED or the catalog)."""
+    """Every message the plots say has a Chinese translation in the committed catalogs."""
     said = {(o.message.context, o.message.msgid) for o in messages_in(ROOT / "goldsmith/plots.py")}
-    assert said and said <= set(PROPOSED)
+    done: set[tuple[str, str]] = set()
+    for po in (
+        catalog_path("annotation", "zh_Hans"),
+        catalog_path("evaluation", "zh_Hans"),
+        ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po",
+    ):
+        done |= translated(po)
+    assert said and said <= done
 
 
 def every_chart(words) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -182,7 +120,7 @@ def every_chart(words) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_a_chinese_reader_gets_every_chart_in_chinese(chinese_charts):
+def test_a_chinese_reader_gets_every_chart_in_chinese():
     with translation.override("zh-hans"):
         charts = every_chart(localize)
     for name, svg in charts.items():
@@ -225,9 +163,7 @@ def chinese_client(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_the_pages_draw_their_charts_in_chinese(
-    chinese_charts, personas, private_urls, stub_factory
-):
+def test_the_pages_draw_their_charts_in_chinese(personas, private_urls, stub_factory):
     project = personas.project
     golden = make_golden(project, n=8)
     stub = stub_factory(golden.answers)
@@ -263,7 +199,7 @@ def test_the_pages_draw_their_charts_in_chinese(
     assert ">全体一致</text>" in "".join(drawn["dashboard"])
 
 
-def test_the_samples_bars_name_the_frequency_bands_in_chinese(chinese_charts):
+def test_the_samples_bars_name_the_frequency_bands_in_chinese():
     from django.template.loader import render_to_string
 
     from annotation.selectors.querylogs import _bars, _shown
