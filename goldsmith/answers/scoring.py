@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -221,7 +222,7 @@ def context_recall(
     where: dict[str, int] = {}
     for pos, c in enumerate(contexts, 1):
         where.setdefault(c.id, pos)
-    texts: list[T.TextProfile] | None = None
+    texts: T.TextSet | None = None
     checks: list[FactCheck] = []
     for i, fact in enumerate(key.facts, 1):
         if fact.chunk_ids:
@@ -235,9 +236,9 @@ def context_recall(
                 )
             continue
         if texts is None:
-            texts = [T.profile(c.text, settings.tokenizer) for c in contexts if c.text]
-        if not texts:
-            checks.append(FactCheck(i, False, "none", "no link, and no context text to read"))
+            texts = T.TextSet([c.text for c in contexts if c.text])
+        if not texts.texts:
+            checks.append(_shared_check(i, False, "none", "no link, and no context text to read"))
             continue
         checks.append(_text_check(i, fact.text, texts, settings))
     found = sum(c.found for c in checks)
@@ -254,22 +255,33 @@ def context_recall(
     return found / n, reason, tuple(checks)
 
 
-def _text_check(i: int, fact: str, texts: list[T.TextProfile], s: AnswerSettings) -> FactCheck:
-    m = T.fact_in(T.profile(fact, s.tokenizer), texts, s.fact_overlap)
+def _text_check(i: int, fact: str, texts: T.TextSet, s: AnswerSettings) -> FactCheck:
+    m = T.find_fact(T.fact_terms(fact, s.tokenizer), texts, s.fact_overlap)
     if m.rule == "containment":
-        return FactCheck(i, True, "containment", "the text contains it")
+        return _shared_check(i, True, "containment", "the text contains it")
     if m.found:
-        return FactCheck(i, True, "overlap", f"term overlap {m.overlap:.2f} ≥ {s.fact_overlap:g}")
+        why = f"term overlap {m.overlap:.2f} ≥ {s.fact_overlap:g}"
+        return _shared_check(i, True, "overlap", why)
     if m.overlap + 1e-12 >= s.fact_overlap:
-        return FactCheck(i, False, "overlap", "its terms are there but not its numbers or dates")
-    return FactCheck(i, False, "overlap", f"term overlap {m.overlap:.2f} < {s.fact_overlap:g}")
+        return _shared_check(
+            i, False, "overlap", "its terms are there but not its numbers or dates"
+        )
+    return _shared_check(i, False, "overlap", f"term overlap {m.overlap:.2f} < {s.fact_overlap:g}")
+
+
+@lru_cache(maxsize=1 << 12)
+def _shared_check(index: int, found: bool, rule: str, detail: str) -> FactCheck:
+    """The :class:`FactCheck` of a verdict that names nothing of its query, made once and
+    shared (it is frozen): tens of thousands of identical objects would otherwise live as long
+    as the result, each one more for the cyclic garbage collector to go through."""
+    return FactCheck(index, found, rule, detail)
 
 
 def fact_coverage(
     key: AnswerKey, response: str, settings: AnswerSettings
 ) -> tuple[float, str, tuple[FactCheck, ...]]:
     """(value, reason, per-fact verdicts) of ``fact_coverage`` for a query with facts."""
-    said = [T.profile(response, settings.tokenizer)]
+    said = T.TextSet([response])
     checks = tuple(_text_check(i, f.text, said, settings) for i, f in enumerate(key.facts, 1))
     missing = [c.index for c in checks if not c.found]
     n = len(checks)
