@@ -43,12 +43,31 @@ _BYTE_SPACES = bytes(
 )
 
 
+# For ASCII text, SQuAD's steps as bytes: upper case lowered and punctuation deleted in one
+# table lookup. What is left is letters, digits and white space, unless a control character
+# that is not white space (\x00-\x08, \x0e-\x1b, \x7f) stands in it: without one, the
+# words the article pattern sees (runs of word characters) are exactly the white-space
+# separated ones, so removing the articles is dropping the words "a", "an" and "the".
+_BYTE_LOWER = bytes(c + 32 if 65 <= c <= 90 else c for c in range(256))
+_BYTE_PUNCTUATION = string.punctuation.encode()
+_BYTE_NOT_CONTROL = bytes(c for c in range(256) if not (c < 9 or 13 < c < 28 or c == 127))
+_ARTICLE_WORDS = frozenset(("a", "an", "the"))
+
+
+def _squad_words(text: str) -> list[str]:
+    """``squad_normalise(text).split()``."""
+    if text.isascii():
+        kept = text.encode().translate(_BYTE_LOWER, _BYTE_PUNCTUATION)
+        if not kept.translate(None, _BYTE_NOT_CONTROL):
+            return [w for w in kept.decode().split() if w not in _ARTICLE_WORDS]
+    text = text.lower().translate(_DROP_PUNCTUATION)
+    return _ARTICLES.sub(" ", text).split()
+
+
 def squad_normalise(text: str) -> str:
     """The official SQuAD v2.0 ``normalize_answer``: lower-case, ASCII punctuation removed,
     articles removed, white space collapsed."""
-    text = text.lower().translate(_DROP_PUNCTUATION)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
+    return " ".join(_squad_words(text))
 
 
 def _is_word(token: str) -> bool:
@@ -61,7 +80,7 @@ def answer_tokens(text: str, tokenizer: str = AUTO, *, chinese: bool | None = No
     if tokenizer == SQUAD or (
         tokenizer == AUTO and not (has_han(text) if chinese is None else chinese)
     ):
-        return squad_normalise(text).split()
+        return _squad_words(text)
     name = "zh-words" if tokenizer == AUTO else tokenizer
     norm = unicodedata.normalize("NFKC", text)
     return [t for t in get_tokenizer(name).tokens(norm) if _is_word(t)]
