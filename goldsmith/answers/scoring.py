@@ -257,16 +257,22 @@ def context_recall(
 
 def _text_check(i: int, fact: str, texts: T.TextSet, s: AnswerSettings) -> FactCheck:
     m = T.find_fact(T.fact_terms(fact, s.tokenizer), texts, s.fact_overlap)
-    if m.rule == "containment":
+    return _verdict(i, m.found, m.rule, m.overlap, s.fact_overlap)
+
+
+@lru_cache(maxsize=1 << 12)
+def _verdict(i: int, found: bool, rule: str | None, overlap: float, threshold: float) -> FactCheck:
+    """The :class:`FactCheck` of fact ``i`` for a :class:`goldsmith.answers.text.FactMatch`
+    (remembered, see :func:`_shared_check`)."""
+    if rule == "containment":
         return _shared_check(i, True, "containment", "the text contains it")
-    if m.found:
-        why = f"term overlap {m.overlap:.2f} ≥ {s.fact_overlap:g}"
-        return _shared_check(i, True, "overlap", why)
-    if m.overlap + 1e-12 >= s.fact_overlap:
+    if found:
+        return _shared_check(i, True, "overlap", f"term overlap {overlap:.2f} ≥ {threshold:g}")
+    if overlap + 1e-12 >= threshold:
         return _shared_check(
             i, False, "overlap", "its terms are there but not its numbers or dates"
         )
-    return _shared_check(i, False, "overlap", f"term overlap {m.overlap:.2f} < {s.fact_overlap:g}")
+    return _shared_check(i, False, "overlap", f"term overlap {overlap:.2f} < {threshold:g}")
 
 
 @lru_cache(maxsize=1 << 12)
@@ -300,8 +306,13 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     ref_numbers = V.quantities(reference, bare_words=False)
     ref_dates = V.dates(reference)
     out: list[str] = []
-    for q in V.quantities(response, bare_words=False) if ref_numbers else ():
-        same_dim = [r for r in ref_numbers if q.comparable(r)]
+    said = V.quantities(response, bare_words=False) if ref_numbers else ()
+    by_dimension: dict[str | None, list[V.Quantity]] = {}  # the reference's numbers with a unit
+    for r in ref_numbers if said else ():
+        if r.unit is not None:
+            by_dimension.setdefault(r.dimension, []).append(r)
+    for q in said:  # compared with the reference's numbers it is comparable with, in order
+        same_dim = by_dimension.get(q.dimension) if q.unit is not None else None
         if same_dim and not any(q.same_as(r, settings.number_tolerance) for r in same_dim):
             out.append(f"says {q.surface}, reference {same_dim[0].surface}")
     for d in V.dates(response) if ref_dates else ():

@@ -237,8 +237,18 @@ def fact_terms(text: str, tokenizer: str = AUTO) -> FactTerms:
     """The :data:`FactTerms` of a fact's ``text`` (remembered: context recall and fact
     coverage check the same facts)."""
     normal = normal_form(text)
+    if text.isascii() and tokenizer in (AUTO, SQUAD, "default"):  # _keys' English words
+        words = [f" {w} " for w in normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS]
+        return text, normal, tuple(dict.fromkeys(words))
     words, pieces = _keys(text, normal, tokenizer)
-    return text, normal, (*[f" {w} " for w in words], *pieces)
+    return text, normal, _probes(words, pieces)
+
+
+def _probes(words: tuple[str, ...], pieces: tuple[str, ...]) -> tuple[str, ...]:
+    """Each word between spaces, then the pieces. A term that normalises to nothing (``_``)
+    leaves an empty word, which no set of words holds: it becomes two line breaks, which no
+    containment form and no ``TextSet.joined`` holds (no form is empty)."""
+    return (*[f" {w} " if w else "\n\n" for w in words], *pieces)
 
 
 class TextSet:
@@ -261,13 +271,19 @@ def find_fact(fact: FactTerms, texts: TextSet, threshold: float) -> FactMatch:
     and dates deciding. A probe absent from all the texts (one search of ``joined``) is not
     looked for in each."""
     text, normal, probes = fact
-    if normal in texts.joined and normal.strip():
-        return FactMatch(True, "containment", 1.0)
+    joined = texts.joined
+    if normal in joined and normal.strip():
+        return _CONTAINED
     n = len(probes)
+    probes = [p for p in probes if p in joined]
     normals = texts.normals
-    if len(normals) > 1:
-        joined = texts.joined
-        probes = tuple([p for p in probes if p in joined])
+    if len(normals) == 1:  # joined is that text's form: the probes left are the ones found
+        share = len(probes) / n if n else 0.0
+        if share + 1e-12 >= threshold and _states_values(text, texts.texts[0]):
+            return FactMatch(True, "overlap", share)
+        return FactMatch(False, None, share)
+    if not probes and threshold > 1e-12:  # every text's share is 0, below the threshold
+        return _NOWHERE
     best = 0.0
     for i, form in enumerate(normals):
         share = len([p for p in probes if p in form]) / n if probes else 0.0
@@ -275,6 +291,10 @@ def find_fact(fact: FactTerms, texts: TextSet, threshold: float) -> FactMatch:
         if share + 1e-12 >= threshold and _states_values(text, texts.texts[i]):
             return FactMatch(True, "overlap", share)
     return FactMatch(False, None, best)
+
+
+_CONTAINED = FactMatch(True, "containment", 1.0)
+_NOWHERE = FactMatch(False, None, 0.0)
 
 
 def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> FactMatch:
@@ -286,7 +306,7 @@ def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> Fa
     word anywhere in it (Chinese has no spaces), as query-term highlighting does. The texts are
     never tokenized: a context costs one normalisation (see :func:`find_fact`)."""
     words, pieces = fact.keys
-    terms = (fact.text, fact.normal, (*[f" {w} " for w in words], *pieces))
+    terms = (fact.text, fact.normal, _probes(words, pieces))
     prepared = TextSet([t.text for t in texts], [t.normal for t in texts])
     return find_fact(terms, prepared, threshold)
 

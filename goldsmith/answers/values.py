@@ -355,6 +355,7 @@ def _quantity(m: re.Match[str], bare_words: bool, text: str, kind: str) -> Quant
     return Quantity(value, unit, text[start : m.end()].strip(), start, m.end())
 
 
+@lru_cache(maxsize=1 << 10)
 def _unit_of(raw: str, prefix: str | None) -> str | None:
     if prefix:
         return _PREFIX_UNITS[prefix]
@@ -561,6 +562,7 @@ def iso(d: DateMention) -> str:
 # Yes / no
 
 Polarity = Literal["yes", "no"]
+_LOWER_WORDS = re.compile(r"[a-z]+").findall
 _EN_YES = frozenset({"yes", "yeah", "yep", "true", "correct", "right", "affirmative"})
 _EN_NO = frozenset({"no", "nope", "false", "incorrect", "negative"})
 _ZH_POLARITY: list[tuple[str, Polarity]] = sorted(
@@ -581,10 +583,11 @@ def polarity(text: str) -> Polarity | None:
     else the one polarity of the yes/no words standing alone in the text; None when there is
     none, or both."""
     t = unicodedata.normalize("NFKC", text).strip().lower()
-    for word, pol in _ZH_POLARITY:
-        if t.startswith(word):
-            return pol
-    words = re.findall(r"[a-z]+", t)
+    if not t.isascii():  # (the Chinese words are not ASCII)
+        for word, pol in _ZH_POLARITY:
+            if t.startswith(word):
+                return pol
+    words = _LOWER_WORDS(t)
     if words and words[0] in _EN_YES:
         return "yes"
     if words and words[0] in _EN_NO:

@@ -197,6 +197,7 @@ def test_numbers_searched_from_the_first_digit_equal_a_whole_scan(text, bare_wor
     st.sampled_from(["auto", "squad", "default", "zh-words"]),
 )
 @example("refund period is 7 days", ["Refund period: seven days.", "x"], 0.6, "auto")
+@example("_", [""], 0.3, "zh-words")  # a term that normalises to nothing is found nowhere
 def test_the_fact_rule_on_prepared_texts_equals_the_rule_on_word_sets(fact, others, threshold, tok):
     want = reference_fact_in(fact, others, threshold, tok)
     prepared = T.TextSet(others)
