@@ -238,8 +238,8 @@ def fact_terms(text: str, tokenizer: str = AUTO) -> FactTerms:
     coverage check the same facts)."""
     normal = normal_form(text)
     if text.isascii() and tokenizer in (AUTO, SQUAD, "default"):  # _keys' English words
-        words = [f" {w} " for w in normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS]
-        return text, normal, tuple(dict.fromkeys(words))
+        padded = [f" {w} " for w in normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS]
+        return text, normal, tuple(dict.fromkeys(padded))
     words, pieces = _keys(text, normal, tokenizer)
     return text, normal, _probes(words, pieces)
 
@@ -275,18 +275,18 @@ def find_fact(fact: FactTerms, texts: TextSet, threshold: float) -> FactMatch:
     if normal in joined and normal.strip():
         return _CONTAINED
     n = len(probes)
-    probes = [p for p in probes if p in joined]
+    live = [p for p in probes if p in joined]
     normals = texts.normals
     if len(normals) == 1:  # joined is that text's form: the probes left are the ones found
-        share = len(probes) / n if n else 0.0
+        share = len(live) / n if n else 0.0
         if share + 1e-12 >= threshold and _states_values(text, texts.texts[0]):
             return FactMatch(True, "overlap", share)
         return FactMatch(False, None, share)
-    if not probes and threshold > 1e-12:  # every text's share is 0, below the threshold
+    if not live and threshold > 1e-12:  # every text's share is 0, below the threshold
         return _NOWHERE
     best = 0.0
     for i, form in enumerate(normals):
-        share = len([p for p in probes if p in form]) / n if probes else 0.0
+        share = len([p for p in live if p in form]) / n if live else 0.0
         best = max(best, share)
         if share + 1e-12 >= threshold and _states_values(text, texts.texts[i]):
             return FactMatch(True, "overlap", share)
