@@ -489,8 +489,8 @@ def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while the block runs, then as it was. Scoring
     makes no reference cycles, but it makes hundreds of thousands of small objects, many of
     which live as long as the result: the collections their number set off went through all of
-    them and through everything else the process holds, a fifth of the scoring time of 10,000
-    queries (docs/benchmarks.md). Reference counting frees everything else as usual."""
+    them and through everything else the process holds, an eighth of the scoring time of
+    10,000 queries (docs/benchmarks.md). Reference counting frees everything else as usual."""
     enabled = gc.isenabled()
     gc.disable()
     try:

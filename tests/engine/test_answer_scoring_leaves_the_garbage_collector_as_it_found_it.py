@@ -1,5 +1,5 @@
-"""Scoring answers pauses Python's cyclic garbage collector (its collections cost a fifth of
-the scoring time of a large run) and leaves it as it found it, also when scoring fails; and
+"""Scoring answers pauses Python's cyclic garbage collector (its collections cost an eighth
+of the scoring time of a large run) and leaves it as it found it, also when scoring fails; and
 scoring makes no reference cycles, so nothing waits for the collector meanwhile."""
 
 from __future__ import annotations
