@@ -81,3 +81,11 @@ def project_agreement_recompute(project_id: int) -> None:
     project = Project.objects.filter(pk=project_id).first()
     if project is not None:
         recompute(project=project)
+
+
+@shared_task(acks_late=True)
+def project_settle_again(project_id: int) -> int:
+    """Settle a project's finished queries again after a change of tie rule or flag kappa."""
+    from annotation.services.adjudication import project_settle_again as settle
+
+    return settle(project_id=project_id)

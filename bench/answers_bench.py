@@ -216,6 +216,10 @@ def main() -> None:
     print(f"quadrants: {json.dumps(runs[0]['quadrants'])}")
     best = min(r["total_wall"] for r in runs)
     print(f"target < 2 s (wall): {'met' if best < 2 else 'missed'}")
+    # On a machine shared with other work the wall time counts the waits for a core; the
+    # process's own CPU time is what the code costs.
+    best_cpu = min(r["total_cpu"] for r in runs)
+    print(f"target < 2 s (CPU):  {'met' if best_cpu < 2 else 'missed'}")
 
 
 if __name__ == "__main__":

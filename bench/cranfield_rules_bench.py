@@ -239,7 +239,9 @@ def _by_annotator(columns: Sequence[IntArray]) -> dict[int, dict[int, int]]:
     return {a: dict(enumerate(col.tolist())) for a, col in enumerate(columns)}
 
 
-def kappas(grades: Sequence[IntArray], annotators: Sequence[int]) -> list[float | None]:
+def kappas(
+    grades: Sequence[IntArray], annotators: Sequence[int], weights: str = rules.UNWEIGHTED
+) -> list[float | None]:
     """Each query's Cohen's kappa among the given rows (annotators) of its grades: with two,
     the pair's; with more, the mean of the defined pairwise kappas (None when none is), which
     is what :func:`goldsmith.agreement.query_stats` gives, computed for all queries at once
@@ -248,7 +250,7 @@ def kappas(grades: Sequence[IntArray], annotators: Sequence[int]) -> list[float 
     for i, j in itertools.combinations(annotators, 2):
         pairs = {q: _by_annotator([g[i], g[j]]) for q, g in enumerate(grades)}
         stats = rules.two_rater_query_stats(pairs, range(len(grades)))
-        per_pair.append([stats[q]["kappa"] for q in range(len(grades))])
+        per_pair.append([rules.flag_kappa(stats[q], weights) for q in range(len(grades))])
     out: list[float | None] = []
     for values in zip(*per_pair, strict=True):
         defined = [k for k in values if k is not None]
@@ -262,6 +264,7 @@ def settle(
     rule: str,
     *,
     threshold: float = THRESHOLD,
+    weights: str = rules.UNWEIGHTED,
 ) -> Settled:
     """Settle every query under `rule` (one of :data:`RULES`) with a perfect lead.
 
@@ -271,8 +274,8 @@ def settle(
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; use one of {', '.join(RULES)}")
     tie_rule = {"higher": rules.HIGHER, "lead": rules.LEAD}.get(rule, rules.LOWER)
-    two = kappas(grades, (0, 1))
-    three = kappas(grades, (0, 1, 2)) if rule == "lower+third" else []
+    two = kappas(grades, (0, 1), weights)
+    three = kappas(grades, (0, 1, 2), weights) if rule == "lower+third" else []
     final: list[IntArray] = []
     decided_by: list[str] = []
     to_lead = np.zeros(len(grades), dtype=bool)
@@ -395,6 +398,7 @@ def run_setting(
     errors: str,
     replicates: int,
     seed: int,
+    weights: str = rules.UNWEIGHTED,
 ) -> tuple[dict[str, list[Figures]], float]:
     """Every rule's figures over `replicates` seeded replicates (the same simulated grades for
     every rule within a replicate, so rules are compared on the same annotators), and the
@@ -409,7 +413,7 @@ def run_setting(
         both = np.concatenate(grades, axis=1)
         agree.append(float(np.mean(both[0] == both[1])))
         for rule in RULES:
-            settled = settle(truth_by_query, grades, rule)
+            settled = settle(truth_by_query, grades, rule, weights=weights)
             figures = measure(truth, settled)
             figures.metrics = retriever_scores(pools, settled.final, ranked)
             out[rule].append(figures)
@@ -514,6 +518,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--pool", type=int, default=POOL_SIZE)
     parser.add_argument("--json", type=Path, help="write every figure to this file too")
+    parser.add_argument(
+        "--kappa",
+        choices=list(rules.KAPPA_WEIGHTS),
+        default=rules.UNWEIGHTED,
+        help="the kappa the flag rule reads (the project setting kappa_weights)",
+    )
     args = parser.parse_args(argv)
     if not (args.data / "cranqrel").exists():
         print(f"skipped: Cranfield is absent ({args.data}; see ../shared/data/README.md)")
@@ -538,13 +548,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "truth_scores": truth_scores,
         "replicates": args.replicates,
         "seed": args.seed,
+        "kappa_weights": args.kappa,
         "settings": settings,
     }
     for errors in ERROR_MODELS:
         calibrated = accuracy_for_agreement(truth, TARGET_AGREEMENT, errors)
         for p in (*ACCURACIES, calibrated):
             figures, agreement = run_setting(
-                pools, ranked, p=p, errors=errors, replicates=args.replicates, seed=args.seed
+                pools,
+                ranked,
+                p=p,
+                errors=errors,
+                replicates=args.replicates,
+                seed=args.seed,
+                weights=args.kappa,
             )
             summary = summarise(figures)
             reading = "pairwise agreement 88 %: " if p == calibrated else ""

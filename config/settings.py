@@ -376,6 +376,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 }
 # An import with no progress for this long lost its worker: the watchdog fails it.
 GOLDSMITH_IMPORT_STALE_SECONDS = env_int("GOLDSMITH_IMPORT_STALE_SECONDS", 600, minimum=1)
+# A change of tie rule or flag kappa settles every finished query again: in the request up to
+# this many finished queries, by a worker beyond (9 000 queries take 25-60 s: docs/benchmarks.md).
+GOLDSMITH_SETTLE_IN_REQUEST_MAX = env_int("GOLDSMITH_SETTLE_IN_REQUEST_MAX", 2000, minimum=0)
 # The longest query a query log may hold (characters): a longer one refuses the file at its
 # line. Longer "queries" are pasted documents or prompts, not what people type into a search box.
 GOLDSMITH_QUERY_MAX_CHARS = env_int("GOLDSMITH_QUERY_MAX_CHARS", 2000, minimum=1)

@@ -8,6 +8,7 @@ Retriever ──< EvaluationRun ──< RunBatch        (a slice of the queries;
 Project ── EvaluationSettings                   (scenario preset, bands, drift rules, webhook)
 MachineJudge ── JudgeEndpoint                   (an HTTP judge's URL, settings, secret)
              └──< JudgingJob                    (one pass of a judge over candidates, progress)
+Project ──< AnswerJudge                         (an HTTP judge of open answers and its secret)
 
 A run pins a frozen GoldenSetVersion (never live labels) and snapshots the retriever's
 configuration and the corpus state, so a drift alert can say what changed since the baseline.
@@ -425,3 +426,44 @@ class JudgingJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.state in FINISHED_STATES
+
+
+class AnswerJudge(models.Model):
+    """An HTTP judge of open answers (`goldsmith.answers.judge.HttpAnswerJudge`), registered
+    like a retriever. `config` holds the URL and how to call it (the settings of
+    `goldsmith.answers.judge.AnswerJudgeConfig` but its identity); `name`, `model`,
+    `prompt_version` and `temperature` are the identity a run records, as configured. The auth
+    header's value is stored encrypted (or read on the worker from an exposed environment
+    variable), never in `config`."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="answer_judges")
+    name = models.CharField(max_length=100)
+    config = models.JSONField(default=dict, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=200, blank=True)
+    temperature = models.FloatField(null=True, blank=True)
+    auth_header_name = models.CharField(max_length=100, blank=True)
+    auth_header_encrypted = models.TextField(blank=True)
+    auth_header_env = models.CharField(max_length=100, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="answer_judge_unique_name")
+        ]
+        ordering = ["project", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def url(self) -> str:
+        return str(self.config.get("url", ""))
+
+    @property
+    def has_auth_header(self) -> bool:
+        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))

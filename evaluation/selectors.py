@@ -12,7 +12,15 @@ from django.utils import timezone
 
 from annotation.models import Chunk, Project
 from annotation.models.goldsets import GoldenItem, GoldenJudgment, GoldenSetVersion
-from evaluation.models import Baseline, DriftAlert, EvaluationRun, QueryResult, Retriever, RunState
+from evaluation.models import (
+    AnswerJudge,
+    Baseline,
+    DriftAlert,
+    EvaluationRun,
+    QueryResult,
+    Retriever,
+    RunState,
+)
 from goldsmith.agreement import MACHINE
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, RankedItem, StagedQuery
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
@@ -283,6 +291,10 @@ def runs_of(*, project: Project) -> QuerySet[EvaluationRun]:
 
 def retrievers_of(*, project: Project) -> QuerySet[Retriever]:
     return Retriever.objects.filter(project=project).select_related("baseline")
+
+
+def answer_judges_of(*, project: Project) -> QuerySet[AnswerJudge]:
+    return AnswerJudge.objects.filter(project=project).order_by("name")
 
 
 def versions_of(*, project: Project) -> QuerySet[GoldenSetVersion]:

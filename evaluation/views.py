@@ -296,10 +296,11 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
         trend_svg=mark_safe(  # goldsmith.plots escapes every label
             plots.line_chart(
                 [r["id"] for r in runs],
-                {k: v for k, v in data["series"].items()},  # type: ignore[union-attr]  # series is a dict in a finished report
+                {plots.metric_name(k, localize): v for k, v in data["series"].items()},  # type: ignore[union-attr]  # series is a dict in a finished report
                 label=gettext("Metrics across runs"),
                 marker_index=marker,
                 x_labels=[f"#{r['id']}" for r in runs],
+                words=localize,
             )
         ),
         config_json=json.dumps(retriever.config, indent=1),
@@ -442,8 +443,12 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             curve_svg=mark_safe(  # goldsmith.plots escapes every label
                 plots.line_chart(
                     report["curve"]["ks"],
-                    {"Recall@K": report["curve"]["recall"], "nDCG@K": report["curve"]["ndcg"]},
+                    {
+                        plots.metric_name("recall@K", localize): report["curve"]["recall"],
+                        plots.metric_name("ndcg@K", localize): report["curve"]["ndcg"],
+                    },
                     label=gettext("Recall@K curve"),
+                    words=localize,
                 )
             ),
             hist_svg=mark_safe(
@@ -451,6 +456,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
                     report["histogram"]["edges"],
                     report["histogram"]["counts"],
                     label=gettext("Per-query Recall@%(k)s") % {"k": k},
+                    words=localize,
                 )
             ),
             categories=_group_rows(report.get("by_category") or {}, k),
@@ -570,8 +576,13 @@ def _topk_context(report: dict[str, Any]) -> dict[str, Any] | None:
         }
         for i, k in enumerate(ks)
     ]
-    series = {"score": topk["score"]}
-    series.update({f"{f} ×{w:g}": topk["means"][f] for f, w in topk["weights"].items()})
+    series = {plots.metric_name("score", localize): topk["score"]}
+    series.update(
+        {
+            f"{plots.metric_name(f, localize)} ×{w:g}": topk["means"][f]
+            for f, w in topk["weights"].items()
+        }
+    )
     scenario = metrics.TOPK_SCENARIOS.get(topk["scenario"])
     return {
         **topk,
@@ -585,7 +596,8 @@ def _topk_context(report: dict[str, Any]) -> dict[str, Any] | None:
                 series,
                 label=gettext("Weighted top-K score and its metrics at each K"),
                 marker_index=ks.index(best) if best in ks else None,
-                marker_label=f"best K = {best}",
+                marker_label=gettext("best K = %(k)s") % {"k": best},
+                words=localize,
             )
         ),
     }
@@ -718,8 +730,9 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
             plots.scatter(
                 [(p["query_id"], p["a"], p["b"]) for p in comparison["scatter"]],
                 label=gettext("Per-query Recall@%(k)s") % {"k": k},
-                a=f"A #{a.pk} Recall@{k}",
-                b=f"B #{b.pk} Recall@{k}",
+                a=f"A #{a.pk} {plots.metric_name(f'recall@{k}', localize)}",
+                b=f"B #{b.pk} {plots.metric_name(f'recall@{k}', localize)}",
+                words=localize,
             )
         ),
     )

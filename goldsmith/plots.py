@@ -5,19 +5,59 @@ to draw). Every label is escaped here and numbers are formatted here, so a view 
 string safe as it is (evaluation/views.py, annotation/views/review.py). Values are in [0, 1]
 unless stated. Colours, fonts and sizes on screen come from the classes (static/css): no style
 attribute, so the pages keep their Content-Security-Policy.
+
+Every word a plot draws (labels, axis titles, legends, tooltips) is a `goldsmith.text.Text`
+said here, or a label the caller passes; each goes through ``words`` before it is escaped. The
+pages pass ``annotation.i18n.localize`` so that a chart reads in the reader's language; the
+default, ``str``, keeps the English.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from goldsmith.text import Text, say
+
+Words = Callable[[str], str]
+"""Says a label in the reader's language: a `Text` translated, any other string as it is."""
+
 W, H = 560, 240
 LEFT, RIGHT, TOP, BOTTOM = 44, 14, 14, 34
-NOTHING_TO_PLOT = '<p class="empty">Nothing to plot yet.</p>'
+
+# A metric family's name on a chart (the keys of a report: ``recall@10`` → "Recall@10").
+METRIC_NAMES: dict[str, Text] = {
+    "recall": say("Recall"),
+    "precision": say("Precision"),
+    "hit": say("Hit rate"),
+    "mrr": say("MRR"),
+    "ndcg": say("nDCG"),
+    "map": say("MAP"),
+    "pass": say("Pass rate"),
+    "judged": say("Judged"),
+    "f1": say("F1"),
+    "score": say("Score"),
+}
+
+
+def metric_name(key: str, words: Words = str) -> str:
+    """``recall@10`` as a chart names it ("Recall@10"), in the language of ``words``; a key
+    of no known family as it is."""
+    family, at, k = key.partition("@")
+    name = METRIC_NAMES.get(family)
+    return (words(name) if name is not None else family) + at + k
+
+
+def _empty(message: Text, words: Words) -> str:
+    return f'<p class="empty">{escape(words(message))}</p>'
+
+
+def _width(text: str, latin: int) -> int:
+    """About how wide ``text`` is drawn: a Chinese character is about twice a Latin one."""
+    return sum(2 * latin if ord(c) >= 0x2E80 else latin for c in text)
 
 
 def _frame(label: str, width: int = W, height: int = H) -> list[str]:
@@ -41,14 +81,17 @@ def line_chart(
     *,
     label: str,
     marker_index: int | None = None,
-    marker_label: str = "baseline",
+    marker_label: str | None = None,
     x_labels: Sequence[str] | None = None,
+    words: Words = str,
 ) -> str:
     """One polyline per series over evenly spaced x positions; None values break the line.
-    ``marker_index`` draws a vertical line (e.g. at the baseline run)."""
+    ``marker_index`` draws a vertical line (e.g. at the baseline run), named "baseline"
+    unless ``marker_label`` names it."""
     if not xs:
-        return NOTHING_TO_PLOT
-    parts = _frame(label)
+        return _empty(say("Nothing to plot yet."), words)
+    marker_label = words(say("baseline") if marker_label is None else marker_label)
+    parts = _frame(words(label))
     usable_w, usable_h = W - LEFT - RIGHT, H - TOP - BOTTOM
     n = len(xs)
 
@@ -61,23 +104,26 @@ def line_chart(
     if marker_index is not None and 0 <= marker_index < n:
         x = px(marker_index)
         # Near the right edge the label goes to the left of the line, so it stays in view.
-        left = x > W - RIGHT - 7 * len(marker_label) - 8
+        left = x > W - RIGHT - _width(marker_label, 7) - 8
         at = f'x="{x - 4:.1f}" text-anchor="end"' if left else f'x="{x + 4:.1f}"'
         parts.append(
             f'<line class="marker" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + usable_h}"/>'
             f'<text class="axis marker-label" {at} y="{TOP + 10}">'
             f"{escape(marker_label)}</text>"
         )
-    for s_index, (name, values) in enumerate(series.items()):
+    names = [words(name) for name in series]
+    for s_index, values in enumerate(series.values()):
+        name = names[s_index]
         segments: list[list[str]] = [[]]
         for i, v in enumerate(values):
             if v is None:
                 segments.append([])
                 continue
             segments[-1].append(f"{px(i):.1f},{py(v):.1f}")
+            tip = say("%(series)s at %(x)s: %(value)s", series=name, x=str(xs[i]), value=f"{v:.4f}")
             parts.append(
                 f'<circle class="dot s{s_index % 6}" cx="{px(i):.1f}" cy="{py(v):.1f}" r="2.5">'
-                f"<title>{escape(name)} at {escape(str(xs[i]))}: {v:.4f}</title></circle>"
+                f"<title>{escape(words(tip))}</title></circle>"
             )
         for seg in segments:
             if len(seg) > 1:
@@ -90,12 +136,12 @@ def line_chart(
             f"{escape(labels[i])}</text>"
         )
     legend_x = LEFT + 8
-    for s_index, name in enumerate(series):
+    for s_index, name in enumerate(names):
         parts.append(
             f'<text class="legend s{s_index % 6}" x="{legend_x}" y="{H - 4}">'
             f"■ {escape(name)}</text>"
         )
-        legend_x += 12 + 8 * len(name) + 14
+        legend_x += 12 + _width(name, 8) + 14
     parts.append("</svg>")
     return "".join(parts)
 
@@ -120,39 +166,46 @@ DASHBOARD = Frame(380, 200, top=22, right=4, bottom=30, left=4)  # the lead dash
 class Bar:
     """One bar of a histogram of queries: `count` queries fell in `span`."""
 
-    label: str  # under the bar
+    label: str  # under the bar (through `words`)
     count: int
-    span: str  # its tooltip says "<span>: <count> queries"
+    span: str  # its tooltip says "<span>: <count> queries" (through `words`)
     css: str = "hbar"
 
 
-def histogram(bars: Sequence[Bar], *, label: str, frame: Frame = REPORT, gap: float = 4) -> str:
+def histogram(
+    bars: Sequence[Bar],
+    *,
+    label: str,
+    frame: Frame = REPORT,
+    gap: float = 4,
+    words: Words = str,
+) -> str:
     """Vertical bars side by side, `gap` apart, the tallest as high as the plot area, each with
     its count above and its label below; a line along the bottom. Every histogram of the pages
     is drawn here (`recall_histogram`, `kappa_histogram`)."""
     if not bars:
-        return NOTHING_TO_PLOT
+        return _empty(say("Nothing to plot yet."), words)
     usable_w = frame.width - frame.left - frame.right
     usable_h = frame.height - frame.top - frame.bottom
     slot = usable_w / len(bars)
     peak = max([*(b.count for b in bars), 1])
     parts = [
         f'<svg class="plot" viewBox="0 0 {frame.width} {frame.height}" role="img" '
-        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
+        f'aria-label="{escape(words(label))}" xmlns="http://www.w3.org/2000/svg">'
     ]
     for i, bar in enumerate(bars):
+        tip = say("%(span)s: %(count)s queries", span=words(bar.span), count=bar.count)
         h = usable_h * bar.count / peak
         x = frame.left + i * slot + gap / 2
         y = frame.top + usable_h - h
         middle = x + (slot - gap) / 2
         parts.append(
             f'<rect class="{escape(bar.css)}" x="{x:.1f}" y="{y:.1f}" width="{slot - gap:.1f}" '
-            f'height="{max(h, 0.5):.1f}"><title>{escape(bar.span)}: {bar.count} queries</title>'
-            "</rect>"
+            f'height="{max(h, 0.5):.1f}"><title>{escape(words(tip))}</title></rect>'
             f'<text class="count" x="{middle:.1f}" y="{y - 3:.1f}" text-anchor="middle">'
             f"{bar.count}</text>"
             f'<text class="axis" x="{middle:.1f}" y="{frame.height - frame.bottom + 16}" '
-            f'text-anchor="middle">{escape(bar.label)}</text>'
+            f'text-anchor="middle">{escape(words(bar.label))}</text>'
         )
     bottom = frame.top + usable_h
     parts.append(
@@ -162,7 +215,9 @@ def histogram(bars: Sequence[Bar], *, label: str, frame: Frame = REPORT, gap: fl
     return "".join(parts)
 
 
-def recall_histogram(edges: Sequence[float], counts: Sequence[int], *, label: str) -> str:
+def recall_histogram(
+    edges: Sequence[float], counts: Sequence[int], *, label: str, words: Words = str
+) -> str:
     """The run page's histogram of per-query recall: ``counts[i]`` queries in
     [``edges[i]``, ``edges[i + 1]``)."""
     return histogram(
@@ -171,48 +226,59 @@ def recall_histogram(edges: Sequence[float], counts: Sequence[int], *, label: st
             for i, c in enumerate(counts)
         ],
         label=label,
+        words=words,
     )
 
 
-def kappa_histogram(bins: Sequence[Mapping[str, Any]]) -> str:
+def kappa_histogram(bins: Sequence[Mapping[str, Any]], *, words: Words = str) -> str:
     """The dashboard's histogram of per-query kappa, one bar per bin of
     ``project_agreement()["kappa_histogram"]`` (annotation/services/agreement.py): the bins
     below the project's threshold (``low``) and the unanimous one (``undefined``) stand out."""
+    unanimous = say("unanimous")
     return histogram(
         [
             Bar(
-                str(b["label"]),
+                unanimous if b.get("undefined") else str(b["label"]),
                 int(b["count"]),
-                str(b["label"]),
+                unanimous if b.get("undefined") else str(b["label"]),
                 "kbar-low" if b.get("low") else "kbar-undefined" if b.get("undefined") else "kbar",
             )
             for b in bins
         ],
-        label="Histogram of per-query kappa",
+        label=say("Histogram of per-query kappa"),
         frame=DASHBOARD,
         gap=8,
+        words=words,
     )
 
 
-def scatter(points: Sequence[tuple[str, float, float]], *, label: str, a: str, b: str) -> str:
+def scatter(
+    points: Sequence[tuple[str, float, float]],
+    *,
+    label: str,
+    a: str,
+    b: str,
+    words: Words = str,
+) -> str:
     """Per-query (a, b) values with the diagonal: above it B is better.
 
     Queries at the same point (values equal to 1e-9; metrics at a cut-off take few values, so
     many queries often share one, e.g. 1.0 in both runs) are drawn once: the circle's area
     grows with their number, the number is written beside it and its tooltip names them."""
     if not points:
-        return '<p class="empty">No query to compare.</p>'
+        return _empty(say("No query to compare."), words)
     size = 300
     pad = 36
     usable = size - 2 * pad
     parts = [
         f'<svg class="plot square" viewBox="0 0 {size} {size}" role="img" '
-        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">',
+        f'aria-label="{escape(words(label))}" xmlns="http://www.w3.org/2000/svg">',
         f'<rect class="frame" x="{pad}" y="{pad}" width="{usable}" height="{usable}"/>',
         f'<line class="diagonal" x1="{pad}" y1="{pad + usable}" x2="{pad + usable}" y2="{pad}"/>',
-        f'<text class="axis" x="{size / 2}" y="{size - 8}" text-anchor="middle">{escape(a)}</text>',
+        f'<text class="axis" x="{size / 2}" y="{size - 8}" text-anchor="middle">'
+        f"{escape(words(a))}</text>",
         f'<text class="axis" x="12" y="{size / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {size / 2})">{escape(b)}</text>',
+        f'transform="rotate(-90 12 {size / 2})">{escape(words(b))}</text>',
     ]
     groups: dict[tuple[float, float], list[str]] = {}
     for qid, va, vb in points:
@@ -224,11 +290,18 @@ def scatter(points: Sequence[tuple[str, float, float]], *, label: str, a: str, b
         n = len(qids)
         r = min(3.0 * math.sqrt(n), 15.0)
         css = "up" if vb > va + 1e-12 else "down" if vb < va - 1e-12 else "tie"
-        shown = ", ".join(qids[:8]) + (f", … ({n - 8} more)" if n > 8 else "")
-        who = f"{n} queries" if n > 1 else "1 query"
+        shown = ", ".join(qids[:8])
+        if n > 8:
+            shown = words(say("%(shown)s, … (%(more)s more)", shown=shown, more=n - 8))
+        at = {"a": f"{va:.3f}", "b": f"{vb:.3f}", "ids": shown}
+        tip = (
+            say("%(n)s queries at %(a)s → %(b)s: %(ids)s", n=n, **at)
+            if n > 1
+            else say("1 query at %(a)s → %(b)s: %(ids)s", **at)
+        )
         parts.append(
             f'<circle class="pt {css}" cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" data-count="{n}">'
-            f"<title>{who} at {va:.3f} → {vb:.3f}: {escape(shown)}</title></circle>"
+            f"<title>{escape(words(tip))}</title></circle>"
         )
         if n > 1:
             # Beside the circle, on the side away from the frame's nearest edge.
@@ -257,11 +330,11 @@ def _cell_colour(kappa: float | None) -> str:
     return f"rgb({r},{g},{b})"
 
 
-def pairwise_matrix(pairs: Sequence[Mapping[str, Any]]) -> str:
+def pairwise_matrix(pairs: Sequence[Mapping[str, Any]], *, words: Words = str) -> str:
     """A heat-map of Cohen's kappa for each pair of annotators, as SVG."""
     names = sorted({str(p["a"]) for p in pairs} | {str(p["b"]) for p in pairs})
     if not names:
-        return '<p class="empty">No pair of annotators has judged the same chunks yet.</p>'
+        return _empty(say("No pair of annotators has judged the same chunks yet."), words)
     lookup: dict[tuple[str, str], Mapping[str, Any]] = {}
     for p in pairs:
         lookup[(str(p["a"]), str(p["b"]))] = p
@@ -271,7 +344,8 @@ def pairwise_matrix(pairs: Sequence[Mapping[str, Any]]) -> str:
     size_h = label_h + cell * len(names)
     parts = [
         f'<svg class="plot matrix" viewBox="0 0 {size_w} {size_h}" role="img" '
-        f'aria-label="Pairwise kappa matrix" xmlns="http://www.w3.org/2000/svg" '
+        f'aria-label="{escape(words(say("Pairwise kappa matrix")))}" '
+        'xmlns="http://www.w3.org/2000/svg" '
         f'width="{size_w}" height="{size_h}">'  # never wider than this (CSS: svg.plot.matrix)
     ]
     for j, name in enumerate(names):
@@ -296,10 +370,10 @@ def pairwise_matrix(pairs: Sequence[Mapping[str, Any]]) -> str:
             kappa = pair["kappa"] if pair else None
             n = int(pair["n"]) if pair else 0
             text = "–" if kappa is None else f"{float(kappa):.2f}"
+            tip = say("%(a)s × %(b)s: kappa %(kappa)s over %(n)s chunks", a=a, b=b, kappa=text, n=n)
             parts.append(
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
-                f'fill="{_cell_colour(kappa)}"><title>{escape(a)} × {escape(b)}: '
-                f"kappa {text} over {n} chunks</title></rect>"
+                f'fill="{_cell_colour(kappa)}"><title>{escape(words(tip))}</title></rect>'
                 f'<text class="cell" x="{x + cell / 2 - 1}" y="{y + cell / 2 + 4}" '
                 f'text-anchor="middle">{text}</text>'
             )

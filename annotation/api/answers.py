@@ -1,4 +1,6 @@
-"""A query's answer key: read and set by a lead (annotators do not see it)."""
+"""A query's answer key: read and set by a lead (annotators do not see it); annotators' own
+drafts of it, each read and written only by its writer, and all of them side by side for a
+lead with their fact agreement."""
 
 from __future__ import annotations
 
@@ -12,10 +14,25 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.judging import conflict, own_assignment
+from annotation.api.shapes import RefusalOutput
 from annotation.models import Query
 from annotation.permissions import Action, project_access
-from annotation.selectors.answers import answer_key_get, answer_key_json
-from annotation.services.answers import AnswerKeyError, answer_key_set
+from annotation.selectors.answers import (
+    answer_draft_get,
+    answer_draft_json,
+    answer_drafts_view,
+    answer_key_get,
+    answer_key_json,
+    project_fact_agreement,
+)
+from annotation.services.answers import (
+    AnswerDraftsOff,
+    AnswerKeyError,
+    answer_draft_save,
+    answer_key_set,
+)
+from annotation.services.judging import JudgingClosed
 from goldsmith.answers.model import ANSWER_TYPES
 
 
@@ -51,6 +68,15 @@ class AnswerKeyOutput(AnswerKeyInput):
     query_id = serializers.IntegerField()
 
 
+def _given(request: Request) -> dict[str, object]:
+    data = AnswerKeyInput(data=request.data)
+    data.is_valid(raise_exception=True)
+    given = dict(data.validated_data)
+    if not given["choices"]:
+        given["choices"] = None  # the engine reads an empty list as "choices given"
+    return given
+
+
 class AnswerKeyApi(APIView):
     parser_classes = [JSONParser]  # key facts are a list of objects: JSON only
 
@@ -73,11 +99,7 @@ class AnswerKeyApi(APIView):
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = AnswerKeyInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = dict(data.validated_data)
-        if not given["choices"]:
-            given["choices"] = None  # the engine reads an empty list as "choices given"
+        given = _given(request)
         try:
             query = answer_key_set(project=project, query_id=query_id, data=given)
         except Query.DoesNotExist:
@@ -87,7 +109,134 @@ class AnswerKeyApi(APIView):
         return Response(AnswerKeyOutput(answer_key_json(query)).data)
 
 
+# --- Annotators' drafts ---------------------------------------------------------------------
+
+
+class AnswerDraftOutput(AnswerKeyOutput):
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text=gettext_lazy("When the draft was last saved (null: never).")
+    )
+
+
+class AnswerDraftApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        responses=AnswerDraftOutput,
+        summary="The caller's own draft answer key of a query of their queue (annotator)",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        own_assignment(request, project, query_id)
+        draft = answer_draft_get(query_id=query_id, annotator_id=request.user.pk)
+        return Response(AnswerDraftOutput(draft).data)
+
+    @extend_schema(
+        request=AnswerKeyInput,
+        responses={200: AnswerDraftOutput, 409: RefusalOutput},
+        summary=(
+            "Replace the caller's draft answer key of a query of their queue: reference answer, "
+            "type, choices, key facts linked to chunks they graded 1 or 2 (annotator)"
+        ),
+    )
+    def put(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = own_assignment(request, project, query_id)
+        given = _given(request)
+        try:
+            draft = answer_draft_save(assignment=assignment, data=given)
+        except (AnswerDraftsOff, JudgingClosed) as error:
+            return conflict(error)
+        except AnswerKeyError as error:
+            raise serializers.ValidationError({error.field: [error.message]}) from None
+        return Response(AnswerDraftOutput(answer_draft_json(draft)).data)
+
+
+class FactAgreementOutput(serializers.Serializer):
+    matched = serializers.IntegerField(
+        help_text=gettext_lazy("Facts matched one to one by identical chunk sets, over pairs")
+    )
+    distinct = serializers.IntegerField(
+        help_text=gettext_lazy("Distinct facts: both annotators' facts, a matched pair once")
+    )
+    value = serializers.FloatField(
+        allow_null=True, help_text=gettext_lazy("matched / distinct (null: no fact written)")
+    )
+    queries = serializers.IntegerField(
+        help_text=gettext_lazy("Queries with two or more drafts counted")
+    )
+
+
+def _agreement(figure) -> dict[str, object]:
+    return {
+        "matched": figure.matched,
+        "distinct": figure.distinct,
+        "value": figure.value,
+        "queries": figure.queries,
+    }
+
+
+class DraftOfOutput(serializers.Serializer):
+    annotator = serializers.CharField()
+    draft = AnswerDraftOutput(allow_null=True)
+
+
+class AnswerDraftsOutput(serializers.Serializer):
+    query_id = serializers.IntegerField()
+    fact_agreement = FactAgreementOutput()
+    drafts = DraftOfOutput(many=True)
+    answer_key = AnswerKeyOutput()
+
+
+class AnswerDraftsApi(APIView):
+    @extend_schema(
+        responses=AnswerDraftsOutput,
+        summary="Every assigned annotator's draft answer key of a query and their fact agreement "
+        "(lead)",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        try:
+            view = answer_drafts_view(project=project, query_id=query_id, hide_names=False)
+        except Query.DoesNotExist:
+            raise NotFound(gettext_lazy("No such query")) from None
+        payload = {
+            "query_id": query_id,
+            "fact_agreement": _agreement(view.agreement),
+            "drafts": [{"annotator": c.label, "draft": c.draft} for c in view.columns],
+            "answer_key": view.key,
+        }
+        return Response(AnswerDraftsOutput(payload).data)
+
+
+class ProjectFactAgreementApi(APIView):
+    @extend_schema(
+        responses=FactAgreementOutput,
+        summary="The project's fact agreement over every query with two or more drafts (lead)",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        return Response(
+            FactAgreementOutput(_agreement(project_fact_agreement(project=project))).data
+        )
+
+
 P = "projects/<int:project_id>/"
 urlpatterns = [
     path(f"{P}queries/<int:query_id>/answer-key/", AnswerKeyApi.as_view(), name="api-answer-key"),
+    path(
+        f"{P}queries/<int:query_id>/answer-draft/",
+        AnswerDraftApi.as_view(),
+        name="api-answer-draft",
+    ),
+    path(
+        f"{P}queries/<int:query_id>/answer-drafts/",
+        AnswerDraftsApi.as_view(),
+        name="api-answer-drafts",
+    ),
+    path(f"{P}fact-agreement/", ProjectFactAgreementApi.as_view(), name="api-fact-agreement"),
 ]

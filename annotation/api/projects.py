@@ -25,11 +25,8 @@ from annotation.models import (
 )
 from annotation.permissions import Action, project_access
 from annotation.selectors.projects import memberships_of
-from annotation.services.adjudication import (
-    project_escalation_set,
-    project_kappa_weights_set,
-    project_tie_rule_set,
-)
+from annotation.services.adjudication import project_escalation_set, project_rules_change
+from annotation.services.answers import project_annotators_write_answers_set
 from annotation.services.projects import (
     api_token_create,
     api_token_revoke,
@@ -64,6 +61,11 @@ class ProjectOutput(serializers.Serializer):
             "Whether a flagged query first goes to one more annotator before a lead"
         )
     )
+    annotators_write_answers = serializers.BooleanField(
+        help_text=gettext_lazy(
+            "Whether annotators write reference answers and key facts after grading"
+        )
+    )
     tokenizer = serializers.ChoiceField(
         choices=Tokenizer.choices,
         help_text=gettext_lazy(
@@ -92,6 +94,7 @@ def _project_output(membership) -> dict[str, object]:
         "tie_rule": project.tie_rule,
         "kappa_weights": project.kappa_weights,
         "escalate": project.escalate,
+        "annotators_write_answers": project.annotators_write_answers,
         "tokenizer": project.tokenizer,
         "tokenizer_origin": project.tokenizer_origin,
     }
@@ -153,14 +156,20 @@ class TieRuleInput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
 
 
+RESETTLED_HELP = gettext_lazy(
+    "Queries not yet approved whose outcome changed: flagged ↔ resolved, or resolved with "
+    "other final grades; null when a worker settles them (queued)"
+)
+QUEUED_HELP = gettext_lazy(
+    "true (with status 202) when the project has more finished queries than "
+    "GOLDSMITH_SETTLE_IN_REQUEST_MAX: the setting is stored and a worker settles them again"
+)
+
+
 class TieRuleOutput(serializers.Serializer):
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
-    resettled = serializers.IntegerField(
-        help_text=gettext_lazy(
-            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
-            "resolved with other final grades"
-        )
-    )
+    resettled = serializers.IntegerField(allow_null=True, help_text=RESETTLED_HELP)
+    queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
 class ProjectTieRuleApi(APIView):
@@ -168,6 +177,7 @@ class ProjectTieRuleApi(APIView):
         request=TieRuleInput,
         responses={
             200: TieRuleOutput,
+            202: OpenApiResponse(TieRuleOutput, description="Stored; a worker settles again"),
             403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
         },
         summary="Set the tie rule (lead); queries not yet approved are settled again under it",
@@ -177,8 +187,13 @@ class ProjectTieRuleApi(APIView):
         data = TieRuleInput(data=request.data)
         data.is_valid(raise_exception=True)
         tie_rule = data.validated_data["tie_rule"]
-        resettled = project_tie_rule_set(project=project, tie_rule=tie_rule)
-        return Response(TieRuleOutput({"tie_rule": tie_rule, "resettled": resettled}).data)
+        change = project_rules_change(project=project, tie_rule=tie_rule)
+        return Response(
+            TieRuleOutput(
+                {"tie_rule": tie_rule, "resettled": change.changed, "queued": change.queued}
+            ).data,
+            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
+        )
 
 
 class KappaWeightsInput(serializers.Serializer):
@@ -187,12 +202,8 @@ class KappaWeightsInput(serializers.Serializer):
 
 class KappaWeightsOutput(serializers.Serializer):
     kappa_weights = serializers.ChoiceField(choices=KappaWeights.choices)
-    resettled = serializers.IntegerField(
-        help_text=gettext_lazy(
-            "Queries not yet approved whose outcome changed: flagged ↔ resolved, or "
-            "resolved with other final grades"
-        )
-    )
+    resettled = serializers.IntegerField(allow_null=True, help_text=RESETTLED_HELP)
+    queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
 class ProjectKappaWeightsApi(APIView):
@@ -200,6 +211,7 @@ class ProjectKappaWeightsApi(APIView):
         request=KappaWeightsInput,
         responses={
             200: KappaWeightsOutput,
+            202: OpenApiResponse(KappaWeightsOutput, description="Stored; a worker settles again"),
             403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
         },
         summary="Choose the kappa the flag rule reads (lead); queries not yet approved are "
@@ -210,8 +222,13 @@ class ProjectKappaWeightsApi(APIView):
         data = KappaWeightsInput(data=request.data)
         data.is_valid(raise_exception=True)
         weights = data.validated_data["kappa_weights"]
-        resettled = project_kappa_weights_set(project=project, kappa_weights=weights)
-        return Response(KappaWeightsOutput({"kappa_weights": weights, "resettled": resettled}).data)
+        change = project_rules_change(project=project, kappa_weights=weights)
+        return Response(
+            KappaWeightsOutput(
+                {"kappa_weights": weights, "resettled": change.changed, "queued": change.queued}
+            ).data,
+            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
+        )
 
 
 class RequiredBooleanField(serializers.BooleanField):
@@ -266,6 +283,38 @@ class ProjectEscalationApi(APIView):
                     "escalated": change.escalated,
                     "withdrawn": change.withdrawn,
                 }
+            ).data
+        )
+
+
+class AnnotatorAnswersInput(serializers.Serializer):
+    annotators_write_answers = RequiredBooleanField(
+        help_text=gettext_lazy(
+            "true: annotators write reference answers and key facts after grading, and a lead "
+            "merges them; false: only a lead sets answer keys"
+        )
+    )
+
+
+class ProjectAnnotatorAnswersApi(APIView):
+    @extend_schema(
+        request=AnnotatorAnswersInput,
+        responses={
+            200: AnnotatorAnswersInput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Switch on or off annotators writing reference answers and key facts (lead)",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = AnnotatorAnswersInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_annotators_write_answers_set(
+            project=project, on=data.validated_data["annotators_write_answers"]
+        )
+        return Response(
+            AnnotatorAnswersInput(
+                {"annotators_write_answers": project.annotators_write_answers}
             ).data
         )
 
@@ -418,6 +467,11 @@ urlpatterns = [
         "projects/<int:project_id>/escalation/",
         ProjectEscalationApi.as_view(),
         name="api-escalation",
+    ),
+    path(
+        "projects/<int:project_id>/annotator-answers/",
+        ProjectAnnotatorAnswersApi.as_view(),
+        name="api-annotator-answers",
     ),
     path(
         "projects/<int:project_id>/tokenizer/",

@@ -17,7 +17,7 @@ from annotation.api.shapes import STORED_INT_MAX
 from annotation.i18n import localize
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
-from annotation.models.projects import TieRule
+from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, project_access
 from annotation.selectors.judging import (
     adjudication_view,
@@ -586,6 +586,10 @@ class ProjectAgreementOutput(serializers.Serializer):
     overall = OverallProgressOutput()
     states = serializers.DictField(child=serializers.IntegerField())
     tie_rule = serializers.ChoiceField(choices=TieRule.choices)
+    kappa_weights = serializers.ChoiceField(
+        choices=KappaWeights.choices,
+        help_text=gettext_lazy("Which kappa the flag rule compares with the threshold"),
+    )
     escalate = serializers.BooleanField(
         help_text=gettext_lazy("Whether a flagged query first goes to one more annotator")
     )

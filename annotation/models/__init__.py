@@ -1,6 +1,7 @@
 """Annotation models, one module per part of the human process."""
 
 from annotation.models.accounts import UserLanguage
+from annotation.models.answers import AnswerDraft
 from annotation.models.corpus import (
     Chunk,
     ChunkSearch,
@@ -45,6 +46,7 @@ from annotation.models.querylogs import LogQuery, QueryLog, ScrubPattern
 from annotation.models.sampling import Sample
 
 __all__ = [
+    "AnswerDraft",
     "ApiToken",
     "Assignment",
     "Candidate",

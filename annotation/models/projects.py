@@ -64,6 +64,9 @@ class Project(models.Model):
     )
     # A flagged query first goes to one more annotator (docs/design.md "Escalation").
     escalate = models.BooleanField(default=False)
+    # Annotators write reference answers and key facts after grading (AnswerDraft); a lead
+    # merges them into the query's answer key. Off: only a lead sets answer keys.
+    annotators_write_answers = models.BooleanField(default=False)
     tokenizer = models.CharField(
         max_length=16, choices=Tokenizer.choices, default=Tokenizer.DEFAULT
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from django.db.models import Count, QuerySet, Sum
+from django.utils.translation import gettext, pgettext
 
 from annotation.models import LogQuery, Project, Query, QueryLog, Sample
 
@@ -49,6 +50,26 @@ def _bars(before: dict[str, float], after: dict[str, float] | None) -> list[dict
     return rows
 
 
+def _shown(rows: list[dict[str, object]], *, bands: bool = False) -> list[dict[str, object]]:
+    """Each row gains ``shown``, its label as the chart writes it in the reader's language: a
+    frequency band's name, "(none)" for no value; categories and clusters are the log's own."""
+    names = {
+        "(none)": gettext("(none)"),
+        **(
+            {
+                "head": pgettext("frequency band", "head"),
+                "torso": pgettext("frequency band", "torso"),
+                "tail": pgettext("frequency band", "tail"),
+            }
+            if bands
+            else {}
+        ),
+    }
+    for r in rows:
+        r["shown"] = names.get(str(r["label"]), r["label"])
+    return rows
+
+
 def log_distribution(*, log: QueryLog, sample: Sample | None = None) -> dict[str, object]:
     """Volume of the log by category, frequency band and cluster; with `sample`, the share of
     the sample's queries in each, for the before/after plots."""
@@ -76,16 +97,19 @@ def log_distribution(*, log: QueryLog, sample: Sample | None = None) -> dict[str
             "cluster": {names.get(int(k), k): v for k, v in _counted(chosen, "cluster").items()},
         }
     return {
-        "category": _bars(by_category, after["category"] if after else None),
-        "band": sorted(
-            _bars(by_band, after["band"] if after else None),
-            key=lambda r: (
-                ["head", "torso", "tail"].index(r["label"])
-                if r["label"] in ("head", "torso", "tail")
-                else 9
+        "category": _shown(_bars(by_category, after["category"] if after else None)),
+        "band": _shown(
+            sorted(
+                _bars(by_band, after["band"] if after else None),
+                key=lambda r: (
+                    ["head", "torso", "tail"].index(r["label"])
+                    if r["label"] in ("head", "torso", "tail")
+                    else 9
+                ),
             ),
+            bands=True,
         ),
-        "cluster": _bars(by_cluster, after["cluster"] if after else None),
+        "cluster": _shown(_bars(by_cluster, after["cluster"] if after else None)),
     }
 
 
@@ -117,7 +141,7 @@ def preview_distribution(*, log: QueryLog, log_query_ids: list[int]) -> dict[str
         if key == "band":
             order = ["head", "torso", "tail"]
             rows.sort(key=lambda r: order.index(r["label"]) if r["label"] in order else 9)
-        result[key] = rows
+        result[key] = _shown(rows, bands=key == "band")
     return result
 
 

@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.http import Http404
@@ -395,6 +398,101 @@ def project_kappa_weights_set(*, project: Project, kappa_weights: str) -> int:
             % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
         )
     return _settle_again(project, kappa_weights=kappa_weights)
+
+
+@dataclass(frozen=True)
+class SettlingChange:
+    """What a change of tie rule or flag kappa did (`project_rules_change`): `changed` queries
+    settled differently at once, or the settling was `queued` for a worker (`changed` None)
+    over `queries` finished queries."""
+
+    changed: int | None
+    queued: bool
+    queries: int
+
+
+def _settling_key(project_id: int) -> str:
+    return f"goldsmith:settling-again:{project_id}"
+
+
+def settling_status(*, project: Project) -> dict[str, Any] | None:
+    """The state of the project's latest settling by a worker: ``{"state": "queued" | "running"
+    | "done" | "failed", "queries": n, "changed": n (done), "at": ISO time}``, or None."""
+    return cache.get(_settling_key(project.pk))  # type: ignore[no-any-return]
+
+
+def project_rules_change(
+    *, project: Project, tie_rule: str | None = None, kappa_weights: str | None = None
+) -> SettlingChange:
+    """Set `project`'s tie rule and/or the kappa its flag rule reads, and settle again every
+    finished query not yet approved nor adjudicated: at once when there are at most
+    ``GOLDSMITH_SETTLE_IN_REQUEST_MAX`` of them (as `project_tie_rule_set`), else the setting
+    is stored now and a worker settles them (`project_settle_again`), so a lead's request never
+    waits the minute a large project takes. Raises ValueError for an unknown value."""
+    setting: dict[str, str] = {}
+    if tie_rule is not None:
+        if tie_rule not in TieRule.values:
+            raise ValueError(
+                gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
+                % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
+            )
+        setting["tie_rule"] = tie_rule
+    if kappa_weights is not None:
+        if kappa_weights not in KappaWeights.values:
+            raise ValueError(
+                gettext("unknown kappa weights %(weights)r; use one of %(names)s")
+                % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
+            )
+        setting["kappa_weights"] = kappa_weights
+    queries = QueryReview.objects.filter(
+        query__project=project,
+        state__in=(ReviewState.FLAGGED, ReviewState.RESOLVED),
+        adjudicated_at__isnull=True,
+    ).count()
+    if queries <= settings.GOLDSMITH_SETTLE_IN_REQUEST_MAX:
+        with transaction.atomic():
+            changed = _settle_again(project, **setting)
+        cache.delete(_settling_key(project.pk))  # an older worker's outcome no longer holds
+        return SettlingChange(changed, False, queries)
+    with transaction.atomic():
+        locked = Project.objects.select_for_update().get(pk=project.pk)
+        for name, value in setting.items():
+            setattr(locked, name, value)
+        locked.save(update_fields=list(setting))
+        cache.set(
+            _settling_key(project.pk),
+            {"state": "queued", "queries": queries, "at": timezone.now().isoformat()},
+            timeout=None,
+        )
+        from annotation import tasks
+
+        transaction.on_commit(lambda: tasks.project_settle_again.delay(project.pk))
+    return SettlingChange(None, True, queries)
+
+
+def project_settle_again(*, project_id: int) -> int:
+    """Settle again, under its current settings, every finished query of the project not yet
+    approved nor adjudicated (the worker's side of `project_rules_change`; safe to run twice),
+    recording its progress for the dashboard. Returns how many queries changed outcome."""
+    key = _settling_key(project_id)
+    status = cache.get(key) or {}
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        cache.delete(key)
+        return 0
+    cache.set(key, {**status, "state": "running"}, timeout=None)
+    try:
+        with transaction.atomic():
+            changed = _settle_again(project)
+    except Exception:
+        cache.set(key, {**status, "state": "failed", "at": timezone.now().isoformat()}, None)
+        raise
+    cache.set(
+        key,
+        {**status, "state": "done", "changed": changed, "at": timezone.now().isoformat()},
+        timeout=7 * 24 * 3600,
+    )
+    return changed
 
 
 def _settle_again(project: Project, **setting: str) -> int:

@@ -48,7 +48,8 @@ def _final() -> Q:
     )
 
 
-def _check_open(query_id: int) -> None:
+def check_open(query_id: int) -> None:
+    """Raise JudgingClosed once a lead adjudicated or approved the query."""
     if QueryReview.objects.filter(_final(), query_id=query_id).exists():
         raise JudgingClosed(gettext("this query was already adjudicated or approved"))
 
@@ -144,7 +145,7 @@ def query_annotation_save(
     of the annotation page, stored once per (assignment, visit): a report the page sends again
     (its answer was lost as the page unloaded) or late (an older total) changes nothing, and
     `seconds_spent` grows only by what the visit adds to its last report."""
-    _check_open(assignment.query_id)
+    check_open(assignment.query_id)
     annotation, _ = QueryAnnotation.objects.select_for_update().get_or_create(
         query_id=assignment.query_id, annotator_id=assignment.annotator_id
     )

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.i18n import localize
 from annotation.models import Guideline, Project, QueryAnnotation
 from annotation.permissions import Action, project_access, role_allows
+from annotation.selectors.answers import answer_draft_get
 from annotation.selectors.judging import (
     annotation_view,
     annotator_queue,
@@ -30,6 +31,15 @@ FLAG_LABELS = [
     ("no_answer", gettext_lazy("No answer in the corpus")),
     ("personal_data", gettext_lazy("Contains personal data")),
     ("not_a_query", gettext_lazy("Not a real query")),
+]
+
+# The answer types of the native format (goldsmith.answers.model.ANSWER_TYPES), in words.
+ANSWER_TYPE_LABELS = [
+    ("open", gettext_lazy("Open (in words)")),
+    ("number", gettext_lazy("A number with its unit")),
+    ("date", gettext_lazy("A date")),
+    ("boolean", gettext_lazy("Yes or no")),
+    ("choice", gettext_lazy("One choice from a list")),
 ]
 
 
@@ -92,10 +102,21 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()
     summary = queue_summary(user=request.user, project=project)
+    draft = None
+    if project.annotators_write_answers:
+        draft = answer_draft_get(query_id=view.query.pk, annotator_id=request.user.pk)
+        position = {c.chunk_id: i for i, c in enumerate(view.candidates, start=1)}
+        draft["choices_text"] = "\n".join(draft["choices"])
+        draft["facts"] = [
+            (f["text"], [(cid, position.get(cid)) for cid in f["chunk_ids"]])
+            for f in draft["reference_facts"]
+        ]
     context = _context(
         project,
         membership,
         view=view,
+        draft=draft,
+        answer_types=ANSWER_TYPE_LABELS,
         flags=[(name, label, getattr(annotation, name)) for name, label in FLAG_LABELS],
         note=annotation.note,
         guideline=guideline,

@@ -8,16 +8,17 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from annotation.i18n import localize
-from annotation.models import Assignment, Membership, PoolSource, Project, Role
+from annotation.models import Assignment, Membership, PoolSource, Project, Query, Role
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, project_access
+from annotation.selectors.answers import answer_drafts_view, project_fact_agreement
 from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
@@ -31,17 +32,22 @@ from annotation.selectors.judging import (
 from annotation.services.adjudication import (
     StaleReview,
     project_escalation_set,
-    project_kappa_weights_set,
-    project_tie_rule_set,
+    project_rules_change,
     queries_approve,
     query_adjudicate,
     query_approve,
+    settling_status,
 )
 from annotation.services.agreement import project_agreement
+from annotation.services.answers import (
+    AnswerKeyError,
+    answer_key_set,
+    project_annotators_write_answers_set,
+)
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.services.uploads import upload_file
-from annotation.views.annotate import _context
+from annotation.views.annotate import ANSWER_TYPE_LABELS, _context
 from annotation.views.panels import Place, panels_at
 from goldsmith import plots
 
@@ -94,6 +100,17 @@ class EscalationForm(forms.Form):
         ],
         coerce=lambda value: value == "1",
         label=gettext_lazy("Flagged queries"),
+    )
+
+
+class AnnotatorAnswersForm(forms.Form):
+    annotators_write_answers = forms.TypedChoiceField(
+        choices=[
+            ("0", gettext_lazy("Only a lead sets answer keys")),
+            ("1", gettext_lazy("Annotators write them after grading; a lead merges")),
+        ],
+        coerce=lambda value: value == "1",
+        label=gettext_lazy("Reference answers and key facts"),
     )
 
 
@@ -325,10 +342,38 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             if following is not None and request.POST.get("then") == "next":
                 return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
             return redirect("adjudicate", project_id=project.pk, query_id=query_id)
+    return _adjudicate_page(request, project, membership, query_id, hide, errors, status)
+
+
+def _adjudicate_page(
+    request: HttpRequest,
+    project: Project,
+    membership: Membership,
+    query_id: int,
+    hide: bool,
+    errors: list[str],
+    status: int,
+    merge: dict[str, object] | None = None,
+) -> HttpResponse:
     view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
     if view is None:
         raise Http404(gettext("No such query"))
-    response = render(
+    drafts = answer_drafts_view(project=project, query_id=query_id, hide_names=hide)
+    for column in drafts.columns:
+        if column.draft is not None:
+            column.draft["choices_text"] = "\n".join(column.draft["choices"])
+    show_answers = (
+        project.annotators_write_answers
+        or any(c.draft for c in drafts.columns)
+        or drafts.key["reference_answer"] is not None
+        or bool(drafts.key["reference_facts"])
+    )
+    key = merge or {
+        **drafts.key,
+        "choices_text": "\n".join(drafts.key["choices"]),
+        "facts": [(f["text"], " ".join(f["chunk_ids"])) for f in drafts.key["reference_facts"]],
+    }
+    return render(
         request,
         "annotation/adjudicate.html",
         _context(
@@ -339,10 +384,63 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             errors=errors,
             reasons=AdjudicationReason.choices,
             posted=request.POST if status != 200 else None,
+            drafts=drafts if show_answers else None,
+            merged=key,
+            answer_types=ANSWER_TYPE_LABELS,
         ),
         status=status,
     )
-    return response
+
+
+@login_required
+@require_POST
+def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
+    """Save the lead's merge of the annotators' drafts as the query's answer key: the reference
+    answer, its type, the choices (one per line) and the key facts (`fact-text` with
+    `fact-chunks`, chunk ids between spaces; a row without words is left out)."""
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    hide = request.POST.get("hide_names") == "1"
+    answer = request.POST.get("reference_answer", "")
+    kind = request.POST.get("answer_type", "")
+    choices_text = request.POST.get("choices", "")
+    choices = [line.strip() for line in choices_text.splitlines() if line.strip()]
+    rows = list(
+        zip(request.POST.getlist("fact-text"), request.POST.getlist("fact-chunks"), strict=False)
+    )
+    facts = [{"text": t, "chunk_ids": c.split()} for t, c in rows if t.strip()]
+    data = {
+        "reference_answer": answer if answer.strip() else None,
+        "answer_type": kind or None,
+        "choices": choices or None,
+        "reference_facts": facts,
+    }
+    try:
+        answer_key_set(project=project, query_id=query_id, data=data)
+    except Query.DoesNotExist:
+        raise Http404(gettext("No such query")) from None
+    except AnswerKeyError as error:
+        merge = {
+            "reference_answer": data["reference_answer"],
+            "answer_type": data["answer_type"],
+            "choices_text": choices_text,
+            "facts": [(t, c) for t, c in rows if t.strip() or c.strip()],
+            "error_field": error.field,
+        }
+        message = gettext("The answer key was not saved: %(field)s: %(message)s") % {
+            "field": error.field,
+            "message": error.message,
+        }
+        return _adjudicate_page(
+            request, project, membership, query_id, hide, [message], 400, merge=merge
+        )
+    messages.success(
+        request,
+        gettext("Query %(query_id)s: answer key saved.") % {"query_id": query_id},
+    )
+    url = reverse("adjudicate", args=[project.pk, query_id])
+    return redirect(url + ("?hide_names=1" if hide else "") + "#answer-merge")
 
 
 @login_required
@@ -409,6 +507,7 @@ def _dashboard_page(
     status: int = 200,
     escalation_form: EscalationForm | None = None,
     kappa_form: KappaWeightsForm | None = None,
+    answers_form: AnnotatorAnswersForm | None = None,
 ) -> HttpResponse:
     summary = project_agreement(project=project)
     return render(
@@ -420,8 +519,10 @@ def _dashboard_page(
             summary=summary,
             counts=summary["states"],
             # goldsmith.plots escapes every label
-            histogram_svg=mark_safe(plots.kappa_histogram(summary["kappa_histogram"])),
-            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"])),
+            histogram_svg=mark_safe(
+                plots.kappa_histogram(summary["kappa_histogram"], words=localize)
+            ),
+            matrix=mark_safe(plots.pairwise_matrix(summary["pairwise"], words=localize)),
             # the evaluation app's drift alerts (annotation/views/panels.py)
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
             # the evaluation app's machine judges, measured beside the annotators
@@ -431,6 +532,14 @@ def _dashboard_page(
             or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),
             kappa_form=kappa_form
             or KappaWeightsForm(initial={"kappa_weights": project.kappa_weights}),
+            settling=settling_status(project=project),
+            answers_form=answers_form
+            or AnnotatorAnswersForm(
+                initial={
+                    "annotators_write_answers": "1" if project.annotators_write_answers else "0"
+                }
+            ),
+            fact_agreement=project_fact_agreement(project=project),
         ),
         status=status,
     )
@@ -446,18 +555,24 @@ def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
     if not form.is_valid():
         return _dashboard_page(request, project, membership, form=form, status=400)
     tie_rule = form.cleaned_data["tie_rule"]
-    changed = project_tie_rule_set(project=project, tie_rule=tie_rule)
-    messages.success(
-        request,
-        ngettext(
+    change = project_rules_change(project=project, tie_rule=tie_rule)
+    if change.changed is None:
+        text = ngettext(
+            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
+            "finished query not yet approved again; this page says when it is done.",
+            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
+            "finished queries not yet approved again; this page says when it is done.",
+            change.queries,
+        ) % {"rule": TieRule(tie_rule).label, "count": change.queries}
+    else:
+        text = ngettext(
             "Ties one grade apart now go to: %(rule)s. %(count)s query not yet approved settled "
             "differently.",
             "Ties one grade apart now go to: %(rule)s. %(count)s queries not yet approved settled "
             "differently.",
-            changed,
-        )
-        % {"rule": TieRule(tie_rule).label, "count": changed},
-    )
+            change.changed,
+        ) % {"rule": TieRule(tie_rule).label, "count": change.changed}
+    messages.success(request, text)
     return redirect("dashboard", project_id=project.pk)
 
 
@@ -501,17 +616,43 @@ def kappa_weights_set(request: HttpRequest, project_id: int) -> HttpResponse:
     if not form.is_valid():
         return _dashboard_page(request, project, membership, kappa_form=form, status=400)
     weights = form.cleaned_data["kappa_weights"]
-    changed = project_kappa_weights_set(project=project, kappa_weights=weights)
-    messages.success(
-        request,
-        ngettext(
+    change = project_rules_change(project=project, kappa_weights=weights)
+    if change.changed is None:
+        text = ngettext(
+            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
+            "query not yet approved again; this page says when it is done.",
+            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
+            "queries not yet approved again; this page says when it is done.",
+            change.queries,
+        ) % {"measure": KappaWeights(weights).label, "count": change.queries}
+    else:
+        text = ngettext(
             "The flag rule now reads: %(measure)s. %(count)s query not yet approved settled "
             "differently.",
             "The flag rule now reads: %(measure)s. %(count)s queries not yet approved settled "
             "differently.",
-            changed,
-        )
-        % {"measure": KappaWeights(weights).label, "count": changed},
+            change.changed,
+        ) % {"measure": KappaWeights(weights).label, "count": change.changed}
+    messages.success(request, text)
+    return redirect("dashboard", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def annotator_answers_set(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = AnnotatorAnswersForm(request.POST)
+    if not form.is_valid():
+        return _dashboard_page(request, project, membership, answers_form=form, status=400)
+    on = form.cleaned_data["annotators_write_answers"]
+    project_annotators_write_answers_set(project=project, on=on)
+    messages.success(
+        request,
+        gettext("Annotators now write reference answers and key facts after grading.")
+        if on
+        else gettext("Only a lead sets answer keys now; the annotators' drafts are kept."),
     )
     return redirect("dashboard", project_id=project.pk)
 
@@ -523,8 +664,10 @@ urlpatterns = [
     path(f"{P}review/approve/", approve_bulk, name="review-approve-bulk"),
     path(f"{P}review/<int:query_id>/", adjudicate, name="adjudicate"),
     path(f"{P}review/<int:query_id>/approve/", approve, name="review-approve"),
+    path(f"{P}review/<int:query_id>/answer-key/", answer_key_merge, name="answer-key-merge"),
     path(f"{P}dashboard/", dashboard, name="dashboard"),
     path(f"{P}dashboard/tie-rule/", tie_rule_set, name="tie-rule-set"),
     path(f"{P}dashboard/escalation/", escalation_set, name="escalation-set"),
     path(f"{P}dashboard/kappa-weights/", kappa_weights_set, name="kappa-weights-set"),
+    path(f"{P}dashboard/answers/", annotator_answers_set, name="annotator-answers-set"),
 ]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -221,7 +222,7 @@ def context_recall(
     where: dict[str, int] = {}
     for pos, c in enumerate(contexts, 1):
         where.setdefault(c.id, pos)
-    texts: list[T.TextProfile] | None = None
+    texts: T.TextSet | None = None
     checks: list[FactCheck] = []
     for i, fact in enumerate(key.facts, 1):
         if fact.chunk_ids:
@@ -235,9 +236,9 @@ def context_recall(
                 )
             continue
         if texts is None:
-            texts = [T.profile(c.text, settings.tokenizer) for c in contexts if c.text]
-        if not texts:
-            checks.append(FactCheck(i, False, "none", "no link, and no context text to read"))
+            texts = T.TextSet([c.text for c in contexts if c.text])
+        if not texts.texts:
+            checks.append(_shared_check(i, False, "none", "no link, and no context text to read"))
             continue
         checks.append(_text_check(i, fact.text, texts, settings))
     found = sum(c.found for c in checks)
@@ -254,22 +255,39 @@ def context_recall(
     return found / n, reason, tuple(checks)
 
 
-def _text_check(i: int, fact: str, texts: list[T.TextProfile], s: AnswerSettings) -> FactCheck:
-    m = T.fact_in(T.profile(fact, s.tokenizer), texts, s.fact_overlap)
-    if m.rule == "containment":
-        return FactCheck(i, True, "containment", "the text contains it")
-    if m.found:
-        return FactCheck(i, True, "overlap", f"term overlap {m.overlap:.2f} ≥ {s.fact_overlap:g}")
-    if m.overlap + 1e-12 >= s.fact_overlap:
-        return FactCheck(i, False, "overlap", "its terms are there but not its numbers or dates")
-    return FactCheck(i, False, "overlap", f"term overlap {m.overlap:.2f} < {s.fact_overlap:g}")
+def _text_check(i: int, fact: str, texts: T.TextSet, s: AnswerSettings) -> FactCheck:
+    m = T.find_fact(T.fact_terms(fact, s.tokenizer), texts, s.fact_overlap)
+    return _verdict(i, m.found, m.rule, m.overlap, s.fact_overlap)
+
+
+@lru_cache(maxsize=1 << 12)
+def _verdict(i: int, found: bool, rule: str | None, overlap: float, threshold: float) -> FactCheck:
+    """The :class:`FactCheck` of fact ``i`` for a :class:`goldsmith.answers.text.FactMatch`
+    (remembered, see :func:`_shared_check`)."""
+    if rule == "containment":
+        return _shared_check(i, True, "containment", "the text contains it")
+    if found:
+        return _shared_check(i, True, "overlap", f"term overlap {overlap:.2f} ≥ {threshold:g}")
+    if overlap + 1e-12 >= threshold:
+        return _shared_check(
+            i, False, "overlap", "its terms are there but not its numbers or dates"
+        )
+    return _shared_check(i, False, "overlap", f"term overlap {overlap:.2f} < {threshold:g}")
+
+
+@lru_cache(maxsize=1 << 12)
+def _shared_check(index: int, found: bool, rule: str, detail: str) -> FactCheck:
+    """The :class:`FactCheck` of a verdict that names nothing of its query, made once and
+    shared (it is frozen): tens of thousands of identical objects would otherwise live as long
+    as the result, each one more for the cyclic garbage collector to go through."""
+    return FactCheck(index, found, rule, detail)
 
 
 def fact_coverage(
     key: AnswerKey, response: str, settings: AnswerSettings
 ) -> tuple[float, str, tuple[FactCheck, ...]]:
     """(value, reason, per-fact verdicts) of ``fact_coverage`` for a query with facts."""
-    said = [T.profile(response, settings.tokenizer)]
+    said = T.TextSet([response])
     checks = tuple(_text_check(i, f.text, said, settings) for i, f in enumerate(key.facts, 1))
     missing = [c.index for c in checks if not c.found]
     n = len(checks)
@@ -288,8 +306,13 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     ref_numbers = V.quantities(reference, bare_words=False)
     ref_dates = V.dates(reference)
     out: list[str] = []
-    for q in V.quantities(response, bare_words=False) if ref_numbers else ():
-        same_dim = [r for r in ref_numbers if q.comparable(r)]
+    said = V.quantities(response, bare_words=False) if ref_numbers else ()
+    by_dimension: dict[str | None, list[V.Quantity]] = {}  # the reference's numbers with a unit
+    for r in ref_numbers if said else ():
+        if r.unit is not None:
+            by_dimension.setdefault(r.dimension, []).append(r)
+    for q in said:  # compared with the reference's numbers it is comparable with, in order
+        same_dim = by_dimension.get(q.dimension) if q.unit is not None else None
         if same_dim and not any(q.same_as(r, settings.number_tolerance) for r in same_dim):
             out.append(f"says {q.surface}, reference {same_dim[0].surface}")
     for d in V.dates(response) if ref_dates else ():
@@ -475,16 +498,17 @@ def score_answers(
     by_id = {s.query_id: s for s in run}
     qids = tuple(k.query_id for k in key_list)
     known = set(qids)
-    values = np.full((len(key_list), len(specs)), np.nan)
+    rows: list[list[float]] = []
     reasons: list[Mapping[str, str]] = []
     checks: list[Mapping[str, tuple[FactCheck, ...]]] = []
     found: list[tuple[str, ...]] = []
-    for row, key in enumerate(key_list):
+    for key in key_list:
         vals, why, fc, conf = score_query(key, by_id.get(key.query_id), specs, settings)
-        values[row] = vals
+        rows.append(vals)
         reasons.append(why)
         checks.append(fc)
         found.append(conf)
+    values = np.array(rows, dtype=np.float64).reshape(len(key_list), len(specs))
     return AnswerResult(
         settings=settings,
         metrics=names,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -35,16 +36,38 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 
 
 _DROP_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation))
-# For containment, every ASCII character that is not a letter or a digit becomes a space.
-_BYTE_SPACES = bytes(c if chr(c).isalnum() else 32 for c in range(256))  # for ASCII text
+# For containment, every ASCII character that is not a letter or a digit becomes a space, and
+# upper-case letters lower-case ones: one table lookup per byte does both (for ASCII text).
+_BYTE_SPACES = bytes(
+    (ord(chr(c).lower()) if chr(c).isalnum() else 32) if c < 128 else c for c in range(256)
+)
+
+
+# For ASCII text, SQuAD's steps as bytes: upper case lowered and punctuation deleted in one
+# table lookup. What is left is letters, digits and white space, unless a control character
+# that is not white space (\x00-\x08, \x0e-\x1b, \x7f) stands in it: without one, the
+# words the article pattern sees (runs of word characters) are exactly the white-space
+# separated ones, so removing the articles is dropping the words "a", "an" and "the".
+_BYTE_LOWER = bytes(c + 32 if 65 <= c <= 90 else c for c in range(256))
+_BYTE_PUNCTUATION = string.punctuation.encode()
+_BYTE_NOT_CONTROL = bytes(c for c in range(256) if not (c < 9 or 13 < c < 28 or c == 127))
+_ARTICLE_WORDS = frozenset(("a", "an", "the"))
+
+
+def _squad_words(text: str) -> list[str]:
+    """``squad_normalise(text).split()``."""
+    if text.isascii():
+        kept = text.encode().translate(_BYTE_LOWER, _BYTE_PUNCTUATION)
+        if not kept.translate(None, _BYTE_NOT_CONTROL):
+            return [w for w in kept.decode().split() if w not in _ARTICLE_WORDS]
+    text = text.lower().translate(_DROP_PUNCTUATION)
+    return _ARTICLES.sub(" ", text).split()
 
 
 def squad_normalise(text: str) -> str:
     """The official SQuAD v2.0 ``normalize_answer``: lower-case, ASCII punctuation removed,
     articles removed, white space collapsed."""
-    text = text.lower().translate(_DROP_PUNCTUATION)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
+    return " ".join(_squad_words(text))
 
 
 def _is_word(token: str) -> bool:
@@ -57,7 +80,7 @@ def answer_tokens(text: str, tokenizer: str = AUTO, *, chinese: bool | None = No
     if tokenizer == SQUAD or (
         tokenizer == AUTO and not (has_han(text) if chinese is None else chinese)
     ):
-        return squad_normalise(text).split()
+        return _squad_words(text)
     name = "zh-words" if tokenizer == AUTO else tokenizer
     norm = unicodedata.normalize("NFKC", text)
     return [t for t in get_tokenizer(name).tokens(norm) if _is_word(t)]
@@ -97,8 +120,7 @@ def contain_normalise(text: str) -> str:
     """For containment: NFKC, case-folded, every run of punctuation and white space one space.
     Traditional Chinese is folded to simplified as the tokenizers do."""
     if text.isascii():
-        words = text.lower().encode().translate(_BYTE_SPACES).decode().split()
-        return " " + " ".join(words) + " "
+        return " " + " ".join(text.encode().translate(_BYTE_SPACES).decode().split()) + " "
     t = unicodedata.normalize("NFKC", text).casefold()
     return " " + " ".join(_SPACE_PUNCT.sub(" ", to_simplified(t)).split()) + " "
 
@@ -133,22 +155,7 @@ class TextProfile:
         English text with the default tokenizer takes its terms from the containment form
         itself (words of two characters or more, stop words out), as the tokenizer would."""
         if self._keys is None:
-            words: list[str] = []
-            pieces: list[str] = []
-            if self.text.isascii() and self.tokenizer in (AUTO, SQUAD, "default"):
-                words = [
-                    w for w in self.normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS
-                ]
-            else:
-                for term in _terms(self.text, self.tokenizer):
-                    key = contain_normalise(term)
-                    if is_han_token(term):
-                        pieces.append(key.strip())
-                    elif key.count(" ") == 2:  # " word ": one word
-                        words.append(key.strip())
-                    elif key.strip():
-                        pieces.append(key)
-            self._keys = (tuple(dict.fromkeys(words)), tuple(dict.fromkeys(pieces)))
+            self._keys = _keys(self.text, self.normal, self.tokenizer)
         return self._keys
 
     @property
@@ -162,6 +169,24 @@ class TextProfile:
         if self._dates is None:
             self._dates = values.dates(self.text)
         return self._dates
+
+
+def _keys(text: str, normal: str, tokenizer: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:attr:`TextProfile.keys` of ``text``, whose containment form is ``normal``."""
+    words: list[str] = []
+    pieces: list[str] = []
+    if text.isascii() and tokenizer in (AUTO, SQUAD, "default"):
+        words = [w for w in normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS]
+    else:
+        for term in _terms(text, tokenizer):
+            key = contain_normalise(term)
+            if is_han_token(term):
+                pieces.append(key.strip())
+            elif key.count(" ") == 2:  # " word ": one word
+                words.append(key.strip())
+            elif key.strip():
+                pieces.append(key)
+    return tuple(dict.fromkeys(words)), tuple(dict.fromkeys(pieces))
 
 
 def _terms(text: str, tokenizer: str) -> list[str]:
@@ -187,6 +212,91 @@ class FactMatch(NamedTuple):
     overlap: float
 
 
+# The scorers check many facts against the same few texts, so they prepare both sides once,
+# as plain strings and tuples (which the cyclic garbage collector does not track: with
+# objects that hold sets, collections took a quarter of a run's scoring time).
+
+
+@lru_cache(maxsize=1 << 15)
+def normal_form(text: str) -> str:
+    """:func:`contain_normalise` of ``text``, remembered (a context is checked against every
+    fact of its query, and popular chunks are the contexts of many queries)."""
+    return contain_normalise(text)
+
+
+FactTerms = tuple[str, str, tuple[str, ...]]
+"""A fact prepared for :func:`find_fact`: ``(text, normal, probes)``, its text, its
+containment form and its probes, the content terms of :attr:`TextProfile.keys` as substrings
+of a text's containment form: each one-word term between spaces (``" refund "``: a word of
+that form is exactly a run between two spaces), then the pieces as they are. A plain tuple of
+strings, which the cyclic garbage collector stops tracking (a named tuple it tracks for good)."""
+
+
+@lru_cache(maxsize=1 << 15)
+def fact_terms(text: str, tokenizer: str = AUTO) -> FactTerms:
+    """The :data:`FactTerms` of a fact's ``text`` (remembered: context recall and fact
+    coverage check the same facts)."""
+    normal = normal_form(text)
+    if text.isascii() and tokenizer in (AUTO, SQUAD, "default"):  # _keys' English words
+        padded = [f" {w} " for w in normal.split() if len(w) > 1 and w not in ENGLISH_STOP_WORDS]
+        return text, normal, tuple(dict.fromkeys(padded))
+    words, pieces = _keys(text, normal, tokenizer)
+    return text, normal, _probes(words, pieces)
+
+
+def _probes(words: tuple[str, ...], pieces: tuple[str, ...]) -> tuple[str, ...]:
+    """Each word between spaces, then the pieces. A term that normalises to nothing (``_``)
+    leaves an empty word, which no set of words holds: it becomes two line breaks, which no
+    containment form and no ``TextSet.joined`` holds (no form is empty)."""
+    return (*[f" {w} " if w else "\n\n" for w in words], *pieces)
+
+
+class TextSet:
+    """Texts prepared for :func:`find_fact`: the ``texts``, their containment forms
+    (``normals``) and those forms joined by line breaks (``joined``), which no form and no
+    probe holds, so a probe is in ``joined`` exactly when it is in one of the forms."""
+
+    __slots__ = ("joined", "normals", "texts")
+
+    def __init__(self, texts: Iterable[str], normals: Iterable[str] | None = None) -> None:
+        self.texts = tuple(texts)
+        self.normals = tuple(map(normal_form, self.texts) if normals is None else normals)
+        self.joined = "\n".join(self.normals)
+
+
+def find_fact(fact: FactTerms, texts: TextSet, threshold: float) -> FactMatch:
+    """Is ``fact`` stated in any of ``texts``? The rule of :func:`fact_in` on prepared texts:
+    containment in any text first; then, text by text in order, the share of the fact's probes
+    found, the first text whose share reaches ``threshold`` and that states the fact's numbers
+    and dates deciding. A probe absent from all the texts (one search of ``joined``) is not
+    looked for in each."""
+    text, normal, probes = fact
+    joined = texts.joined
+    if normal in joined and normal.strip():
+        return _CONTAINED
+    n = len(probes)
+    live = [p for p in probes if p in joined]
+    normals = texts.normals
+    if len(normals) == 1:  # joined is that text's form: the probes left are the ones found
+        share = len(live) / n if n else 0.0
+        if share + 1e-12 >= threshold and _states_values(text, texts.texts[0]):
+            return FactMatch(True, "overlap", share)
+        return FactMatch(False, None, share)
+    if not live and threshold > 1e-12:  # every text's share is 0, below the threshold
+        return _NOWHERE
+    best = 0.0
+    for i, form in enumerate(normals):
+        share = len([p for p in live if p in form]) / n if live else 0.0
+        best = max(best, share)
+        if share + 1e-12 >= threshold and _states_values(text, texts.texts[i]):
+            return FactMatch(True, "overlap", share)
+    return FactMatch(False, None, best)
+
+
+_CONTAINED = FactMatch(True, "containment", 1.0)
+_NOWHERE = FactMatch(False, None, 0.0)
+
+
 def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> FactMatch:
     """Is ``fact`` stated in any of ``texts``? Containment first, then term overlap ≥
     ``threshold`` with every number (same value and unit) and date of the fact present.
@@ -194,23 +304,22 @@ def fact_in(fact: TextProfile, texts: list[TextProfile], threshold: float) -> Fa
     Overlap is the share of the fact's distinct content terms (the project tokenizer's terms:
     stop words out) found in the text: as whole words of its containment form, and a Chinese
     word anywhere in it (Chinese has no spaces), as query-term highlighting does. The texts are
-    never tokenized: a context costs one split of its containment form."""
-    best = 0.0
-    for t in texts:
-        if fact.normal.strip() and fact.normal in t.normal:
-            return FactMatch(True, "containment", 1.0)
+    never tokenized: a context costs one normalisation (see :func:`find_fact`)."""
     words, pieces = fact.keys
-    n = len(words) + len(pieces)
-    for t in texts:
-        normal, present = t.normal, t.words
-        found = len([w for w in words if w in present]) + len([p for p in pieces if p in normal])
-        share = found / n if n else 0.0
-        best = max(best, share)
-        if share + 1e-12 >= threshold and _states_values(fact, t):
-            return FactMatch(True, "overlap", share)
-    return FactMatch(False, None, best)
+    terms = (fact.text, fact.normal, _probes(words, pieces))
+    prepared = TextSet([t.text for t in texts], [t.normal for t in texts])
+    return find_fact(terms, prepared, threshold)
 
 
-def _states_values(fact: TextProfile, text: TextProfile) -> bool:
-    numbers_ok = all(any(q.same_as(p) for p in text.numbers) for q in fact.numbers)
-    return numbers_ok and all(any(d.same_as(e) for e in text.dates) for d in fact.dates)
+def _states_values(fact: str, text: str) -> bool:
+    """Every number (same value, unit converted) and every date of ``fact`` is in ``text``."""
+    numbers = values.quantities(fact, bare_words=False)
+    if numbers:
+        said = values.quantities(text, bare_words=False)
+        if not all(any(q.same_as(p) for p in said) for q in numbers):
+            return False
+    dates = values.dates(fact)
+    if dates:
+        stated = values.dates(text)
+        return all(any(d.same_as(e) for e in stated) for d in dates)
+    return True

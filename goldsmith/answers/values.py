@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
@@ -235,6 +236,8 @@ _ZH_NUM_SET = frozenset(_ZH_NUM)
 _ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 # The same for ASCII text as bytes: bytes.translate is a table lookup, ten times faster.
 _BYTE_SPACES = bytes(c if chr(c).isalnum() else 32 for c in range(256))
+# ASCII digits as "0", everything else as a space: "0000" in the result finds a year at C speed.
+_BYTE_DIGITS_AS_ZERO = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
 
 
 def _ascii_words(lower: str) -> list[str]:
@@ -259,12 +262,17 @@ def quantities(text: str, *, bare_words: bool = True) -> tuple[Quantity, ...]:
 def _quantities(text: str, bare_words: bool) -> tuple[Quantity, ...]:
     # Cheap sieves first (substring searches run at C speed; a regular expression scanning
     # the whole text costs ten times more), then the exact test.
-    digits = any(d in text for d in "0123456789")
+    ascii_text = text.isascii()
+    if ascii_text:  # where the first digit stands, by one table lookup per character
+        digit_at = text.encode().translate(_BYTE_DIGITS_AS_ZERO).find(b"0")
+        digits = digit_at >= 0
+    else:
+        digits = any(d in text for d in "0123456789")
     lower = text.lower()
-    words = any(w in lower for w in _NUMBER_WORDS) and not _NUMBER_WORDS.isdisjoint(
-        _ascii_words(lower)
-    )
-    han = not text.isascii() and not _ZH_NUM_SET.isdisjoint(text)
+    # One split and one set test: 31 substring searches for the number words cost four times
+    # more than this exact test on a text that holds none.
+    words = not _NUMBER_WORDS.isdisjoint(_ascii_words(lower))
+    han = not ascii_text and not _ZH_NUM_SET.isdisjoint(text)
     if not (digits or words or han):
         return ()
     masked = _mask(text, [(d.start, d.end) for d in dates(text)])
@@ -279,21 +287,27 @@ def _quantities(text: str, bare_words: bool) -> tuple[Quantity, ...]:
     digit_re, digit_text = (
         (_DIGIT_LOWER_RE, lowered) if len(lowered) == len(masked) else (_DIGIT_RE, masked)
     )
+    # A number of the digit pattern starts with a digit or a sign: in ASCII text, not before
+    # the first of them (masking dates only turns characters into spaces).
+    first = 0
+    if ascii_text and digits:
+        dash = lowered.find("-")
+        first = digit_at if dash < 0 else min(digit_at, dash)
     passes = [
-        (p, scanned)
-        for p, scanned, on in (
-            (digit_re, digit_text, digits),
-            (_WORDS_RE, masked, words),
-            (_ZH_RE, masked, han),
+        (p, scanned, kind, pos)
+        for p, scanned, kind, pos, on in (
+            (digit_re, digit_text, "digits", first, digits),
+            (_WORDS_RE, masked, "words", 0, words),
+            (_ZH_RE, masked, "zh", 0, han),
         )
         if on
     ]
-    for pattern, scanned in passes:
+    for pattern, scanned, kind, pos in passes:
         taken = [(q.start, q.end) for q in out]
-        for m in pattern.finditer(scanned):
+        for m in pattern.finditer(scanned, pos):
             start = m.start()
             if (
-                pattern is digit_re
+                kind == "digits"
                 and start
                 and scanned[start - 1] in _NOT_BEFORE
                 and scanned[start] not in "-−"
@@ -301,15 +315,16 @@ def _quantities(text: str, bare_words: bool) -> tuple[Quantity, ...]:
                 continue
             if taken and any(s < m.end() and start < e for s, e in taken):
                 continue
-            q = _quantity(m, bare_words, masked)
+            q = _quantity(m, bare_words, masked, kind)
             if q is not None:
                 out.append(q)
     return tuple(sorted(out, key=lambda q: q.start))
 
 
-def _quantity(m: re.Match[str], bare_words: bool, text: str) -> Quantity | None:
+def _quantity(m: re.Match[str], bare_words: bool, text: str, kind: str) -> Quantity | None:
+    """The quantity a match of the ``kind`` pass (``digits``, ``words``, ``zh``) reads."""
     start = m.start()
-    digits = m.group("digits") if "digits" in m.re.groupindex else None
+    digits = m.group("digits") if kind == "digits" else None
     prefix = None
     if digits is not None:
         if digits[0] in "-−" and (
@@ -329,7 +344,7 @@ def _quantity(m: re.Match[str], bare_words: bool, text: str) -> Quantity | None:
     unit = _unit_of(raw_unit.strip().lower(), prefix) if raw_unit else _unit_of("", prefix)
     if digits is not None:
         value: float | None = float(digits.replace(",", "").replace("−", "-"))
-    elif "words" in m.re.groupindex:
+    elif kind == "words":
         if unit is None and not bare_words:
             return None
         value = en_words_value(m.group("words"))
@@ -340,6 +355,7 @@ def _quantity(m: re.Match[str], bare_words: bool, text: str) -> Quantity | None:
     return Quantity(value, unit, text[start : m.end()].strip(), start, m.end())
 
 
+@lru_cache(maxsize=1 << 10)
 def _unit_of(raw: str, prefix: str | None) -> str | None:
     if prefix:
         return _PREFIX_UNITS[prefix]
@@ -391,6 +407,31 @@ _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("my", re.compile(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I)),
 ]
 
+# The English forms again, for ASCII text: matched case-sensitively on the lower-cased text
+# and without their leading \b, so that the engine skips at C speed to a character that can
+# start one (a month's first letter, a digit) instead of trying the pattern at every position;
+# the boundary is checked after the match (see _at_word_starts). Same matches, same spans.
+_ASCII_DATE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "mdy": re.compile(rf"({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD},?\s+(\d{{4}})\b"),
+    "dmy": re.compile(rf"(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b"),
+    "my": re.compile(rf"({_MONTH_RE})\.?,?\s+(\d{{4}})\b"),
+}
+_ASCII_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _at_word_starts(pattern: re.Pattern[str], text: str, pos: int) -> Iterator[re.Match[str]]:
+    """What ``finditer`` of ``\b`` + ``pattern`` yields on ASCII ``text`` (whose patterns start
+    with a word character) from ``pos``: a match not at a word's start is dropped and the
+    search resumes one character after its start, where the ``\b`` pattern would have."""
+    while (m := pattern.search(text, pos)) is not None:
+        start = m.start()
+        if start and text[start - 1] in _ASCII_WORD_CHARS:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 DateValue = tuple[int, int | None, int | None]
 
 
@@ -434,8 +475,6 @@ def _valid(y: int | None, m: int | None, d: int | None) -> bool:
 
 
 _FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]").search  # \d{4} scans 3 times slower
-# ASCII digits as "0", everything else as a space: "0000" in the result finds a year at C speed.
-_BYTE_DIGITS_AS_ZERO = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
 
 
 def dates(text: str) -> tuple[DateMention, ...]:
@@ -444,22 +483,30 @@ def dates(text: str) -> tuple[DateMention, ...]:
     return _dates(text)
 
 
-def _has_four_digits(text: str) -> bool:
-    if text.isascii():
-        return b"0000" in text.encode().translate(_BYTE_DIGITS_AS_ZERO)
-    return _FOUR_DIGITS(text) is not None
-
-
 @lru_cache(maxsize=1 << 16)
 def _dates(text: str) -> tuple[DateMention, ...]:
     found: list[DateMention] = []
-    if "年" not in text and not _has_four_digits(text):  # every form has a 4-digit year or 年
+    # Every form has a 4-digit year or 年. In ASCII text, where the first digit and the first
+    # 4 digits stand is known from one table lookup per character: no match of a numeric form
+    # starts before them, so the patterns are searched from there.
+    ascii_text = text.isascii()
+    year_at = digit_at = month_at = 0
+    if ascii_text:
+        marks = text.encode().translate(_BYTE_DIGITS_AS_ZERO)
+        year_at = marks.find(b"0000")
+        if year_at < 0:
+            return ()
+        digit_at = marks.find(b"0")
+    elif "年" not in text and _FOUR_DIGITS(text) is None:
         return ()
     lower = text.lower()
-    # Substring tests first (C speed), then whole words: "mar" is in "market".
-    month_words = any(m in lower for m in _MONTH_KEYS) and not _MONTH_KEYS.isdisjoint(
-        _ascii_words(lower)
-    )
+    # Whole words: "mar" is in "market".
+    months = _MONTH_KEYS.intersection(_ascii_words(lower))
+    month_words = bool(months)
+    if ascii_text and months:  # a month form starts at its month's word, or at a digit
+        month_at = min(lower.find(m) for m in months)
+    starts = {"ymd": year_at, "dmy_or_mdy": digit_at, "dmy": digit_at, "mdy": month_at}
+    starts["my"] = month_at
     for kind, pattern in _DATE_PATTERNS:
         if kind.startswith("zh") and "年" not in text:
             continue
@@ -467,7 +514,10 @@ def _dates(text: str) -> tuple[DateMention, ...]:
             continue
         if kind == "dmy_or_mdy" and "/" not in text:
             continue
-        for m in pattern.finditer(text):
+        fast = _ASCII_DATE_PATTERNS.get(kind) if ascii_text else None
+        pos = starts.get(kind, 0)
+        matches = pattern.finditer(text, pos) if fast is None else _at_word_starts(fast, lower, pos)
+        for m in matches:
             if kind in ("ymd", "dmy_or_mdy") and (
                 (m.start() and text[m.start() - 1].isdigit())
                 or (m.end() < len(text) and text[m.end()].isdigit())
@@ -498,7 +548,7 @@ def _dates(text: str) -> tuple[DateMention, ...]:
                 )
             )
             if readings:
-                found.append(DateMention(readings, m.group(), m.start(), m.end()))
+                found.append(DateMention(readings, text[m.start() : m.end()], m.start(), m.end()))
     return tuple(sorted(found, key=lambda d: d.start))
 
 
@@ -512,6 +562,7 @@ def iso(d: DateMention) -> str:
 # Yes / no
 
 Polarity = Literal["yes", "no"]
+_LOWER_WORDS = re.compile(r"[a-z]+").findall
 _EN_YES = frozenset({"yes", "yeah", "yep", "true", "correct", "right", "affirmative"})
 _EN_NO = frozenset({"no", "nope", "false", "incorrect", "negative"})
 _ZH_POLARITY: list[tuple[str, Polarity]] = sorted(
@@ -532,10 +583,11 @@ def polarity(text: str) -> Polarity | None:
     else the one polarity of the yes/no words standing alone in the text; None when there is
     none, or both."""
     t = unicodedata.normalize("NFKC", text).strip().lower()
-    for word, pol in _ZH_POLARITY:
-        if t.startswith(word):
-            return pol
-    words = re.findall(r"[a-z]+", t)
+    if not t.isascii():  # (the Chinese words are not ASCII)
+        for word, pol in _ZH_POLARITY:
+            if t.startswith(word):
+                return pol
+    words = _LOWER_WORDS(t)
     if words and words[0] in _EN_YES:
         return "yes"
     if words and words[0] in _EN_NO:

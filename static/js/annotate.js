@@ -171,7 +171,9 @@
     } else {
       // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
       const detail =
-        (data && data.detail) || interpolate(gettext("refused (%s)"), [response.status]);
+        (data && data.detail) ||
+        fieldError(data) ||
+        interpolate(gettext("refused (%s)"), [response.status]);
       markEntry(key, "error", null, detail);
       showSync(interpolate(gettext("Not saved: %s"), [detail]));
     }
@@ -183,7 +185,20 @@
     }
   }
 
+  // A refusal naming fields ({"reference_facts[1].chunk_ids[0]": ["..."]}): the first, in words.
+  function fieldError(data) {
+    if (!data || typeof data !== "object") return "";
+    const field = Object.keys(data)[0];
+    if (!field) return "";
+    const said = Array.isArray(data[field]) ? data[field].join(" ") : String(data[field]);
+    return field + ": " + said;
+  }
+
   function markEntry(key, state, data, detail) {
+    if (key.startsWith("answer:")) {
+      markDraft(state, detail);
+      return;
+    }
     if (!key.startsWith("grade:")) return;
     const card = document.getElementById("cand-" + key.slice(6));
     if (!card) return;
@@ -315,6 +330,257 @@
     });
   }
 
+  // --- Reference answer and key facts (when the project asks annotators for them) -----------
+  // The annotator's own draft answer key, saved whole through the outbox like a grade. A key
+  // fact is linked to a chunk by selecting the fact ("f" adds one, "[" and "]" move) and
+  // pressing "l" on a chunk graded relevant or partly relevant.
+  const answers = root.dataset.answers === "1";
+  const draftUrl = apiBase + "queries/" + queryId + "/answer-draft/";
+  const draftKey = "answer:" + queryId;
+  const draftAnswer = document.getElementById("draft-answer");
+  const draftType = document.getElementById("draft-type");
+  const draftChoices = document.getElementById("draft-choices");
+  const choicesField = document.getElementById("draft-choices-field");
+  const factList = document.getElementById("draft-facts");
+  const noFacts = document.getElementById("no-facts");
+  const draftStatus = document.getElementById("draft-status");
+  const cardByChunk = {};
+  cards.forEach(function (card) {
+    cardByChunk[card.dataset.chunkId] = card;
+  });
+  let selectedFact = -1;
+  let lastDraft = "";
+  let draftTimer = null;
+
+  function factItems() {
+    return factList ? Array.from(factList.querySelectorAll("li.fact")) : [];
+  }
+
+  function chunksOf(li) {
+    return (li.dataset.chunks || "").split(" ").filter(Boolean);
+  }
+
+  function badge(text) {
+    const span = document.createElement("span");
+    span.className = "badge";
+    span.textContent = text;
+    return span;
+  }
+
+  // Under each fact, the chunks it is linked to ("chunk 2"); on each chunk, its facts.
+  function renderLinks() {
+    cards.forEach(function (card) {
+      const marks = card.querySelector(".fact-marks");
+      if (marks) marks.textContent = "";
+    });
+    factItems().forEach(function (li, i) {
+      const box = li.querySelector(".fact-links");
+      box.textContent = "";
+      chunksOf(li).forEach(function (cid) {
+        const card = cardByChunk[cid];
+        box.appendChild(
+          badge(card ? interpolate(gettext("chunk %s"), [card.dataset.index]) : cid),
+        );
+        const marks = card && card.querySelector(".fact-marks");
+        if (marks) marks.appendChild(badge(interpolate(gettext("fact %s"), [i + 1])));
+      });
+      li.classList.toggle("selected", i === selectedFact);
+    });
+    if (noFacts) noFacts.hidden = factItems().length > 0;
+  }
+
+  function draftBody() {
+    const type = draftType.value || null;
+    const body = {
+      reference_answer: draftAnswer.value.trim() ? draftAnswer.value : null,
+      answer_type: type,
+      reference_facts: [],
+    };
+    if (type === "choice") {
+      body.choices = draftChoices.value
+        .split("\n")
+        .map(function (line) {
+          return line.trim();
+        })
+        .filter(Boolean);
+    }
+    // A fact without words is not sent (the server would refuse it): it stays on the page
+    // while it is being written.
+    factItems().forEach(function (li) {
+      const text = li.querySelector(".fact-text").value;
+      if (text.trim()) body.reference_facts.push({ text: text, chunk_ids: chunksOf(li) });
+    });
+    return body;
+  }
+
+  function saveDraft() {
+    clearTimeout(draftTimer);
+    if (locked || !answers) return;
+    const body = draftBody();
+    const json = JSON.stringify(body);
+    if (json === lastDraft) return;
+    lastDraft = json;
+    markDraft("saving");
+    enqueue(draftKey, draftUrl, body);
+  }
+
+  function saveDraftSoon() {
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(saveDraft, 600);
+  }
+
+  function markDraft(state, detail) {
+    if (!draftStatus) return;
+    draftStatus.classList.remove("sync-ok", "sync-waiting", "sync-saving", "sync-error");
+    if (state === "saved") {
+      draftStatus.textContent = gettext("Answer and facts saved");
+      draftStatus.classList.add("sync-ok");
+    } else if (state === "waiting") {
+      draftStatus.textContent = gettext("not saved yet — waiting for the network");
+      draftStatus.classList.add("sync-waiting");
+    } else if (state === "saving") {
+      draftStatus.textContent = gettext("saving…");
+      draftStatus.classList.add("sync-saving");
+    } else {
+      draftStatus.textContent = interpolate(gettext("not saved: %s"), [detail]);
+      draftStatus.classList.add("sync-error");
+      lastDraft = ""; // the next change is sent again, whatever it is
+    }
+  }
+
+  function selectFact(index) {
+    const items = factItems();
+    if (items.length === 0) {
+      selectedFact = -1;
+    } else {
+      selectedFact = Math.max(0, Math.min(items.length - 1, index));
+      items[selectedFact].scrollIntoView({ block: "nearest", behavior: "auto" });
+    }
+    renderLinks();
+  }
+
+  function wireFact(li) {
+    const input = li.querySelector(".fact-text");
+    input.addEventListener("focus", function () {
+      selectedFact = factItems().indexOf(li);
+      renderLinks();
+    });
+    if (locked) return;
+    input.addEventListener("input", saveDraftSoon);
+    input.addEventListener("blur", function () {
+      if (!input.value.trim()) {
+        // An empty fact is removed when it is left; the one before it stays selected.
+        const at = factItems().indexOf(li);
+        li.remove();
+        selectedFact = Math.min(at, factItems().length - 1);
+        renderLinks();
+      }
+      saveDraft();
+    });
+  }
+
+  function addFact(text, chunks) {
+    const li = document.createElement("li");
+    li.className = "fact";
+    li.dataset.chunks = (chunks || []).join(" ");
+    const input = document.createElement("input");
+    input.type = "text";
+    input.className = "fact-text";
+    input.value = text || "";
+    input.setAttribute("aria-label", gettext("Key fact"));
+    const links = document.createElement("span");
+    links.className = "fact-links";
+    li.append(input, links);
+    factList.appendChild(li);
+    wireFact(li);
+    return li;
+  }
+
+  function newFact() {
+    if (locked) {
+      sayReadOnly();
+      return;
+    }
+    const li = addFact("", []);
+    selectedFact = factItems().indexOf(li);
+    renderLinks();
+    li.querySelector(".fact-text").focus();
+  }
+
+  // What a key did or why it did nothing, apart from the saving status (which a save rewrites).
+  const draftHint = document.getElementById("draft-hint");
+
+  function say(message) {
+    draftHint.textContent = message;
+  }
+
+  // "l" on a chunk: link it to the selected fact, or unlink it when it already is.
+  function toggleLink(card) {
+    if (locked) {
+      sayReadOnly();
+      return;
+    }
+    const items = factItems();
+    if (selectedFact < 0 || selectedFact >= items.length) {
+      say(gettext("Select a key fact first: f adds one, [ and ] move between them."));
+      return;
+    }
+    if (card.dataset.grade !== "1" && card.dataset.grade !== "2") {
+      say(gettext("Grade this chunk relevant or partly relevant before linking it to a fact."));
+      return;
+    }
+    const li = items[selectedFact];
+    const chunks = chunksOf(li);
+    const cid = card.dataset.chunkId;
+    const at = chunks.indexOf(cid);
+    const words = [card.dataset.index, selectedFact + 1];
+    if (at === -1) {
+      chunks.push(cid);
+      say(interpolate(gettext("Chunk %s linked to fact %s."), words));
+    } else {
+      chunks.splice(at, 1);
+      say(interpolate(gettext("Chunk %s unlinked from fact %s."), words));
+    }
+    li.dataset.chunks = chunks.join(" ");
+    renderLinks();
+    saveDraft();
+  }
+
+  function applyDraft(body) {
+    draftAnswer.value = body.reference_answer || "";
+    draftType.value = body.answer_type || "";
+    draftChoices.value = (body.choices || []).join("\n");
+    factItems().forEach(function (li) {
+      li.remove();
+    });
+    (body.reference_facts || []).forEach(function (fact) {
+      addFact(fact.text, fact.chunk_ids);
+    });
+  }
+
+  if (answers && draftAnswer) {
+    factItems().forEach(wireFact);
+    if (outbox[draftKey]) {
+      // A draft still waiting from the last visit is newer than the page.
+      applyDraft(outbox[draftKey].body);
+      markDraft("waiting");
+    }
+    lastDraft = JSON.stringify(draftBody());
+    choicesField.hidden = draftType.value !== "choice";
+    renderLinks();
+    if (!locked) {
+      draftAnswer.addEventListener("input", saveDraftSoon);
+      draftAnswer.addEventListener("blur", saveDraft);
+      draftChoices.addEventListener("input", saveDraftSoon);
+      draftChoices.addEventListener("blur", saveDraft);
+      draftType.addEventListener("change", function () {
+        choicesField.hidden = draftType.value !== "choice";
+        saveDraft();
+      });
+      document.getElementById("add-fact").addEventListener("click", newFact);
+    }
+  }
+
   // Time spent counts only while the page is visible. Each visit of the page has its own id
   // and reports its total so far; the server stores one total per visit, so a report sent as
   // the page unloads and sent again from the outbox after it (its answer never arrived) counts
@@ -444,7 +710,10 @@
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) {
+    if (
+      target &&
+      (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")
+    ) {
       if (event.key === "Escape") target.blur();
       return;
     }
@@ -490,9 +759,50 @@
         toggle(help);
         break;
       default:
+        if (answers && draftAnswer) answerKey(event, card);
         break;
     }
   });
+
+  // The keys of the reference answer and key facts.
+  function answerKey(event, card) {
+    switch (event.key) {
+      case "a":
+        event.preventDefault();
+        draftAnswer.focus();
+        break;
+      case "t":
+        event.preventDefault();
+        draftType.focus();
+        break;
+      case "f":
+        event.preventDefault();
+        newFact();
+        break;
+      case "[":
+        event.preventDefault();
+        selectFact(selectedFact - 1);
+        break;
+      case "]":
+        event.preventDefault();
+        selectFact(selectedFact + 1);
+        break;
+      case "e": {
+        const li = factItems()[selectedFact];
+        if (!li) return;
+        event.preventDefault();
+        li.querySelector(".fact-text").focus();
+        break;
+      }
+      case "l":
+        if (!card) return;
+        event.preventDefault();
+        toggleLink(card);
+        break;
+      default:
+        break;
+    }
+  }
 
   // Start on the first chunk without a grade.
   const firstOpen = cards.findIndex(function (card) {

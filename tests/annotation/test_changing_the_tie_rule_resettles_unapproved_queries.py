@@ -103,7 +103,7 @@ def test_a_lead_sets_the_rule_through_the_api(personas, api_client_for):
     url = f"/api/v1/projects/{personas.project.pk}/tie-rule/"
     response = api_client_for(personas.alice).put(url, {"tie_rule": "lead"}, format="json")
     assert response.status_code == 200, response.content
-    assert response.json() == {"tie_rule": "lead", "resettled": 4}
+    assert response.json() == {"tie_rule": "lead", "resettled": 4, "queued": False}
     assert state(queries[0]) == "flagged"
     detail = api_client_for(personas.alice).get(f"/api/v1/projects/{personas.project.pk}/")
     assert detail.json()["tie_rule"] == "lead"

@@ -123,7 +123,7 @@ def world(personas, tmp_path) -> World:
     a_file_judge = judge_register(project=a, name="file-a", kind="file")
     a_job = judging_job_create(judge=a_judge, scope="all", enqueue=False)
 
-    b = Project.objects.create(name="Mallory's project")
+    b = Project.objects.create(name="Mallory's project", annotators_write_answers=True)
     Membership.objects.create(project=b, user=personas.mallory, role=Role.LEAD)
     doc = Document.objects.create(project=b, doc_id="b-doc", title="B")
     b_chunks = [
@@ -205,6 +205,12 @@ def api_attempts(w: World) -> list[tuple[str, str, str, dict[str, Any], str]]:
          {"note": "x"}, "json"),
         ("A's query, answer key", "put", f"{api}queries/{i['approved']}/answer-key/",
          {"reference_answer": "x"}, "json"),
+        ("A's query, own answer draft", "put", f"{api}queries/{i['resolved']}/answer-draft/",
+         {"reference_answer": "x"}, "json"),
+        ("A's chunk in B's answer draft", "put", f"{api}queries/{i['b_query']}/answer-draft/",
+         {"reference_facts": [{"text": "x", "chunk_ids": [i["a_chunk_id"]]}]}, "json"),
+        ("A's chunk in B's answer key", "put", f"{api}queries/{i['b_query']}/answer-key/",
+         {"reference_facts": [{"text": "x", "chunk_ids": [i["a_chunk_id"]]}]}, "json"),
         ("A's query, add a chunk", "post", f"{api}queries/{i['approved']}/candidates/",
          {"chunk_id": i["a_chunk_id"]}, "json"),
         ("A's chunk added to B's query", "post", f"{api}queries/{i['b_query']}/candidates/",
@@ -263,6 +269,10 @@ def page_attempts(w: World) -> list[tuple[str, str, dict[str, Any]]]:
         ("A's candidates, B's adjudication", f"{page}review/{i['b_query']}/",
          dict(adjudication, version=1)),
         ("A's query, approval", f"{page}review/{i['resolved']}/approve/", {}),
+        ("A's query, answer key merge", f"{page}review/{i['approved']}/answer-key/",
+         {"reference_answer": "x", "fact-text": ["x"], "fact-chunks": [""]}),
+        ("A's chunk, B's answer key merge", f"{page}review/{i['b_query']}/answer-key/",
+         {"reference_answer": "x", "fact-text": ["x"], "fact-chunks": [i["a_chunk_id"]]}),
         ("A's query, bulk approval", f"{page}review/approve/", {"query": [i["resolved"]]}),
         ("A's assignment", f"{page}pools/",
          {"what": "reassign", "assignment": i["a_assignment"], "username": "mallory"}),
@@ -368,6 +378,8 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/annotation/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/candidates/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/answer-key/",
+        "api/v1/projects/<int:project_id>/queries/<int:query_id>/answer-draft/",
+        "projects/<int:project_id>/review/<int:query_id>/answer-key/",
         "api/v1/projects/<int:project_id>/candidates/<int:candidate_id>/judgment/",
         "api/v1/projects/<int:project_id>/pools/runs/",
         "api/v1/projects/<int:project_id>/assignments/<int:assignment_id>/reassign/",
@@ -402,7 +414,8 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/judges/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
-    # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer), new
+    # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer,
+    # annotators' answers, kappa weights), new
     # retrievers, tokens, sign-in.
     no_id = {
         "login/",
@@ -430,6 +443,10 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/dashboard/escalation/",
         "api/v1/projects/<int:project_id>/tokenizer/",
         "projects/<int:project_id>/tokenizer/",
+        "api/v1/projects/<int:project_id>/annotator-answers/",
+        "projects/<int:project_id>/dashboard/answers/",
+        "api/v1/projects/<int:project_id>/kappa-weights/",
+        "projects/<int:project_id>/dashboard/kappa-weights/",
     }
     # Read-only routes (GET): they are not walked here.
     writes = set()

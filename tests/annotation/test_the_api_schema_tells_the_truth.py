@@ -72,6 +72,11 @@ ANSWER_RULES = (
     "that type, choices are for 'choice' only, facts link only to the query's chunks), which "
     "the schema states in words, not as constraints"
 )
+JUDGE_URL = (
+    "the URL must be a web address the SSRF guard lets through (which addresses depends on "
+    "the server's network and settings), and the auth header's name and environment variable "
+    "must be usable; the schema says so in words"
+)
 UNKNOWN_QUERY = "unknown query parameters are ignored, as HTTP APIs customarily do"
 
 # (method, path) -> {check name: reason}. Never a server error: `not_a_server_error` is
@@ -120,6 +125,8 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         "HTTP judge needs a config with a usable url (a schema cannot say which kind needs it)"
     },
     ("POST", f"{P}/judges/{{judge_id}}/grades/"): {"positive_data_acceptance": UPLOAD},
+    ("POST", f"{P}/answer-judges/"): {"positive_data_acceptance": JUDGE_URL},
+    ("PATCH", f"{P}/answer-judges/{{answer_judge_id}}/"): {"positive_data_acceptance": JUDGE_URL},
 }
 
 
@@ -136,6 +143,7 @@ SEEDED = {
     "username",
     "judge_id",
     "job_id",
+    "answer_judge_id",
 }
 
 
@@ -173,6 +181,12 @@ def seeded(personas, settings) -> Seeded:
     judge = judge_register(project=project, name="stub", kind="keyword")
     job = judging_job_create(judge=judge, scope="all", enqueue=False)
     judging_job_cancel(job=job)  # finished: a new job may start
+    from evaluation.services.answer_judges import answer_judge_register
+
+    # A name that never resolves: a test call answers at once with the error.
+    answer_judge = answer_judge_register(
+        project=project, name="sage", url="https://judge.invalid/score"
+    )
     token = api_token_create(user=personas.alice, name="schemathesis")
     assignment = query.assignments.first()
     seeded = Seeded(
@@ -189,6 +203,7 @@ def seeded(personas, settings) -> Seeded:
             "username": "carol",
             "judge_id": judge.pk,
             "job_id": job.pk,
+            "answer_judge_id": answer_judge.pk,
         },
     )
     assert set(seeded.ids) == SEEDED

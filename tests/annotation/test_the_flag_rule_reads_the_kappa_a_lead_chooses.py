@@ -113,7 +113,7 @@ def test_a_lead_switches_through_the_api_and_an_annotator_may_not(personas, api_
     assert bad.status_code == 400 and "kappa_weights" in bad.json()
     done = api_client_for(personas.alice).put(url, {"kappa_weights": "linear"}, format="json")
     assert done.status_code == 200
-    assert done.json() == {"kappa_weights": "linear", "resettled": 2}
+    assert done.json() == {"kappa_weights": "linear", "resettled": 2, "queued": False}
     project = api_client_for(personas.alice).get(f"/api/v1/projects/{personas.project.pk}/")
     assert project.json()["kappa_weights"] == "linear"
     assert [state(q) for q in queries] == ["resolved", "resolved"]

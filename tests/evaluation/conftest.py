@@ -105,3 +105,22 @@ def worker_factory(transactional_db) -> Iterator[Callable[..., WorkerProcess]]:
     for worker in workers:
         worker.stop()
         worker.log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def answer_judge_stub() -> Iterator[Callable[..., object]]:
+    """`answer_judge_stub(token=..., delay_ms=...)` starts the engine's answer-judge stub
+    (`goldsmith answer-judge-stub`) on a free local port, in a thread; stopped after the test.
+    It keeps every request body (`.bodies`)."""
+    from goldsmith.answers.judge import AnswerJudgeStub
+
+    started: list[AnswerJudgeStub] = []
+
+    def make(**kwargs) -> AnswerJudgeStub:
+        stub = AnswerJudgeStub(("127.0.0.1", 0), keep_bodies=True, **kwargs).start()
+        started.append(stub)
+        return stub
+
+    yield make
+    for stub in started:
+        stub.stop()

@@ -1,0 +1,368 @@
+"""HTTP answer judges under /api/v1/projects/ID/answer-judges/: register one, list, read,
+change and remove them, and send one sample answer to a judge to see its score and reason.
+Leads only (a judge's URL and settings are the project's configuration, like its machine
+judges). An auth header value can be written, never read: `has_auth_header` says whether one
+is stored."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.permissions import Action, project_access
+from annotation.text_input import JSONParser
+from evaluation.models import AnswerJudge
+from evaluation.selectors import answer_judges_of
+from evaluation.services.answer_judges import (
+    CALL_SETTINGS,
+    KEEP,
+    SAMPLE,
+    AnswerJudgeInvalid,
+    answer_judge_config,
+    answer_judge_delete,
+    answer_judge_output,
+    answer_judge_register,
+    answer_judge_test_call,
+    answer_judge_update,
+)
+from goldsmith.answers.judge import AnswerItem
+
+# One word without control characters: reports name the scorer `judge:<name>`.
+NAME_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f]{1,100}$"
+
+
+def _invalid(error: AnswerJudgeInvalid) -> serializers.ValidationError:
+    """field → messages, as a serializer's errors read (``config.timeout`` nested)."""
+    head, _, rest = error.field.partition(".")
+    detail: Any = [str(error)]
+    if rest:
+        detail = {rest: detail}
+    return serializers.ValidationError({head: detail})
+
+
+class AnswerJudgeSettingsInput(serializers.Serializer):
+    """How to call the judge (docs/formats.md, "HTTP answer judge"); each is optional (the
+    engine's default when registering, the stored value when changing). Others are refused."""
+
+    method = serializers.ChoiceField(choices=["POST", "PUT"], required=False)
+    body_template = serializers.CharField(
+        required=False,
+        trim_whitespace=False,
+        help_text=gettext_lazy(
+            "JSON whose strings may hold {query}, {query_id}, {reference_answer}, "
+            "{answer_type}, {facts}, {response} (required), {model}, {prompt_version}, "
+            "{temperature}"
+        ),
+    )
+    score_path = serializers.CharField(
+        required=False, help_text=gettext_lazy("dotted path of the score (0 to 1)")
+    )
+    reason_path = serializers.CharField(
+        required=False, allow_blank=True, help_text=gettext_lazy("dotted path of the reason")
+    )
+    timeout = serializers.FloatField(
+        required=False, min_value=0.1, max_value=300, help_text=gettext_lazy("seconds")
+    )
+    max_concurrency = serializers.IntegerField(
+        required=False, min_value=1, max_value=64, help_text=gettext_lazy("requests at once")
+    )
+    retries = serializers.IntegerField(required=False, min_value=0, max_value=10)
+    backoff = serializers.FloatField(
+        required=False, min_value=0, max_value=60, help_text=gettext_lazy("seconds")
+    )
+    batch_size = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        help_text=gettext_lazy("answers handed back and saved together"),
+    )
+    headers = serializers.DictField(
+        child=serializers.CharField(allow_blank=True),
+        required=False,
+        help_text=gettext_lazy("extra headers, never credentials (use the auth header)"),
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(CALL_SETTINGS))
+            if unknown:
+                raise serializers.ValidationError(
+                    {
+                        api_settings.NON_FIELD_ERRORS_KEY: [
+                            gettext("unknown answer judge setting %(name)r") % {"name": unknown[0]}
+                        ]
+                    }
+                )
+        return super().to_internal_value(data)
+
+
+class AnswerJudgeSettingsSchema(OpenApiSerializerExtension):
+    """The schema says what `AnswerJudgeSettingsInput` does: a setting it does not list is
+    refused."""
+
+    target_class = AnswerJudgeSettingsInput
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = super().map_serializer(auto_schema, direction)
+        return {**schema, "additionalProperties": False}
+
+
+def _name_field(**kwargs: Any) -> serializers.Field:
+    return serializers.RegexField(
+        NAME_PATTERN,
+        help_text=gettext_lazy("one word; reports name the scorer judge:NAME"),
+        error_messages={
+            "invalid": gettext_lazy(
+                "the name must be 1 to 100 characters without spaces or control characters"
+            )
+        },
+        **kwargs,
+    )
+
+
+class AnswerJudgeInput(serializers.Serializer):
+    name = _name_field()
+    url = serializers.CharField(
+        max_length=2000, help_text=gettext_lazy("http:// or https://, where the judge listens")
+    )
+    model = serializers.CharField(
+        max_length=200, required=False, default="", allow_blank=True,
+        help_text=gettext_lazy("as configured in the judge; recorded with each run"),
+    )  # fmt: skip
+    prompt_version = serializers.CharField(
+        max_length=200, required=False, default="", allow_blank=True,
+        help_text=gettext_lazy("recorded with each run"),
+    )  # fmt: skip
+    temperature = serializers.FloatField(
+        required=False, default=None, allow_null=True, min_value=0,
+        help_text=gettext_lazy("recorded with each run; null: not set"),
+    )  # fmt: skip
+    config = AnswerJudgeSettingsInput(required=False)
+    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
+    auth_header_value = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        help_text=gettext_lazy("Stored encrypted; never returned."),
+    )
+    auth_header_env = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text=gettext_lazy("or: a GOLDSMITH_SECRET_… variable the workers read it from"),
+    )
+
+
+class AnswerJudgeUpdateInput(serializers.Serializer):
+    name = _name_field(required=False)
+    url = serializers.CharField(max_length=2000, required=False)
+    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    prompt_version = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    temperature = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    config = AnswerJudgeSettingsInput(required=False)
+    auth_header_name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("empty: remove the auth header"),
+    )
+    auth_header_value = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        help_text=gettext_lazy("Stored encrypted; never returned. Empty: keep the stored one."),
+    )
+    auth_header_env = serializers.CharField(required=False, allow_blank=True)
+
+
+class AnswerJudgeOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    url = serializers.CharField()
+    model = serializers.CharField()
+    prompt_version = serializers.CharField()
+    temperature = serializers.FloatField(allow_null=True)
+    scorer = serializers.CharField(help_text=gettext_lazy("how reports name it: judge:NAME"))
+    identity = serializers.CharField(
+        help_text=gettext_lazy("the scorer with its model, prompt version and temperature")
+    )
+    config = serializers.JSONField(help_text=gettext_lazy("how it is called"))
+    auth_header_name = serializers.CharField()
+    has_auth_header = serializers.BooleanField()
+    auth_header_source = serializers.ChoiceField(choices=["stored", "env"], allow_null=True)
+    auth_header_env = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+def _judge(project: Any, judge_id: int) -> AnswerJudge:
+    return get_object_or_404(AnswerJudge, project=project, pk=judge_id)
+
+
+class AnswerJudgeListApi(APIView):
+    parser_classes = [JSONParser]  # `config` is an object, which a form cannot carry
+
+    @extend_schema(responses=AnswerJudgeOutput(many=True), summary="HTTP answer judges")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        return Response([answer_judge_output(j) for j in answer_judges_of(project=project)])
+
+    @extend_schema(
+        request=AnswerJudgeInput,
+        responses={201: AnswerJudgeOutput},
+        summary="Register an HTTP answer judge",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = AnswerJudgeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            judge = answer_judge_register(project=project, by=request.user, **data.validated_data)
+        except AnswerJudgeInvalid as error:
+            raise _invalid(error) from None
+        return Response(answer_judge_output(judge), status=status.HTTP_201_CREATED)
+
+
+class AnswerJudgeDetailApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(responses=AnswerJudgeOutput, summary="One HTTP answer judge")
+    def get(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        return Response(answer_judge_output(_judge(project, answer_judge_id)))
+
+    @extend_schema(
+        request=AnswerJudgeUpdateInput,
+        responses=AnswerJudgeOutput,
+        summary="Change an HTTP answer judge",
+    )
+    def patch(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        judge = _judge(project, answer_judge_id)
+        data = AnswerJudgeUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        temperature = changes.pop("temperature", KEEP)
+        try:
+            judge = answer_judge_update(judge=judge, temperature=temperature, **changes)
+        except AnswerJudgeInvalid as error:
+            raise _invalid(error) from None
+        return Response(answer_judge_output(judge))
+
+    @extend_schema(request=None, responses={204: None}, summary="Remove an HTTP answer judge")
+    def delete(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        answer_judge_delete(judge=_judge(project, answer_judge_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JudgeCallInput(serializers.Serializer):
+    question = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    reference_answer = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, trim_whitespace=False
+    )
+    facts = serializers.ListField(
+        child=serializers.CharField(trim_whitespace=False, min_length=1),
+        required=False,
+        max_length=100,
+    )
+    response = serializers.CharField(
+        required=False,
+        trim_whitespace=False,
+        help_text=gettext_lazy("the answer to judge; a sample answer (shown back) when left out"),
+    )
+
+
+class SentOutput(serializers.Serializer):
+    question = serializers.CharField()
+    reference_answer = serializers.CharField(allow_null=True)
+    answer_type = serializers.CharField()
+    facts = serializers.ListField(child=serializers.CharField())
+    response = serializers.CharField()
+
+
+class JudgeIdentityOutput(serializers.Serializer):
+    scorer = serializers.CharField()
+    name = serializers.CharField()
+    model = serializers.CharField()
+    prompt_version = serializers.CharField()
+    temperature = serializers.FloatField(allow_null=True)
+
+
+class JudgeCallOutput(serializers.Serializer):
+    ok = serializers.BooleanField(help_text=gettext_lazy("false: the judge gave no score"))
+    score = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(
+        allow_blank=True, help_text=gettext_lazy("why there is no score (HTTP 401, a bad path…)")
+    )
+    attempts = serializers.IntegerField()
+    latency_ms = serializers.FloatField()
+    judge = JudgeIdentityOutput()
+    sent = SentOutput()
+
+
+class AnswerJudgeTestCallApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        request=JudgeCallInput,
+        responses=JudgeCallOutput,
+        summary="Send one answer to the judge (one attempt) and return its score and reason",
+    )
+    def post(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        judge = _judge(project, answer_judge_id)
+        data = JudgeCallInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        item = AnswerItem(
+            query_id=SAMPLE.query_id,
+            question=given.get("question", SAMPLE.question),
+            reference_answer=given.get("reference_answer", SAMPLE.reference_answer) or None,
+            answer_type="open",
+            facts=tuple(given.get("facts", SAMPLE.facts)),
+            response=given.get("response", SAMPLE.response),
+        )
+        answer = answer_judge_test_call(judge=judge, item=item)
+        return Response(
+            {
+                "ok": answer.ok,
+                "score": answer.score,
+                "reason": answer.reason,
+                "error": answer.error,
+                "attempts": answer.attempts,
+                "latency_ms": round(answer.latency_ms, 1),
+                "judge": answer_judge_config(judge).identity.to_json(),
+                "sent": {
+                    "question": item.question,
+                    "reference_answer": item.reference_answer,
+                    "answer_type": item.answer_type,
+                    "facts": list(item.facts),
+                    "response": item.response,
+                },
+            }
+        )
+
+
+P = "projects/<int:project_id>/answer-judges/"
+urlpatterns = [
+    path(P, AnswerJudgeListApi.as_view(), name="api-answer-judge-list"),
+    path(f"{P}<int:answer_judge_id>/", AnswerJudgeDetailApi.as_view(), name="api-answer-judge"),
+    path(
+        f"{P}<int:answer_judge_id>/test-call/",
+        AnswerJudgeTestCallApi.as_view(),
+        name="api-answer-judge-test-call",
+    ),
+]
