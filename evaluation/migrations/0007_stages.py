@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("evaluation", "0005_machine_judges"),
+        ("evaluation", "0006_answer_judges"),
     ]
 
     operations = [
