@@ -29,6 +29,7 @@ from annotation.services.uploads import UploadRefused
 from annotation.text_input import JSONParser
 from evaluation.models import (
     Answerer,
+    AnswerJudge,
     EvaluationRun,
     Matching,
     Retriever,
@@ -498,6 +499,24 @@ class EvaluationRunInput(serializers.Serializer):
             "unjudged); the report states which"
         ),
     )
+    answer_judge = serializers.CharField(
+        required=False,
+        help_text=gettext_lazy(
+            "Answer judge id or name: it scores the open answers' correctness when the run "
+            "finishes (the rules score the rest)"
+        ),
+    )
+
+
+def _find_answer_judge(project: Any, ref: str | None) -> AnswerJudge | None:
+    if not ref:
+        return None
+    found = AnswerJudge.objects.filter(project=project, name=ref).first()
+    if found is None and ref.isdigit():
+        found = AnswerJudge.objects.filter(project=project, pk=int(ref)).first()
+    if found is None:
+        raise RunInvalid(gettext("no answer judge %(ref)r in this project") % {"ref": ref})
+    return found
 
 
 def _find_retriever(project: Any, ref: str) -> Retriever:
@@ -550,6 +569,7 @@ class EvaluationRunListApi(APIView):
                 matching=v["matching"],
                 pass_threshold=v.get("pass_threshold"),
                 machine_grades=v["machine_grades"],
+                answer_judge=_find_answer_judge(project, v.get("answer_judge")),
                 by=request.user,
                 trigger="api",
             )
@@ -580,7 +600,7 @@ class EvaluationRunReportApi(APIView):
         parameters=[
             OpenApiParameter(
                 name,
-                float,
+                {"type": "number", "minimum": 0, "maximum": 1},
                 required=False,
                 description=f"The quadrants' {what} threshold (0 to 1); by default the "
                 "project's, else the run's pass threshold",

@@ -235,6 +235,14 @@ class EvaluationRun(models.Model):
     # Whether the version's machine grades (provenance "machine") count as judged; when not,
     # those chunks score as unjudged. Stated on the report.
     machine_grades = models.BooleanField(default=True)
+    # The HTTP judge of open answers this run asked (null: the rules score every answer), and
+    # what it answered (`goldsmith.answers.judge.JudgeResults.to_json`: its identity as
+    # configured and every score and reason), kept so that the report is recomputed without
+    # calling it again.
+    answer_judge = models.ForeignKey(
+        "AnswerJudge", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    judge_results = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     report = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     # pass / warn / fail against the project's targets and floors ("" until finished).
     verdict = models.CharField(max_length=8, blank=True, default="")

@@ -34,6 +34,7 @@ from evaluation.selectors import (
 )
 from goldsmith import metrics as M
 from goldsmith import reporting
+from goldsmith.answers import judge as J
 from goldsmith.answers import quadrants as Q
 from goldsmith.answers import report as AR
 from goldsmith.answers import scoring as S
@@ -161,6 +162,7 @@ def run_answer_report(
     if not names:
         return None
     recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
+    judge = J.JudgeResults.from_json(run.judge_results) if run.judge_results else None
     doc = AR.answer_report(
         keys,
         staged,
@@ -168,6 +170,7 @@ def run_answer_report(
         recall_threshold=recall_t,
         correctness_threshold=correct_t,
         quadrant_k=run.headline_k or 5,
+        judge=judge if S.ANSWER_CORRECTNESS in names else None,
         **scoring,
     )
     doc["metrics"] = names
@@ -178,6 +181,20 @@ def run_answer_report(
         "answered": len(staged),
     }
     return doc
+
+
+def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
+    """Have the run's answer judge score its open answers (the engine's ``judge_items``: open
+    answer keys whose query has a response), on the worker that finishes the run; what it
+    answered, JSON-ready, for the run to keep (``EvaluationRun.judge_results``). A judge that
+    fails a query leaves that query's correctness unscored, with its error; a header that
+    cannot be read raises credentials.SecretUnavailable (nothing was sent)."""
+    from evaluation.services.answer_judges import judge_answers
+
+    assert run.answer_judge is not None
+    items = J.judge_items(answer_keys(version_id=run.version_id), staged_rows(run=run))
+    out: dict[str, Any] = judge_answers(judge=run.answer_judge, items=items).to_json()
+    return out
 
 
 def stage_rows(report: dict[str, Any]) -> list[dict[str, Any]]:

@@ -45,6 +45,7 @@ from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
 from evaluation.models import (
     FINISHED_STATES,
+    AnswerJudge,
     Baseline,
     BatchState,
     DriftAlert,
@@ -58,6 +59,7 @@ from evaluation.models import (
     Schedule,
 )
 from evaluation.selectors import corpus_state, golden_items
+from evaluation.services.answers import judge_run_answers
 from evaluation.services.executors import stream_outcomes
 from evaluation.services.reports import DEFAULT_KS, RunInvalid, run_assessment, run_report
 from evaluation.services.retrievers import (
@@ -117,6 +119,7 @@ def evaluation_run_create(
     lanes: int | None = None,
     lease_seconds: int | None = None,
     machine_grades: bool = True,
+    answer_judge: AnswerJudge | None = None,
     enqueue: bool = True,
 ) -> EvaluationRun:
     """A queued run of `retriever` against the frozen `version`; queued for a worker after
@@ -125,9 +128,12 @@ def evaluation_run_create(
     The run keeps the project's headline K (that of its verdict and drift; `headline_k`
     overrides it), and its cut-offs always include it. `machine_grades` False leaves the
     version's machine grades out of the scoring (those chunks count as unjudged); the report
-    states which."""
+    states which. `answer_judge` (one of the project's) scores the open answers' correctness
+    when the run finishes; the rules score the rest."""
     if retriever.project_id != project.pk or version.project_id != project.pk:
         raise RunInvalid(gettext("the retriever and the version must belong to this project"))
+    if answer_judge is not None and answer_judge.project_id != project.pk:
+        raise RunInvalid(gettext("the answer judge must belong to this project"))
     if relevance_threshold not in (1, 2):
         raise RunInvalid(gettext("the relevance threshold is 2 (strict) or 1 (lenient)"))
     if gain not in ("linear", "exp"):
@@ -190,6 +196,7 @@ def evaluation_run_create(
             lease_seconds=lease_seconds or settings.GOLDSMITH_EVAL_LEASE_SECONDS,
             trigger=trigger,
             machine_grades=machine_grades,
+            answer_judge=answer_judge,
             created_by=by if getattr(by, "pk", None) else None,
         )
         RunBatch.objects.bulk_create(
@@ -450,6 +457,9 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
     drift: dict[str, Any] | None = None
     verdict = ""
     try:
+        if run.answer_judge_id is not None and not run.judge_results:
+            run.judge_results = judge_run_answers(run)
+            EvaluationRun.objects.filter(pk=run.pk).update(judge_results=run.judge_results)
         report = run_report(run)
         assessment = run_assessment(run, report)
         report["verdict"] = assessment["verdict"]
