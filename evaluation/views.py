@@ -30,6 +30,7 @@ from evaluation.models import (
     Schedule,
 )
 from evaluation.selectors import (
+    answer_judges_of,
     baseline_run_id,
     query_texts,
     recent_alerts,
@@ -243,9 +244,18 @@ class RunForm(forms.Form):
         ),
     )
 
+    answer_judge = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label=gettext_lazy("Answer judge"),
+        empty_label=gettext_lazy("None: the rules score every answer"),
+        help_text=gettext_lazy("scores the open answers' correctness when the run finishes"),
+    )
+
     def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]  # a ModelChoiceField's queryset, which Field does not declare
+        self.fields["answer_judge"].queryset = answer_judges_of(project=project)  # type: ignore[attr-defined]  # as above
 
     def clean_ks(self) -> list[int]:
         try:
@@ -278,6 +288,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
                     matching=d["matching"],
                     pass_threshold=d["pass_threshold"],
                     machine_grades=d["machine_grades"],
+                    answer_judge=d["answer_judge"],
                     by=request.user,
                 )
             except RunInvalid as error:

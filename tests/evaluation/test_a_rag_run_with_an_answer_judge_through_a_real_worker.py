@@ -3,7 +3,8 @@ scoring by key-fact overlap) goes through a real worker: the worker that finishe
 sends the open answers with a response to the judge, the run keeps what the judge answered
 (its identity and every score and reason), and the report's correctness of open answers is
 the judge's, closed answers keeping the rules' exact match. The quadrants then equal the hand
-computation below, which differs from the rules' in one query (q3)."""
+computation below, which differs from the rules' in one query (q3). The retriever page's run
+form offers the project's answer judges."""
 
 from __future__ import annotations
 
@@ -92,3 +93,38 @@ def test_the_judge_scores_the_open_answers_of_a_run_on_the_worker(
     assert answers["scorer"]["metrics"]["answer_correctness"].startswith("judge")
     assert report["quadrants"] == {q: len(v) for q, v in EXPECTED.items()}
     assert {q: sorted(v) for q, v in answers["diagnosis"]["queries"].items()} == EXPECTED
+
+
+@pytest.mark.django_db
+def test_the_run_form_offers_the_projects_answer_judges(
+    personas, private_urls, answer_judge_stub, tmp_path
+):
+    from django.test import Client
+
+    from evaluation.services import retriever_save as save
+    from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
+
+    golden = make_rag_golden(personas.project)
+    path = tmp_path / "rag.jsonl"
+    path.write_bytes(rag_run_file())
+    retriever = save(project=personas.project, name="rag", kind="runfile", run_file=path)
+    page = Client()
+    page.force_login(personas.alice)
+    url = f"/projects/{personas.project.pk}/retrievers/{retriever.pk}/"
+    assert 'name="answer_judge"' not in page.get(url).content.decode()  # no judge yet
+    judge = answer_judge_register(
+        project=personas.project, name="overlap", url=answer_judge_stub().url
+    )
+    html = page.get(url).content.decode()
+    assert 'name="answer_judge"' in html and "overlap" in html
+    form = {
+        "version": golden.version.pk,
+        "ks": "5 10",
+        "relevance_threshold": 2,
+        "gain": "linear",
+        "matching": "chunk",
+        "answer_judge": judge.pk,
+    }
+    response = page.post(url, form)
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    assert EvaluationRun.objects.get().answer_judge_id == judge.pk
