@@ -26,6 +26,7 @@ from annotation.models import Assignment
 from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
+from evaluation.models import AnswerJudge
 from evaluation.services import evaluation_run_create, retriever_save
 from evaluation.services.judges import judge_register, judging_job_create
 from tests.annotation.factories import grade_all, judging_setup
@@ -72,6 +73,9 @@ def world(personas, api_client_for) -> World:
     run = evaluation_run_create(project=project, retriever=retriever, version=v1, enqueue=False)
     judge = judge_register(project=project, name="stub", kind="keyword")
     job = judging_job_create(judge=judge, scope="all", enqueue=False)
+    answer_judge = AnswerJudge.objects.create(
+        project=project, name="sage", config={"url": "http://judge.invalid/score"}
+    )
     own = Assignment.objects.filter(annotator=personas.bob).order_by("order")
     return World(
         ids={
@@ -84,6 +88,7 @@ def world(personas, api_client_for) -> World:
             "run_id": [run.pk],
             "judge_id": [judge.pk],
             "job_id": [job.pk],
+            "answer_judge_id": [answer_judge.pk],
             "action": ["cancel"],
             "username": ["carol"],
             # The JavaScript catalog of each interface language (/jsi18n/<language>/).

@@ -31,6 +31,7 @@ from annotation.models import (
 )
 from annotation.services.projects import api_token_create
 from annotation.services.querylogs import query_log_import
+from evaluation.models import AnswerJudge
 from evaluation.services import evaluation_run_create, retriever_save
 from evaluation.services.judges import judge_register, judging_job_create
 from tests.annotation.factories import grade_all, judging_setup, make_query, pool
@@ -122,6 +123,9 @@ def world(personas, tmp_path) -> World:
     a_judge = judge_register(project=a, name="stub-a", kind="keyword")
     a_file_judge = judge_register(project=a, name="file-a", kind="file")
     a_job = judging_job_create(judge=a_judge, scope="all", enqueue=False)
+    a_answer_judge = AnswerJudge.objects.create(
+        project=a, name="sage-a", config={"url": "http://judge.invalid/score"}
+    )
 
     b = Project.objects.create(name="Mallory's project", annotators_write_answers=True)
     Membership.objects.create(project=b, user=personas.mallory, role=Role.LEAD)
@@ -161,6 +165,7 @@ def world(personas, tmp_path) -> World:
         "a_judge": a_judge.pk,
         "a_file_judge": a_file_judge.pk,
         "a_job": a_job.pk,
+        "a_answer_judge": a_answer_judge.pk,
         "b_query": b_query.pk,
         "b_assignment": b_assignment.pk,
         "b_log": b_log.pk,
@@ -255,6 +260,12 @@ def api_attempts(w: World) -> list[tuple[str, str, str, dict[str, Any], str]]:
         ("A's judge, cancel", "post", f"{api}judges/{i['a_judge']}/jobs/{i['a_job']}/cancel/",
          {}, "json"),
         ("A's judge, fill gaps", "post", f"{api}judges/{i['a_judge']}/fill-gaps/", {}, "json"),
+        ("A's answer judge, change", "patch", f"{api}answer-judges/{i['a_answer_judge']}/",
+         {"model": "m-2"}, "json"),
+        ("A's answer judge, remove", "delete", f"{api}answer-judges/{i['a_answer_judge']}/",
+         {}, "json"),
+        ("A's answer judge, test call", "post",
+         f"{api}answer-judges/{i['a_answer_judge']}/test-call/", {}, "json"),
     ]  # fmt: skip
 
 
@@ -303,6 +314,10 @@ def page_attempts(w: World) -> list[tuple[str, str, dict[str, Any]]]:
         ("A's judge, grades", f"{page}judges/",
          {"action": "upload", "judge": i["a_file_judge"],
           "file": grades_file(i["resolved"], i["a_chunk_id"])}),
+        ("A's answer judge, test call", f"{page}answer-judges/",
+         {"action": "test", "judge": i["a_answer_judge"]}),
+        ("A's answer judge, remove", f"{page}answer-judges/",
+         {"action": "delete", "judge": i["a_answer_judge"]}),
     ]  # fmt: skip
 
 
@@ -412,6 +427,9 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/judges/<int:judge_id>/jobs/<int:job_id>/cancel/",
         "api/v1/projects/<int:project_id>/judges/<int:judge_id>/fill-gaps/",
         "projects/<int:project_id>/judges/",
+        "api/v1/projects/<int:project_id>/answer-judges/<int:answer_judge_id>/",
+        "api/v1/projects/<int:project_id>/answer-judges/<int:answer_judge_id>/test-call/",
+        "projects/<int:project_id>/answer-judges/",
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
     # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer,
@@ -431,6 +449,7 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/goldsets/import/",
         "api/v1/projects/<int:project_id>/retrievers/",
         "api/v1/projects/<int:project_id>/judges/",
+        "api/v1/projects/<int:project_id>/answer-judges/",
         "projects/<int:project_id>/guidelines/",
         "projects/<int:project_id>/corpus/",
         "projects/<int:project_id>/querylogs/",
