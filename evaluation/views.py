@@ -562,6 +562,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "more_rows": max(0, len(rows) - ANSWER_ROWS),
         "given": answers.get("stages_given") or {},
         "fact_rules": answers.get("fact_rules") or {},
+        "scorer": answers.get("scorer") or {},
     }
 
 

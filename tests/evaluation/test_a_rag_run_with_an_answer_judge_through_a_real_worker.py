@@ -9,6 +9,7 @@ form offers the project's answer judges."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from evaluation.models import EvaluationRun, RunState
 from evaluation.services import retriever_save
@@ -93,14 +94,18 @@ def test_the_judge_scores_the_open_answers_of_a_run_on_the_worker(
     assert answers["scorer"]["metrics"]["answer_correctness"].startswith("judge")
     assert report["quadrants"] == {q: len(v) for q, v in EXPECTED.items()}
     assert {q: sorted(v) for q, v in answers["diagnosis"]["queries"].items()} == EXPECTED
+    # The run page says which judge scored the open answers, as configured.
+    page = Client()
+    page.force_login(personas.victor)
+    html = page.get(f"/projects/{personas.project.pk}/runs/{run.pk}/").content.decode()
+    assert 'id="answer-judge"' in html
+    assert "overlap" in html and "stub-1" in html and "p3" in html
 
 
 @pytest.mark.django_db
 def test_the_run_form_offers_the_projects_answer_judges(
     personas, private_urls, answer_judge_stub, tmp_path
 ):
-    from django.test import Client
-
     from evaluation.services import retriever_save as save
     from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 
