@@ -5,6 +5,11 @@ retriever stub, and the time to aggregate it.
     GOLDSMITH_VAR_DIR=/tmp/gs-bench .venv/bin/python bench/run_bench.py \
         --queries 10000 --latency 0.02 --concurrency 16 --worker-processes 2
 
+With `--rag` the golden queries carry answer keys (a reference answer and 3 key facts linked to
+their relevant chunks) and the stub is a RAG pipeline (tests/evaluation/rag_stub.py): 50
+first-stage candidates, the reranked list, 5 contexts of about 40 words and a response per
+query, so every stage is stored and the report adds the answer section.
+
 The stub (tests/evaluation/retriever_stub.py) answers every call after `--latency` seconds, so a
 retriever allowed `--concurrency` calls at a time cannot serve more than concurrency / latency
 queries per second (16 / 0.02 = 800): that is the ceiling the run's throughput is compared with.
@@ -52,6 +57,7 @@ def main() -> int:
     parser.add_argument("--worker-processes", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=250)
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--rag", action="store_true", help="every stage and answer keys")
     args = parser.parse_args()
 
     import django
@@ -68,21 +74,41 @@ def main() -> int:
     from evaluation.services import evaluation_run_create, retriever_save
     from evaluation.services.reports import run_report, run_settings
     from goldsmith import reporting
+    from goldsmith.answers.model import KeyFact
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
+    from tests.evaluation.rag_stub import RagStub, Stage
     from tests.evaluation.retriever_stub import StubRetriever
 
     n = args.queries
     project = Project.objects.create(name=f"bench-{int(time.time())}")
     queries, answers = [], {}
+    stages: dict[str, Stage] = {}
     for i in range(n):
         qid = f"q{i}"
         judged = tuple(GoldJudgment(f"c{i}-{j}", 2 if j < 3 else 0) for j in range(5))
-        queries.append(GoldenQuery(qid, f"query {i}", judged, category=f"cat{i % 7}"))
         # Rank the relevant chunks at varying depths so the metrics vary.
         ranked = [f"x{i}-{j}" for j in range(10)]
         for j in range(3):
             ranked.insert((i * (j + 3)) % 10, f"c{i}-{j}")
         answers[qid] = ranked[:10]
+        key: dict[str, object] = {}
+        if args.rag:
+            facts = tuple(
+                KeyFact(f"item {i} rule {j} allows {j + 3} days", (f"c{i}-{j}",)) for j in range(3)
+            )
+            key = {"reference_answer": f"item {i} allows 3 days", "reference_facts": facts}
+            filler = " ".join(f"word{(i * 7 + w) % 500}" for w in range(34))
+            contexts = tuple(
+                (c, f"{filler} item {i} rule {c[-1]} allows {(i + j) % 6 + 3} days.")
+                for j, c in enumerate(ranked[:5])
+            )
+            stages[qid] = Stage(
+                candidates=tuple(ranked[:10] + [f"y{i}-{j}" for j in range(40)]),
+                reranked=tuple(ranked[:10]),
+                contexts=contexts,
+                answer=f"Item {i} rule 0 allows {i % 4 + 3} days; rule 1 allows 4 days.",
+            )
+        queries.append(GoldenQuery(qid, f"query {i}", judged, category=f"cat{i % 7}", **key))
     t = time.perf_counter()
     version = golden_set_version_import(
         project=project,
@@ -93,7 +119,11 @@ def main() -> int:
     )
     print(f"golden set of {n} queries stored in {time.perf_counter() - t:.1f}s")
 
-    stub = StubRetriever(answers, latency=args.latency).start()
+    stub = (
+        RagStub(stages, latency=args.latency)
+        if args.rag
+        else StubRetriever(answers, latency=args.latency)
+    ).start()
     retriever = retriever_save(
         project=project,
         name="stub",
@@ -184,6 +214,18 @@ def main() -> int:
         f"{cpu_used[0]:.1f}s, of {2 * (finished - started):.1f}s on 2 cores"
     )
 
+    if args.rag:
+        from evaluation.services.answers import run_answer_report
+        from evaluation.services.retrievers import evaluation_settings_get
+
+        items = golden_items(version_id=version.pk, machine_grades=run.machine_grades)
+        t = time.perf_counter()
+        section = run_answer_report(run, items, evaluation_settings_get(project=project))
+        assert section is not None
+        print(
+            f"answer section alone ({len(section['metrics'])} metrics, {n} queries): "
+            f"{time.perf_counter() - t:.2f}s; quadrants {section['quadrants']}"
+        )
     t = time.perf_counter()
     run_report(run)
     print(

@@ -27,7 +27,15 @@ from annotation.i18n import localize
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from annotation.text_input import JSONParser
-from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, Schedule
+from evaluation.models import (
+    Answerer,
+    AnswerJudge,
+    EvaluationRun,
+    Matching,
+    Retriever,
+    RetrieverKind,
+    Schedule,
+)
 from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
 from evaluation.services import (
     RetrieverInvalid,
@@ -60,6 +68,7 @@ class RetrieverOutput(serializers.Serializer):
     auth_header_source = serializers.CharField(allow_null=True)
     auth_header_env = serializers.CharField()
     schedule = serializers.CharField()
+    answerer = serializers.CharField()
     baseline_run = serializers.IntegerField(allow_null=True)
     run_file = serializers.JSONField(allow_null=True)
     created_at = serializers.DateTimeField()
@@ -83,6 +92,7 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
         "auth_header_source": source,
         "auth_header_env": retriever.auth_header_env,
         "schedule": retriever.schedule,
+        "answerer": retriever.answerer,
         "baseline_run": baseline_run_id(retriever=retriever),
         "run_file": (
             {
@@ -161,6 +171,14 @@ class RetrieverInput(serializers.Serializer):
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
 
 
 class RetrieverUpdateInput(serializers.Serializer):
@@ -169,6 +187,14 @@ class RetrieverUpdateInput(serializers.Serializer):
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
 
 
 class RetrieverListApi(APIView):
@@ -473,6 +499,24 @@ class EvaluationRunInput(serializers.Serializer):
             "unjudged); the report states which"
         ),
     )
+    answer_judge = serializers.CharField(
+        required=False,
+        help_text=gettext_lazy(
+            "Answer judge id or name: it scores the open answers' correctness when the run "
+            "finishes (the rules score the rest)"
+        ),
+    )
+
+
+def _find_answer_judge(project: Any, ref: str | None) -> AnswerJudge | None:
+    if not ref:
+        return None
+    found = AnswerJudge.objects.filter(project=project, name=ref).first()
+    if found is None and ref.isdigit():
+        found = AnswerJudge.objects.filter(project=project, pk=int(ref)).first()
+    if found is None:
+        raise RunInvalid(gettext("no answer judge %(ref)r in this project") % {"ref": ref})
+    return found
 
 
 def _find_retriever(project: Any, ref: str) -> Retriever:
@@ -525,6 +569,7 @@ class EvaluationRunListApi(APIView):
                 matching=v["matching"],
                 pass_threshold=v.get("pass_threshold"),
                 machine_grades=v["machine_grades"],
+                answer_judge=_find_answer_judge(project, v.get("answer_judge")),
                 by=request.user,
                 trigger="api",
             )
@@ -552,10 +597,36 @@ class EvaluationRunReportApi(APIView):
             200: OpenApiTypes.OBJECT,
             409: OpenApiResponse(RefusalOutput, description="The run has not succeeded (yet)."),
         },
-        summary="A finished run's report (aggregates at every K with CIs, per category, ...)",
+        parameters=[
+            OpenApiParameter(
+                name,
+                {"type": "number", "minimum": 0, "maximum": 1},
+                required=False,
+                description=f"The quadrants' {what} threshold (0 to 1); by default the "
+                "project's, else the run's pass threshold",
+            )
+            for name, what in (
+                ("recall_threshold", "context recall"),
+                ("correctness_threshold", "answer correctness"),
+            )
+        ],
+        summary="A finished run's report (aggregates at every K with CIs, per category, "
+        "answer metrics and quadrants, ...)",
     )
     def get(self, request: Request, project_id: int, run_id: int) -> Response:
         run = _run(request, project_id, run_id, Action.VIEW)
+        thresholds: dict[str, float | None] = {}
+        for name in ("recall_threshold", "correctness_threshold"):
+            raw = request.query_params.get(name)
+            if raw in (None, ""):
+                continue
+            try:
+                value = float(raw)
+            except ValueError:
+                value = -1.0
+            if not 0.0 <= value <= 1.0:
+                raise serializers.ValidationError({name: [gettext("a number between 0 and 1")]})
+            thresholds[name] = value
         if run.state != "succeeded":
             return Response(
                 {
@@ -566,7 +637,7 @@ class EvaluationRunReportApi(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        return Response(run_report_cached(run))
+        return Response(run_report_cached(run, **thresholds))
 
 
 class EvaluationRunCancelApi(APIView):

@@ -66,6 +66,12 @@ class EvaluationSettings(models.Model):
     topk_weights = models.JSONField(default=dict, blank=True)
     # Queries whose recall@K is below this are listed for diagnosis (apart from passing).
     low_recall_cutoff = models.FloatField(default=0.2)
+    # The four-quadrant diagnosis of answers (context recall × correctness): "high" at or
+    # above these; empty: the run's pass threshold.
+    quadrant_recall_threshold = models.FloatField(null=True, blank=True)
+    quadrant_correctness_threshold = models.FloatField(null=True, blank=True)
+    # Drop rules on answer metrics: metric name -> largest allowed drop of its mean.
+    max_answer_drop = models.JSONField(default=dict, blank=True)
     webhook_url = models.URLField(blank=True, max_length=500)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -81,6 +87,11 @@ class RetrieverKind(models.TextChoices):
     RUNFILE = "runfile", gettext_lazy("Run file")
     BM25 = "bm25", gettext_lazy("Built-in BM25")
     TFIDF = "tfidf", gettext_lazy("Built-in TF-IDF")
+
+
+class Answerer(models.TextChoices):
+    NONE = "", gettext_lazy("None: the retriever's own responses, if any")
+    EXTRACTIVE = "extractive", gettext_lazy("The extractive baseline (no language model)")
 
 
 class Schedule(models.TextChoices):
@@ -102,6 +113,10 @@ class Retriever(models.Model):
     auth_header_encrypted = models.TextField(blank=True)
     auth_header_env = models.CharField(max_length=100, blank=True)
     schedule = models.CharField(max_length=16, choices=Schedule.choices, blank=True, default="")
+    # Who answers a query when the retriever gives no response: nobody, or the extractive
+    # baseline (the best-matching sentence of the top contexts), for a whole report without a
+    # language model.
+    answerer = models.CharField(max_length=16, choices=Answerer.choices, blank=True, default="")
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -148,6 +163,13 @@ class RunFileRow(models.Model):
     query_id = models.CharField(max_length=255)
     ids = models.JSONField(default=list)
     scores = models.JSONField(default=list)
+    # The other stages of a RAG pipeline (docs/formats.md, "stages"): the first-stage
+    # candidates (ids and scores; null: the retriever has no first stage), the contexts given
+    # to the model ([{"id", "text"}]; null: the top K of the list) and the response.
+    candidates = models.JSONField(null=True, blank=True, default=None)
+    candidate_scores = models.JSONField(default=list, blank=True)
+    contexts = models.JSONField(null=True, blank=True, default=None)
+    response = models.TextField(null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         constraints = [
@@ -213,6 +235,14 @@ class EvaluationRun(models.Model):
     # Whether the version's machine grades (provenance "machine") count as judged; when not,
     # those chunks score as unjudged. Stated on the report.
     machine_grades = models.BooleanField(default=True)
+    # The HTTP judge of open answers this run asked (null: the rules score every answer), and
+    # what it answered (`goldsmith.answers.judge.JudgeResults.to_json`: its identity as
+    # configured and every score and reason), kept so that the report is recomputed without
+    # calling it again.
+    answer_judge = models.ForeignKey(
+        "AnswerJudge", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    judge_results = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     report = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     # pass / warn / fail against the project's targets and floors ("" until finished).
     verdict = models.CharField(max_length=8, blank=True, default="")
@@ -287,6 +317,13 @@ class QueryResult(models.Model):
     scores = models.JSONField(default=list)
     doc_ids = models.JSONField(default=list, blank=True)
     snippets = models.JSONField(default=list, blank=True)
+    # The other stages of a RAG pipeline (docs/formats.md, "stages"): the first-stage
+    # candidates (ids and scores; null: the retriever has no first stage), the contexts given
+    # to the model ([{"id", "text"}]; null: the top K of the list) and the response.
+    candidates = models.JSONField(null=True, blank=True, default=None)
+    candidate_scores = models.JSONField(default=list, blank=True)
+    contexts = models.JSONField(null=True, blank=True, default=None)
+    response = models.TextField(null=True, blank=True)  # noqa: DJ001
     latency_ms = models.FloatField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)

@@ -22,6 +22,7 @@ from evaluation.models import (
     RunState,
 )
 from goldsmith.agreement import MACHINE
+from goldsmith.answers.model import AnswerKey, Context, KeyFact, RankedItem, StagedQuery
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
@@ -119,6 +120,90 @@ def result_rows(
             run=run
         ).values_list(*fields)
     }
+
+
+def answer_keys(*, version_id: int) -> list[AnswerKey]:
+    """The version's answer keys (reference answer, type, choices, key facts), one per query
+    in query order; a query without any is an empty key."""
+    fields = (
+        "query_id", "text", "category", "reference_answer", "answer_type", "choices",
+        "reference_facts",
+    )  # fmt: skip
+    return [
+        AnswerKey(
+            query_id=qid,
+            reference_answer=answer,
+            answer_type=kind or None,
+            choices=tuple(choices or ()),
+            facts=tuple(KeyFact(f["text"], tuple(f.get("chunk_ids") or ())) for f in facts or ()),
+            query=text,
+            category=category,
+        )
+        for qid, text, category, answer, kind, choices, facts in GoldenItem.objects.filter(
+            version_id=version_id
+        )
+        .order_by("position")
+        .values_list(*fields)
+    ]
+
+
+def has_answer_keys(*, version_id: int) -> bool:
+    """Whether some query of the version has a reference answer or a key fact."""
+    items = GoldenItem.objects.filter(version_id=version_id)
+    return (
+        items.filter(reference_answer__isnull=False).exists()
+        or items.exclude(reference_facts=[]).exists()
+    )
+
+
+def has_stages(*, run: EvaluationRun) -> bool:
+    """Whether some answered query of the run carries candidates, contexts or a response."""
+    return (
+        QueryResult.objects.filter(run=run, error="")
+        .filter(Q(candidates__isnull=False) | Q(contexts__isnull=False) | Q(response__isnull=False))
+        .exists()
+    )
+
+
+def query_texts(*, version_id: int) -> dict[str, str]:
+    """Query id → text of the version's queries."""
+    return dict(GoldenItem.objects.filter(version_id=version_id).values_list("query_id", "text"))
+
+
+def _padded(values: Sequence[object] | None, n: int) -> list[object]:
+    """``values`` cut or padded with None to ``n`` items."""
+    out = list(values or ())[:n]
+    return out + [None] * (n - len(out))
+
+
+def staged_rows(*, run: EvaluationRun) -> list[StagedQuery]:
+    """The run's answered queries with every stage stored (docs/formats.md, "stages"); the
+    final list's items carry their snippets as text (the report fills whole texts where it
+    needs them). Failed queries are left out: they score as missing from the run."""
+    fields = (
+        "query_id", "ranked_ids", "scores", "snippets", "candidates", "candidate_scores",
+        "contexts", "response",
+    )  # fmt: skip
+    out: list[StagedQuery] = []
+    rows = QueryResult.objects.filter(run=run, error="").order_by("query_id").values_list(*fields)
+    for qid, ids, scores, snips, cands, cand_scores, contexts, response in rows.iterator(
+        chunk_size=2000
+    ):
+        n = len(ids)
+        out.append(
+            StagedQuery(
+                query_id=qid,
+                results=tuple(map(RankedItem, ids, _padded(scores, n), _padded(snips, n))),
+                candidates=None
+                if cands is None
+                else tuple(map(RankedItem, cands, _padded(cand_scores, len(cands)))),
+                contexts=None
+                if contexts is None
+                else tuple(Context(c["id"], c["text"]) for c in contexts),
+                response=response,
+            )
+        )
+    return out
 
 
 def chunk_places(*, project: Project, chunk_ids: Iterable[str]) -> dict[str, ChunkPlace]:

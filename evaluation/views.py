@@ -20,9 +20,19 @@ from annotation.downloads import attachment
 from annotation.i18n import localize
 from annotation.permissions import Action, project_access, role_allows
 from annotation.services.uploads import UploadRefused
-from evaluation.models import EvaluationRun, Matching, Retriever, RetrieverKind, RunState, Schedule
+from evaluation.models import (
+    Answerer,
+    EvaluationRun,
+    Matching,
+    Retriever,
+    RetrieverKind,
+    RunState,
+    Schedule,
+)
 from evaluation.selectors import (
+    answer_judges_of,
     baseline_run_id,
+    query_texts,
     recent_alerts,
     retrievers_of,
     run_progress,
@@ -40,6 +50,7 @@ from evaluation.services import (
     evaluation_settings_update,
     retriever_save,
 )
+from evaluation.services.answers import stage_headline, stage_rows
 from evaluation.services.reports import (
     band_table,
     compare_report,
@@ -49,8 +60,16 @@ from evaluation.services.reports import (
     report_download,
 )
 from evaluation.services.retrievers import effective_thresholds, topk_choice
-from evaluation.wording import drift_in_words, settings_differ_in_words, verdict_in_words
+from evaluation.wording import (
+    ANSWER_METRIC_NAMES,
+    QUADRANT_ADVICE,
+    QUADRANT_TITLES,
+    drift_in_words,
+    settings_differ_in_words,
+    verdict_in_words,
+)
 from goldsmith import bands, formats, metrics, plots
+from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 TREND_METRICS = ("recall", "ndcg", "pass")
@@ -135,6 +154,15 @@ class RetrieverForm(forms.Form):
         ),
     )
     schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
+    answerer = forms.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        label=gettext_lazy("Answers"),
+        help_text=gettext_lazy(
+            "Who answers a query the retriever gives no response for; the extractive "
+            "baseline picks the best-matching sentence of the top chunks"
+        ),
+    )
     run_file = forms.FileField(
         required=False, help_text=gettext_lazy("TREC or JSONL run (kind: run file)")
     )
@@ -178,6 +206,7 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     auth_header_value=d["auth_header_value"],
                     auth_header_env=d["auth_header_env"],
                     schedule=d["schedule"] or "",
+                    answerer=d["answerer"] or "",
                     run_file=d["run_file"],
                     by=request.user,
                 )
@@ -215,9 +244,18 @@ class RunForm(forms.Form):
         ),
     )
 
+    answer_judge = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label=gettext_lazy("Answer judge"),
+        empty_label=gettext_lazy("None: the rules score every answer"),
+        help_text=gettext_lazy("scores the open answers' correctness when the run finishes"),
+    )
+
     def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]  # a ModelChoiceField's queryset, which Field does not declare
+        self.fields["answer_judge"].queryset = answer_judges_of(project=project)  # type: ignore[attr-defined]  # as above
 
     def clean_ks(self) -> list[int]:
         try:
@@ -250,6 +288,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
                     matching=d["matching"],
                     pass_threshold=d["pass_threshold"],
                     machine_grades=d["machine_grades"],
+                    answer_judge=d["answer_judge"],
                     by=request.user,
                 )
             except RunInvalid as error:
@@ -297,6 +336,7 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
         "auth_header_name": retriever.auth_header_name,
         "auth_header_env": retriever.auth_header_env,
         "schedule": retriever.schedule,
+        "answerer": retriever.answerer,
     }
     form = RetrieverForm(request.POST or None, request.FILES or None, initial=initial)
     form.fields["name"].disabled = True
@@ -312,6 +352,7 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
                 auth_header_value=d["auth_header_value"] or None,
                 auth_header_env=d["auth_header_env"] or None,
                 schedule=d["schedule"] or "",
+                answerer=d["answerer"] or "",
                 run_file=d["run_file"],
             )
         except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
@@ -442,7 +483,87 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             .select_related("retriever")[:20],
         )
         ctx.update(_diagnosis_context(run, report))
+        ctx["answers"] = _answers_context(run, report)
     return render(request, "evaluation/run_detail.html", ctx)
+
+
+ANSWER_ROWS = 500  # queries listed in the answer table of a run page
+
+
+def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, Any] | None:
+    """The run page's answer section: the first stage beside the final list, the answer
+    metrics, the four quadrants (counts, queries, categories, what to look at) and the
+    per-query values with their reasons."""
+    answers = report.get("answers")
+    if not answers:
+        return None
+    agg = answers.get("aggregate") or {}
+    metric_rows = []
+    for name in answers.get("metrics") or []:
+        if name.startswith("first_stage:") or name not in agg:
+            continue
+        family = name.split("@")[0]
+        k = name.split("@")[1] if "@" in name else None
+        metric_rows.append(
+            {
+                "name": name,
+                "words": ANSWER_METRIC_NAMES.get(family, family),
+                "k": k,
+                "agg": agg[name],
+            }
+        )
+    texts = query_texts(version_id=run.version_id)
+    diag = answers.get("diagnosis")
+    quadrants = []
+    by_category = []
+    recall_metric = correctness_metric = None
+    if diag:
+        recall_metric, correctness_metric = diag["recall_metric"], diag["correctness_metric"]
+        for key in QUADRANTS:
+            quadrants.append(
+                {
+                    "key": key,
+                    "title": QUADRANT_TITLES[key],
+                    "advice": QUADRANT_ADVICE[key],
+                    "count": diag["counts"].get(key, 0),
+                    "queries": [
+                        {"id": q, "text": texts.get(q, "")} for q in diag["queries"].get(key, [])
+                    ],
+                }
+            )
+        by_category = [
+            {"name": c, "counts": [counts.get(k, 0) for k in QUADRANTS]}
+            for c, counts in sorted(diag["by_category"].items())
+        ]
+    per_query = answers.get("per_query") or {}
+    reasons = answers.get("reasons") or {}
+    place = {q: key for key in QUADRANTS for q in (diag or {}).get("queries", {}).get(key, [])}
+    rows = [
+        {
+            "id": q,
+            "text": texts.get(q, ""),
+            "recall": values.get(recall_metric) if recall_metric else None,
+            "correctness": values.get(correctness_metric) if correctness_metric else None,
+            "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
+            "reasons": sorted((reasons.get(q) or {}).items()),
+        }
+        for q, values in per_query.items()
+        if q in reasons
+    ]
+    return {
+        "stages": stage_rows(report),
+        "stage_headline": stage_headline(report),
+        "metrics": metric_rows,
+        "quadrants": quadrants,
+        "quadrant_keys": [QUADRANT_TITLES[k] for k in QUADRANTS],
+        "by_category": by_category,
+        "diagnosis": diag,
+        "rows": rows[:ANSWER_ROWS],
+        "more_rows": max(0, len(rows) - ANSWER_ROWS),
+        "given": answers.get("stages_given") or {},
+        "fact_rules": answers.get("fact_rules") or {},
+        "scorer": answers.get("scorer") or {},
+    }
 
 
 # K rows of the top-K table; the other swept Ks are under "every K".
@@ -783,6 +904,52 @@ class SettingsForm(forms.Form):
         ),
     )
 
+    quadrant_recall_threshold = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Quadrants: context recall threshold"),
+        help_text=gettext_lazy(
+            "Context recall at or above it counts as high in the answer diagnosis. Empty: the "
+            "run's pass threshold"
+        ),
+    )
+    quadrant_correctness_threshold = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Quadrants: answer correctness threshold"),
+        help_text=gettext_lazy(
+            "Answer correctness at or above it counts as high. Empty: the run's pass threshold"
+        ),
+    )
+    max_answer_drop = forms.CharField(
+        required=False,
+        label=gettext_lazy("Largest answer drops"),
+        help_text=gettext_lazy(
+            "Drift rules on answer metrics against the baseline, e.g. answer_correctness=0.05, "
+            "context_recall@5=0.1. Empty: none"
+        ),
+    )
+
+    def clean_max_answer_drop(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for part in (self.cleaned_data["max_answer_drop"] or "").split(","):
+            if not part.strip():
+                continue
+            name, sep, value = part.partition("=")
+            try:
+                out[name.strip()] = float(value)
+            except ValueError:
+                raise forms.ValidationError(
+                    gettext("write each rule as metric=drop, not %(part)r") % {"part": part.strip()}
+                ) from None
+            if not sep:
+                raise forms.ValidationError(
+                    gettext("write each rule as metric=drop, not %(part)r") % {"part": part.strip()}
+                )
+        return out
+
     def clean_topk_weights(self) -> dict[str, float]:
         try:
             return metrics.parse_topk_weights(self.cleaned_data["topk_weights"] or "")
@@ -809,6 +976,9 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
     initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
     initial["band_overrides"] = json.dumps(record.band_overrides) if record.band_overrides else ""
     initial["topk_weights"] = metrics.format_topk_weights(record.topk_weights or {})
+    initial["max_answer_drop"] = ", ".join(
+        f"{m}={v:g}" for m, v in (record.max_answer_drop or {}).items()
+    )
     if record.topk_scenario == metrics.DEFAULT_TOPK_SCENARIO:
         initial["topk_scenario"] = ""  # the form offers the default scenario as ""
     ctx.update(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, gettext_lazy, pgettext
 
 
 def _recall_words(recall: dict[str, Any], k: int) -> str:
@@ -151,16 +151,17 @@ def fired_rule_in_words(rule: dict[str, Any], k: int | None) -> str:
                 "value": _mean_words(value),
                 "floor": f"{limit:.2f}",
             }
-        elif name in ("max_recall_drop", "max_pass_rate_drop"):
+        elif name in ("max_recall_drop", "max_pass_rate_drop", "max_answer_drop"):
             before = rule["baseline"]
+            metric = {"max_recall_drop": recall, "max_pass_rate_drop": passing}.get(name)
             values = {
-                "metric": recall if name == "max_recall_drop" else passing,
+                "metric": metric or str(rule["metric"]),
                 "drop": f"{before - value:.4f}",
                 "before": f"{before:.4f}",
                 "after": f"{value:.4f}",
                 "limit": f"{limit:g}",
             }
-            if name == "max_recall_drop":
+            if name in ("max_recall_drop", "max_answer_drop"):
                 text = (
                     gettext(
                         "mean %(metric)s dropped %(drop)s (%(before)s → %(after)s), more than "
@@ -268,3 +269,39 @@ def settings_differ_in_words(a: Any, b: Any) -> list[str]:
         for field, name in _setting_names().items()
         if getattr(b, field) != getattr(a, field)
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# The four quadrants of the answer diagnosis (goldsmith.answers.quadrants: the same words)
+
+QUADRANT_TITLES = {
+    "low_recall_low_correctness": gettext_lazy("Context missed, answer wrong"),
+    "low_recall_high_correctness": gettext_lazy("Context missed, answer right"),
+    "high_recall_low_correctness": gettext_lazy("Context found, answer wrong"),
+    "high_recall_high_correctness": gettext_lazy("Context found, answer right"),
+}
+QUADRANT_ADVICE = {
+    "low_recall_low_correctness": gettext_lazy(
+        "Retrieval is the first suspect: look at chunking, query rewriting, the top-K given to "
+        "the model, the reranker, and whether the golden set covers these questions."
+    ),
+    "low_recall_high_correctness": gettext_lazy(
+        "Right without the key facts in context: the question may be too easy (the model "
+        "knows the answer), or the reference facts are incomplete or linked to the wrong chunks."
+    ),
+    "high_recall_low_correctness": gettext_lazy(
+        "Generation is the suspect: the facts were in context but the answer missed them. Look "
+        "at the prompt, how the answer integrates several facts, and hallucinated details."
+    ),
+    "high_recall_high_correctness": gettext_lazy(
+        "Working: keep these as regression cases, and look here for the hard cases worth "
+        "adding to the golden set."
+    ),
+}
+ANSWER_METRIC_NAMES = {
+    "context_recall": gettext_lazy("context recall"),
+    "answer_correctness": gettext_lazy("answer correctness"),
+    "fact_coverage": gettext_lazy("key facts stated"),
+    "answer_f1": gettext_lazy("token F1 against the reference"),
+    "exact_match": gettext_lazy("exact match (closed answers)"),
+}

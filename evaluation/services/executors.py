@@ -15,10 +15,19 @@ from django.conf import settings
 
 from annotation.models import Chunk, Project
 from evaluation import credentials
-from evaluation.models import EvaluationRun, Retriever, RetrieverKind, RunFileRow
+from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
+from evaluation.selectors import chunk_texts
+from goldsmith.answers.extractive import extractive_answer
+from goldsmith.answers.model import Context
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
 from goldsmith.retrievers.builtin import build_retriever
-from goldsmith.retrievers.http import Hit, HttpRetrieverClient, HttpRetrieverConfig, Outcome
+from goldsmith.retrievers.http import (
+    Hit,
+    HttpRetrieverClient,
+    HttpRetrieverConfig,
+    Outcome,
+    Stages,
+)
 from goldsmith.retrievers.ssrf import Policy
 
 Items = Sequence[tuple[str, str]]
@@ -58,11 +67,50 @@ def stream_outcomes(
     *, run: EvaluationRun, retriever: Retriever, items: Items, tick: float = 1.0
 ) -> Iterator[list[Outcome]]:
     if retriever.kind == RetrieverKind.HTTP:
-        yield from _stream_http(run, retriever, items, tick)
+        stream = _stream_http(run, retriever, items, tick)
     elif retriever.kind == RetrieverKind.RUNFILE:
-        yield from _stream_runfile(run, items)
+        stream = _stream_runfile(run, items)
     else:
-        yield from _stream_builtin(run, retriever, items)
+        stream = _stream_builtin(run, retriever, items)
+    answerer = (run.retriever_snapshot or {}).get("answerer", retriever.answerer)
+    if answerer != Answerer.EXTRACTIVE:
+        yield from stream
+        return
+    texts = dict(items)
+    try:
+        for outcomes in stream:
+            yield _answer_extractively(run, texts, outcomes)
+    finally:
+        stream.close()
+
+
+def _answer_extractively(
+    run: EvaluationRun, texts: dict[str, str], outcomes: list[Outcome]
+) -> list[Outcome]:
+    """Each answered outcome without a response gets the extractive baseline's answer over its
+    contexts: the given ones, else the top K of its list (K: the run's headline K) with their
+    texts (the retriever's, else the corpus's). Those top K are stored as its contexts."""
+    k = run.headline_k or 5
+    wanted = {
+        h.id
+        for o in outcomes
+        if not o.error and o.stages.response is None and o.stages.contexts is None
+        for h in o.hits[:k]
+        if h.text is None
+    }
+    corpus = chunk_texts(project=run.project, chunk_ids=sorted(wanted)) if wanted else {}
+    out: list[Outcome] = []
+    for o in outcomes:
+        if o.error or o.stages.response is not None or o.query_id not in texts:
+            out.append(o)
+            continue
+        contexts = o.stages.contexts
+        if contexts is None:
+            contexts = tuple((h.id, h.text or corpus.get(h.id, "")) for h in o.hits[:k])
+        answer = extractive_answer(texts[o.query_id], [Context(i, t) for i, t in contexts], top=3)
+        stages = Stages(o.stages.candidates, contexts, answer)
+        out.append(Outcome(o.query_id, o.hits, o.latency_ms, o.attempts, o.error, stages))
+    return out
 
 
 def _stream_http(
@@ -90,23 +138,34 @@ def _stream_http(
 def _stream_runfile(run: EvaluationRun, items: Items) -> Iterator[list[Outcome]]:
     run_file_id = run.retriever_snapshot.get("run_file_id")
     wanted = [qid for qid, _ in items]
-    rows: dict[str, tuple[list[Any], list[Any]]] = {}
+    rows: dict[str, tuple[Any, ...]] = {}
+    fields = ("query_id", "ids", "scores", "candidates", "candidate_scores", "contexts", "response")
     for start in range(0, len(wanted), 900):
-        for qid, ids, scores in RunFileRow.objects.filter(
+        for qid, *row in RunFileRow.objects.filter(
             run_file_id=run_file_id, query_id__in=wanted[start : start + 900]
-        ).values_list("query_id", "ids", "scores"):
-            rows[qid] = (ids, scores)
+        ).values_list(*fields):
+            rows[qid] = tuple(row)
     out: list[Outcome] = []
     for qid in wanted:
         if qid not in rows:
             out.append(Outcome(qid, attempts=1, error="not in the run file"))
             continue
-        ids, scores = rows[qid]
+        ids, scores, cand_ids, cand_scores, contexts, response = rows[qid]
         hits = tuple(
             Hit(id=str(i), score=s)
             for i, s in zip(ids[: run.depth], scores[: run.depth], strict=False)
         )
-        out.append(Outcome(qid, hits, None, 1))
+        stages = Stages(
+            candidates=None
+            if cand_ids is None
+            else tuple(
+                Hit(id=str(i), score=s)
+                for i, s in zip(cand_ids, cand_scores or [None] * len(cand_ids), strict=False)
+            ),
+            contexts=None if contexts is None else tuple((c["id"], c["text"]) for c in contexts),
+            response=response,
+        )
+        out.append(Outcome(qid, hits, None, 1, stages=stages))
     yield out
 
 

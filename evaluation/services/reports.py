@@ -28,6 +28,13 @@ from evaluation.models import (
     RunState,
 )
 from evaluation.selectors import chunk_places, chunk_texts, golden_items, result_rows
+from evaluation.services.answers import (
+    answer_drift_of,
+    answers_as_shown,
+    compare_answers,
+    quadrant_thresholds,
+    run_answer_report,
+)
 from evaluation.services.retrievers import (
     effective_thresholds,
     evaluation_settings_get,
@@ -102,6 +109,11 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     )
     report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
     report["machine_grades"] = machine_grades_statement(run)
+    answers = run_answer_report(run, items, record)
+    if answers is not None:
+        report["answers"] = answers
+        if "quadrants" in answers:  # named as `goldsmith eval` prints them
+            report["quadrants"] = answers["quadrants"]
     return report
 
 
@@ -143,10 +155,12 @@ def run_conditions(run: EvaluationRun) -> verdicts.Conditions:
     )
 
 
-def run_assessment(run: EvaluationRun) -> dict[str, Any]:
+def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> dict[str, Any]:
     """The run's verdict against the project's targets and floors, and its drift against the
     retriever's baseline (``drift`` None without one, for the baseline itself and for runs
-    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them."""
+    older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them; the
+    answer drop rules read the run's `report` being made (else the stored one) and the
+    baseline's stored report."""
     record = evaluation_settings_get(project=run.project)
     t = effective_thresholds(record)
     targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
@@ -179,6 +193,10 @@ def run_assessment(run: EvaluationRun) -> dict[str, Any]:
     if baseline.run.corpus_hash != run.corpus_hash:
         changed.append("corpus")
     out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
+    answer_drift = answer_drift_of(run, baseline.run, record.max_answer_drop or {}, report)
+    if comparable and answer_drift is not None:
+        out["drift"]["answer_drift"] = answer_drift
+        out["drift"]["fired"] = [*out["drift"]["fired"], *answer_drift["fired"]]
     return out
 
 
@@ -192,34 +210,56 @@ def band_table(project: Project) -> dict[str, bands.Band]:
 # Reports as shown and downloaded
 
 
-def run_report_cached(run: EvaluationRun) -> dict[str, Any]:
+def run_report_cached(run: EvaluationRun, **thresholds: float | None) -> dict[str, Any]:
     """The stored report of a finished run (recomputed from its rows if it is missing), as
-    shown (:func:`report_as_shown`)."""
-    return report_as_shown(run, run.report if run.report else run_report(run))
+    shown (:func:`report_as_shown`; ``recall_threshold``, ``correctness_threshold``)."""
+    return report_as_shown(run, run.report if run.report else run_report(run), **thresholds)
 
 
-def report_as_shown(run: EvaluationRun, report: dict[str, Any]) -> dict[str, Any]:
+def report_as_shown(
+    run: EvaluationRun,
+    report: dict[str, Any],
+    *,
+    recall_threshold: float | None = None,
+    correctness_threshold: float | None = None,
+) -> dict[str, Any]:
     """A stored report with the project's top-K weights of today: the weights are a view of
     the stored means at each K, so editing them on the settings page needs no new run. The
     hints are derived again from the report's own figures (PostgreSQL's jsonb does not keep
-    the order of their figures, and reports stored before hints existed get them too)."""
+    the order of their figures, and reports stored before hints existed get them too). The
+    answer quadrants are placed under the project's thresholds of today, or the ones given."""
     if not report or "settings" not in report:
         return report
     out = dict(report)
+    record = evaluation_settings_get(project=run.project)
     if out.get("topk"):
-        scenario, weights = topk_choice(evaluation_settings_get(project=run.project))
+        scenario, weights = topk_choice(record)
         out["topk"] = reporting.topk_reweigh(out["topk"], scenario, weights)
     out["hints"] = reporting.hints(out)
+    if out.get("answers"):
+        recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
+        out["answers"] = answers_as_shown(
+            run,
+            out["answers"],
+            recall_t if recall_threshold is None else recall_threshold,
+            correct_t if correctness_threshold is None else correctness_threshold,
+        )
+        if "quadrants" in out["answers"]:
+            out["quadrants"] = out["answers"]["quadrants"]
     return out
 
 
 def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]:
-    """One row per golden query: its metrics at every K, latency and error."""
+    """One row per golden query: its metrics at every K (and the answer and first-stage metrics
+    of the stored report, empty where they do not apply), latency and error."""
     s = run_settings(run)
     scored = run_scored(run, s)
     rows = result_rows(run=run)
     items = {i.query_id: i for i in golden_items(version_id=run.version_id, with_judgments=False)}
     names = list(scored.result.metrics)
+    answers = (run.report or {}).get("answers") or {}
+    answer_values: dict[str, dict[str, Any]] = answers.get("per_query") or {}
+    answer_names = [m for m in answers.get("metrics") or [] if m not in names]
     out = []
     for qid, values, included in zip(
         scored.result.query_ids, scored.result.values.tolist(), scored.result.included, strict=True
@@ -233,11 +273,12 @@ def per_query_rows(run: EvaluationRun) -> tuple[list[str], list[dict[str, Any]]]
                 "stratum": item.stratum if item else None,
                 "included": bool(included),
                 **{m: (v if included else None) for m, v in zip(names, values, strict=True)},
+                **{m: answer_values.get(qid, {}).get(m) for m in answer_names},
                 "latency_ms": row.latency_ms if row else None,
                 "error": row.error if row else "missing",
             }
         )
-    return names, out
+    return [*names, *answer_names], out
 
 
 def report_csv(run: EvaluationRun) -> str:
@@ -361,6 +402,9 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         "matching": s.matching,
         "pass_threshold": s.pass_threshold,
     }
+    answers = compare_answers(a, b)
+    if answers:
+        out["answers"] = answers
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
         for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")

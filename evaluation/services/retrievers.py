@@ -19,6 +19,7 @@ from annotation.services.uploads import Upload, upload_file, upload_name
 from annotation.text_input import single_line
 from evaluation import credentials
 from evaluation.models import (
+    Answerer,
     EvaluationSettings,
     Retriever,
     RetrieverKind,
@@ -28,8 +29,10 @@ from evaluation.models import (
 )
 from evaluation.services.executors import ssrf_policy
 from goldsmith import bands, metrics
+from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import detect_format, read_run
+from goldsmith.formats.jsonl import read_jsonl_stages
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 from goldsmith.text import say
@@ -114,6 +117,7 @@ def retriever_save(
     auth_header_value: str | None = None,
     auth_header_env: str | None = None,
     schedule: str | None = None,
+    answerer: str | None = None,
     run_file: Upload | Path | None = None,
     by: AbstractBaseUser | None = None,
 ) -> Retriever:
@@ -128,7 +132,10 @@ def retriever_save(
     them (the edit form sends them for every kind). A retriever's name and kind are fixed once
     added. `run_file` (run-file retrievers only) is an upload, whose errors name it as it was
     uploaded, or a path given on the command line; the newest run file is the one new runs
-    evaluate. Raises RetrieverInvalid, FormatError (``FILE:LINE: what``) or UploadRefused."""
+    evaluate; a JSONL run file's stages (``candidates``, ``contexts``, ``response``) are kept
+    with its lists. `answerer` ("" or "extractive") answers the queries the retriever gives no
+    response for with the extractive baseline. Raises RetrieverInvalid, FormatError
+    (``FILE:LINE: what``) or UploadRefused."""
     kind = _checked_kind(retriever, kind)
     if retriever is None:
         name = _new_name(project, name)
@@ -148,6 +155,13 @@ def retriever_save(
                 % {"names": ", ".join(s or "none" for s in Schedule.values)}
             )
         changes["schedule"] = schedule
+    if answerer is not None:
+        if answerer not in Answerer.values:
+            raise RetrieverInvalid(
+                gettext("the answerer must be one of %(names)s")
+                % {"names": ", ".join(a or "none" for a in Answerer.values)}
+            )
+        changes["answerer"] = answerer
     if kind == RetrieverKind.HTTP:
         if retriever is None or config is not None:
             stored = retriever.config if retriever is not None else {}
@@ -211,6 +225,8 @@ def _new_name(project: Project, name: str | None) -> str:
 def retriever_snapshot(retriever: Retriever) -> dict[str, Any]:
     """What a run records of its retriever: kind and configuration, never the secret."""
     snap: dict[str, Any] = {"kind": retriever.kind, "name": retriever.name}
+    if retriever.answerer:  # only when set: the fingerprints of earlier runs stay the same
+        snap["answerer"] = retriever.answerer
     if retriever.kind == RetrieverKind.HTTP:
         if retriever.auth_header_env:  # saved before the rule existed: refuse the run now
             refusal = credentials.environment_refusal(retriever.auth_header_env)
@@ -251,6 +267,7 @@ class _RunFileRead:
     format: str
     lists: dict[str, tuple[list[str], list[float | None]]]
     rows: int
+    stages: dict[str, StagedQuery]
 
 
 def _run_file_read(source: Upload | Path) -> _RunFileRead:
@@ -274,8 +291,30 @@ def _run_file_parse(path: Path, filename: str) -> _RunFileRead:
         ids.append(ranking.ids[i].decode("utf-8"))
         s = float(ranking.scores[i])
         scores.append(None if s != s else s)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return _RunFileRead(filename[:255], digest, fmt, lists, len(ranking.ids))
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    stages: dict[str, StagedQuery] = {}
+    if fmt == "jsonl" and any(f'"{k}"'.encode() in data for k in STAGE_KEYS):
+        stages = {s.query_id: s for s in read_jsonl_stages(path)}
+    return _RunFileRead(filename[:255], digest, fmt, lists, len(ranking.ids), stages)
+
+
+STAGE_KEYS = ("candidates", "contexts", "response")
+
+
+def _stage_fields(staged: StagedQuery | None) -> dict[str, Any]:
+    """A run-file row's stage columns (docs/formats.md, "stages")."""
+    if staged is None:
+        return {}
+    cands = staged.candidates
+    return {
+        "candidates": None if cands is None else [c.id for c in cands],
+        "candidate_scores": [] if cands is None else [c.score for c in cands],
+        "contexts": None
+        if staged.contexts is None
+        else [{"id": c.id, "text": c.text} for c in staged.contexts],
+        "response": staged.response,
+    }
 
 
 def _run_file_store(retriever: Retriever, read: _RunFileRead) -> RunFile:
@@ -289,7 +328,13 @@ def _run_file_store(retriever: Retriever, read: _RunFileRead) -> RunFile:
     )
     RunFileRow.objects.bulk_create(
         [
-            RunFileRow(run_file=run_file, query_id=q, ids=i, scores=s)
+            RunFileRow(
+                run_file=run_file,
+                query_id=q,
+                ids=i,
+                scores=s,
+                **_stage_fields(read.stages.get(q)),
+            )
             for q, (i, s) in read.lists.items()
         ],
         batch_size=1000,
@@ -320,6 +365,12 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
         raise RetrieverInvalid(str(error)) from None
     if not 0.0 <= float(record.low_recall_cutoff) <= 1.0:
         raise RetrieverInvalid(gettext("the low-recall cut-off must be between 0 and 1"))
+    from evaluation.services.answers import AnswerSettingsInvalid, check_answer_settings
+
+    try:
+        check_answer_settings(record)
+    except AnswerSettingsInvalid as error:
+        raise RetrieverInvalid(str(error)) from None
     if record.webhook_url:
         try:
             check_url(record.webhook_url, ssrf_policy())

@@ -45,6 +45,7 @@ from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
 from evaluation.models import (
     FINISHED_STATES,
+    AnswerJudge,
     Baseline,
     BatchState,
     DriftAlert,
@@ -58,6 +59,7 @@ from evaluation.models import (
     Schedule,
 )
 from evaluation.selectors import corpus_state, golden_items
+from evaluation.services.answers import judge_run_answers
 from evaluation.services.executors import stream_outcomes
 from evaluation.services.reports import DEFAULT_KS, RunInvalid, run_assessment, run_report
 from evaluation.services.retrievers import (
@@ -77,6 +79,7 @@ MAX_ATTEMPTS = 5  # a batch that crashed its worker this often fails the run
 FLUSH_SECONDS = 0.5
 FLUSH_ROWS = 200
 SNIPPET_CHARS = 240
+MAX_CONTEXTS = 100  # contexts kept per query (a model is given far fewer)
 SCHEDULE_INTERVALS = {
     Schedule.HOURLY: timedelta(hours=1),
     Schedule.NIGHTLY: timedelta(days=1),
@@ -116,6 +119,7 @@ def evaluation_run_create(
     lanes: int | None = None,
     lease_seconds: int | None = None,
     machine_grades: bool = True,
+    answer_judge: AnswerJudge | None = None,
     enqueue: bool = True,
 ) -> EvaluationRun:
     """A queued run of `retriever` against the frozen `version`; queued for a worker after
@@ -124,9 +128,12 @@ def evaluation_run_create(
     The run keeps the project's headline K (that of its verdict and drift; `headline_k`
     overrides it), and its cut-offs always include it. `machine_grades` False leaves the
     version's machine grades out of the scoring (those chunks count as unjudged); the report
-    states which."""
+    states which. `answer_judge` (one of the project's) scores the open answers' correctness
+    when the run finishes; the rules score the rest."""
     if retriever.project_id != project.pk or version.project_id != project.pk:
         raise RunInvalid(gettext("the retriever and the version must belong to this project"))
+    if answer_judge is not None and answer_judge.project_id != project.pk:
+        raise RunInvalid(gettext("the answer judge must belong to this project"))
     if relevance_threshold not in (1, 2):
         raise RunInvalid(gettext("the relevance threshold is 2 (strict) or 1 (lenient)"))
     if gain not in ("linear", "exp"):
@@ -189,6 +196,7 @@ def evaluation_run_create(
             lease_seconds=lease_seconds or settings.GOLDSMITH_EVAL_LEASE_SECONDS,
             trigger=trigger,
             machine_grades=machine_grades,
+            answer_judge=answer_judge,
             created_by=by if getattr(by, "pk", None) else None,
         )
         RunBatch.objects.bulk_create(
@@ -296,6 +304,8 @@ def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult
     hits = outcome.hits[: run.depth]
     has_docs = any(h.doc_id for h in hits)
     has_text = any(h.text for h in hits)
+    stages = outcome.stages
+    candidates = None if stages.candidates is None else stages.candidates[:MAX_K]
     return QueryResult(
         run=run,
         query_id=outcome.query_id,
@@ -303,6 +313,12 @@ def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult
         scores=[h.score for h in hits],
         doc_ids=[h.doc_id for h in hits] if has_docs else [],
         snippets=[(h.text or "")[:SNIPPET_CHARS] for h in hits] if has_text else [],
+        candidates=None if candidates is None else [h.id for h in candidates],
+        candidate_scores=[] if candidates is None else [h.score for h in candidates],
+        contexts=None
+        if stages.contexts is None
+        else [{"id": i, "text": t} for i, t in stages.contexts[:MAX_CONTEXTS]],
+        response=stages.response,
         latency_ms=outcome.latency_ms,
         attempts=min(outcome.attempts, 32767),
         error=outcome.error[:2000],
@@ -316,6 +332,10 @@ _UPSERT_FIELDS = [
     "scores",
     "doc_ids",
     "snippets",
+    "candidates",
+    "candidate_scores",
+    "contexts",
+    "response",
     "latency_ms",
     "attempts",
     "error",
@@ -437,8 +457,11 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
     drift: dict[str, Any] | None = None
     verdict = ""
     try:
+        if run.answer_judge_id is not None and not run.judge_results:
+            run.judge_results = judge_run_answers(run)
+            EvaluationRun.objects.filter(pk=run.pk).update(judge_results=run.judge_results)
         report = run_report(run)
-        assessment = run_assessment(run)
+        assessment = run_assessment(run, report)
         report["verdict"] = assessment["verdict"]
         verdict = assessment["verdict"]["verdict"]
         drift = assessment["drift"]

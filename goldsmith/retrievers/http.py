@@ -11,7 +11,10 @@ The request body is a JSON template whose string values may hold ``{query}``, ``
 and ``{top_k}``; a value that is exactly ``"{top_k}"`` becomes a number. The URL may hold the
 same placeholders (URL-encoded). The ranked list is found in the JSON response by a dotted
 path (``data.hits``; empty for the top level; integers index lists), and each item's chunk id,
-score, document id and text by dotted paths inside the item.
+score, document id and text by dotted paths inside the item. A RAG pipeline's other stages
+are read, when their paths are set, from the same response: the first-stage candidates (items
+as the results'), the contexts given to the model (items with an id and a text) and the
+generated response (a string).
 """
 
 from __future__ import annotations
@@ -103,6 +106,32 @@ class HttpRetrieverConfig:
     text_field: str = field(
         default="", metadata=_how("text field", "in each result (dotted path; optional)")
     )
+    candidates_path: str = field(
+        default="",
+        metadata=_how(
+            "candidates path",
+            "dotted path of the first-stage list before reranking (optional; its items have "
+            "the fields of the results)",
+        ),
+    )
+    contexts_path: str = field(
+        default="",
+        metadata=_how(
+            "contexts path",
+            "dotted path of the contexts given to the model (optional; a list of items with "
+            "an id and a text)",
+        ),
+    )
+    context_id_field: str = field(
+        default="id", metadata=_how("context id field", "in each context (dotted path)")
+    )
+    context_text_field: str = field(
+        default="text", metadata=_how("context text field", "in each context (dotted path)")
+    )
+    response_path: str = field(
+        default="",
+        metadata=_how("response path", "dotted path of the generated answer (optional; a string)"),
+    )
     timeout: float = field(
         default=10.0,
         metadata=_how("timeout", "per request", minimum=0.1, maximum=300, unit="seconds"),
@@ -158,6 +187,10 @@ class HttpRetrieverConfig:
             out.append("a GET URL must contain {query}")
         if not self.id_field.strip():
             out.append("the chunk id field is required")
+        if self.contexts_path and not (
+            self.context_id_field.strip() and self.context_text_field.strip()
+        ):
+            out.append("with a contexts path, the context id and text fields are required")
         for s in HTTP_SETTINGS:
             low, high = s.minimum, s.maximum
             if low is not None and high is not None and not low <= getattr(self, s.name) <= high:
@@ -204,15 +237,27 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Stages:
+    """What a RAG pipeline returned besides its final list: the first-stage ``candidates``,
+    the ``contexts`` given to the model as (id, text) pairs and the ``response``; None where
+    the retriever gave none (or is not configured to)."""
+
+    candidates: tuple[Hit, ...] | None = None
+    contexts: tuple[tuple[str, str], ...] | None = None
+    response: str | None = None
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """The answer for one query: its ranked hits, or an error after ``attempts`` tries.
-    ``latency_ms`` is the duration of the last attempt."""
+    """The answer for one query: its ranked hits (and the other stages), or an error after
+    ``attempts`` tries. ``latency_ms`` is the duration of the last attempt."""
 
     query_id: str
     hits: tuple[Hit, ...] = ()
     latency_ms: float | None = None
     attempts: int = 0
     error: str = ""
+    stages: Stages = Stages()
 
 
 T = TypeVar("T")
@@ -293,20 +338,24 @@ def _opt_str(value: Any) -> str | None:
     return str(value)
 
 
-def extract_hits(payload: Any, config: HttpRetrieverConfig) -> tuple[Hit, ...]:
-    """The ranked hits of a decoded response; raises PermanentFailure on an unexpected shape."""
-    items = dig(payload, config.results_path)
+def extract_hits(
+    payload: Any, config: HttpRetrieverConfig, path: str | None = None, what: str = "result"
+) -> tuple[Hit, ...]:
+    """The ranked hits of a decoded response (at ``path``, by default the results path);
+    raises PermanentFailure on an unexpected shape."""
+    path = config.results_path if path is None else path
+    items = dig(payload, path)
     if items is _MISSING:
-        raise PermanentFailure(f"the response has no {config.results_path!r}")
+        raise PermanentFailure(f"the response has no {path!r}")
     if not isinstance(items, list):
-        raise PermanentFailure(f"{config.results_path or 'the response'!r} is not a list")
+        raise PermanentFailure(f"{path or 'the response'!r} is not a list")
     hits: list[Hit] = []
     for i, item in enumerate(items):
         raw_id = item if isinstance(item, str | int) and not isinstance(item, bool) else None
         if isinstance(item, dict):
             raw_id = dig(item, config.id_field)
         if raw_id is _MISSING or raw_id is None or isinstance(raw_id, bool | dict | list):
-            raise PermanentFailure(f"result {i} has no usable {config.id_field!r}")
+            raise PermanentFailure(f"{what} {i} has no usable {config.id_field!r}")
         score: float | None = None
         if isinstance(item, dict) and config.score_field:
             raw_score = dig(item, config.score_field)
@@ -314,13 +363,57 @@ def extract_hits(payload: Any, config: HttpRetrieverConfig) -> tuple[Hit, ...]:
                 try:
                     score = float(raw_score)
                 except (TypeError, ValueError):
-                    raise PermanentFailure(f"result {i} has a non-numeric score") from None
+                    raise PermanentFailure(f"{what} {i} has a non-numeric score") from None
         doc_id = text = None
         if isinstance(item, dict):
             doc_id = _opt_str(dig(item, config.doc_id_field)) if config.doc_id_field else None
             text = _opt_str(dig(item, config.text_field)) if config.text_field else None
         hits.append(Hit(id=str(raw_id), score=score, doc_id=doc_id, text=text))
     return tuple(hits)
+
+
+def extract_stages(payload: Any, config: HttpRetrieverConfig) -> Stages:
+    """The stages a decoded response carries at the configured paths (each optional: a path
+    left empty is not read; a configured path the response lacks, or whose value is null,
+    gives None). A value of the wrong shape raises PermanentFailure naming the path."""
+    candidates: tuple[Hit, ...] | None = None
+    if config.candidates_path:
+        value = dig(payload, config.candidates_path)
+        if value is not _MISSING and value is not None:
+            candidates = extract_hits(payload, config, config.candidates_path, "candidate")
+    contexts: tuple[tuple[str, str], ...] | None = None
+    if config.contexts_path:
+        value = dig(payload, config.contexts_path)
+        if value is not _MISSING and value is not None:
+            if not isinstance(value, list):
+                raise PermanentFailure(f"{config.contexts_path!r} is not a list")
+            found: list[tuple[str, str]] = []
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    raise PermanentFailure(f"context {i} is not an object")
+                raw_id = dig(item, config.context_id_field)
+                if raw_id is _MISSING or raw_id is None or isinstance(raw_id, bool | dict | list):
+                    raise PermanentFailure(f"context {i} has no usable {config.context_id_field!r}")
+                text = dig(item, config.context_text_field)
+                if not isinstance(text, str):
+                    raise PermanentFailure(
+                        f"context {i} has no text string at {config.context_text_field!r}"
+                    )
+                found.append((str(raw_id), text))
+            contexts = tuple(found)
+    response: str | None = None
+    if config.response_path:
+        value = dig(payload, config.response_path)
+        if value is not _MISSING and value is not None:
+            if not isinstance(value, str):
+                raise PermanentFailure(f"{config.response_path!r} is not a string")
+            response = value
+    return Stages(candidates, contexts, response)
+
+
+def extract_outcome(payload: Any, config: HttpRetrieverConfig) -> tuple[tuple[Hit, ...], Stages]:
+    """The ranked hits and the other stages of a decoded response."""
+    return extract_hits(payload, config), extract_stages(payload, config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -536,10 +629,9 @@ class HttpRetrieverClient:
         body = (
             render(self._template, query, query_id, top_k) if self._template is not None else None
         )
-        answer = self.call(url, body, lambda payload: extract_hits(payload, self.config))
-        return Outcome(
-            query_id, answer.value or (), answer.latency_ms, answer.attempts, answer.error
-        )
+        answer = self.call(url, body, lambda payload: extract_outcome(payload, self.config))
+        hits, stages = answer.value or ((), Stages())
+        return Outcome(query_id, hits, answer.latency_ms, answer.attempts, answer.error, stages)
 
     def stream(
         self, items: Iterable[tuple[str, str]], top_k: int, *, tick: float = 1.0

@@ -79,6 +79,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--run-file", help="TREC or JSONL run (kind runfile)")
         parser.add_argument("--schedule", choices=[s or "none" for s in Schedule.values])
+        parser.add_argument(
+            "--answerer",
+            choices=["none", "extractive"],
+            help="extractive: the extractive baseline answers the queries the retriever gives "
+            "no response for (the whole answer report without a language model)",
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         project = project_named(o["project"])
@@ -108,6 +114,7 @@ class Command(BaseCommand):
                 auth_header_value=value or None,
                 auth_header_env=o["auth_env"],
                 schedule=schedule,
+                answerer=None if o["answerer"] is None else o["answerer"].replace("none", ""),
                 run_file=run_file,
             )
         except (RetrieverInvalid, formats.FormatError) as error:

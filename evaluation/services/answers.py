@@ -1,0 +1,369 @@
+"""A run's answer and stage figures: what the report adds when the version has answer keys or
+the run carries stages (first-stage candidates, contexts, responses).
+
+Every figure comes from the engine (`goldsmith.answers.report`): ``answer_report`` for the
+run, ``quadrants`` to place the queries again under other thresholds, ``compare_answer_runs``
+for comparisons and ``answer_drift`` for the answer drop rules, the last two over the per-query
+values the reports stored (no scoring again: a comparison page of two 10,000-query runs would
+otherwise score both). Nothing here computes a metric of its own.
+
+The quadrant thresholds are the project's (EvaluationSettings ``quadrant_recall_threshold``,
+``quadrant_correctness_threshold``), else the run's pass threshold; a stored report keeps the
+thresholds it was computed with, and the page and the API place the stored per-query values
+again under today's (or the request's) thresholds without a new run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
+from typing import Any
+
+import numpy as np
+from django.utils.translation import gettext
+
+from annotation.models.goldsets import GoldenItem
+from evaluation.models import EvaluationRun, EvaluationSettings, Matching
+from evaluation.selectors import (
+    answer_keys,
+    chunk_texts,
+    has_answer_keys,
+    has_stages,
+    query_texts,
+    staged_rows,
+)
+from goldsmith import metrics as M
+from goldsmith import reporting
+from goldsmith.answers import judge as J
+from goldsmith.answers import quadrants as Q
+from goldsmith.answers import report as AR
+from goldsmith.answers import scoring as S
+from goldsmith.answers.model import AnswerKey, RankedItem, StagedQuery
+
+ANSWER_METRICS = (S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH)
+MAX_FIRST_STAGE_K = 1000
+
+
+class AnswerSettingsInvalid(ValueError):
+    """A quadrant threshold or an answer drop rule that cannot be used; the message says why."""
+
+
+def quadrant_thresholds(record: EvaluationSettings, pass_threshold: float) -> tuple[float, float]:
+    """(recall, correctness) thresholds of the four quadrants: the project's, else the pass
+    threshold."""
+    r = record.quadrant_recall_threshold
+    c = record.quadrant_correctness_threshold
+    return (pass_threshold if r is None else r, pass_threshold if c is None else c)
+
+
+def check_answer_settings(record: EvaluationSettings) -> None:
+    """Raise AnswerSettingsInvalid on a threshold outside [0, 1] or an unusable drop rule."""
+    for value in (record.quadrant_recall_threshold, record.quadrant_correctness_threshold):
+        if value is not None and not 0.0 <= float(value) <= 1.0:
+            raise AnswerSettingsInvalid(gettext("the quadrant thresholds must be between 0 and 1"))
+    drops = record.max_answer_drop or {}
+    if not isinstance(drops, dict):
+        raise AnswerSettingsInvalid(gettext("the answer drop rules map a metric to a drop"))
+    for metric, limit in drops.items():
+        if not S.is_answer_metric(str(metric)):
+            raise AnswerSettingsInvalid(
+                gettext("%(metric)r is not an answer metric (e.g. answer_correctness)")
+                % {"metric": metric}
+            )
+        if not isinstance(limit, int | float) or isinstance(limit, bool) or not 0 <= limit <= 1:
+            raise AnswerSettingsInvalid(
+                gettext("the largest drop of %(metric)s must be a number between 0 and 1")
+                % {"metric": metric}
+            )
+
+
+def _metric_names(
+    run: EvaluationRun, keys: Sequence[AnswerKey], staged: Sequence[StagedQuery]
+) -> list[str]:
+    """The stage and answer metrics this run can be scored on: first-stage recall at each K
+    of the run and at the first stage's depth (chunk matching only: the first stage is matched
+    by chunk id), and, when the version has answer keys, context recall at each K (the
+    headline K first: the quadrants cross it) and the four answer metrics."""
+    names: list[str] = []
+    depth = max((len(s.candidates) for s in staged if s.candidates is not None), default=0)
+    if depth and run.matching == Matching.CHUNK:
+        ks = sorted({*run.ks, min(depth, MAX_FIRST_STAGE_K)})
+        names += [f"{S.FIRST_STAGE}recall@{k}" for k in ks]
+    if any(k.has_answer for k in keys):
+        head = run.headline_k or max(run.ks or [5])
+        ks = [head, *(k for k in run.ks if k != head)]
+        names += [f"{S.CONTEXT_RECALL}@{k}" for k in ks]
+        names += list(ANSWER_METRICS)
+    return names
+
+
+def _with_texts(run: EvaluationRun, staged: list[StagedQuery], k: int) -> list[StagedQuery]:
+    """The top ``k`` results of queries without contexts get their chunk's whole text (the
+    stored snippets are cut short), for the text rule of facts without chunk links."""
+    wanted = sorted({r.id for s in staged if s.contexts is None for r in s.results[:k]})
+    if not wanted:
+        return staged
+    texts = chunk_texts(project=run.project, chunk_ids=wanted)
+    out = []
+    for s in staged:
+        if s.contexts is not None:
+            out.append(s)
+            continue
+        top = tuple(
+            RankedItem(r.id, r.score, texts.get(r.id, r.text)) if i < k else r
+            for i, r in enumerate(s.results)
+        )
+        out.append(replace(s, results=top))
+    return out
+
+
+def _inputs(
+    run: EvaluationRun, items: Sequence[reporting.GoldItem] | None = None
+) -> tuple[list[AnswerKey], list[StagedQuery], list[str], dict[str, Any]]:
+    """The run's answer keys, staged queries, metric names and scoring arguments."""
+    from evaluation.selectors import golden_items
+
+    keys = answer_keys(version_id=run.version_id)
+    staged = staged_rows(run=run)
+    names = _metric_names(run, keys, staged)
+    if names and any(not f.chunk_ids for k in keys for f in k.facts):
+        staged = _with_texts(run, staged, max(run.ks or [5]))
+    judged = None
+    if any(S.is_stage_metric(n) for n in names):
+        if items is None:
+            items = golden_items(
+                version_id=run.version_id, with_texts=False, machine_grades=run.machine_grades
+            )
+        judged = M.judgments_from_mapping(
+            {i.query_id: {j.chunk_id: j.grade for j in i.judgments} for i in items}
+        )
+    settings = reporting.RunSettings(
+        ks=tuple(run.ks),
+        relevance_threshold=run.relevance_threshold,
+        gain=run.gain,  # type: ignore[arg-type]  # one of the Gain choices
+        pass_threshold=run.pass_threshold,
+    ).eval_settings()
+    return keys, staged, names, {"judgments": judged, "eval_settings": settings}
+
+
+def run_answer_report(
+    run: EvaluationRun,
+    items: Sequence[reporting.GoldItem],
+    record: EvaluationSettings,
+) -> dict[str, Any] | None:
+    """The answer section of a run's report (None when the version has no answer key and the
+    run carries no stage, or nothing can be scored): the engine's
+    ``goldsmith.answers.report.answer_report`` document (aggregate, per_query, reasons,
+    quadrants, diagnosis, categories, fact_rules, conflicts, scorer), the metric names, and
+    how many queries carried each stage."""
+    if not has_stages(run=run) and not has_answer_keys(version_id=run.version_id):
+        return None  # two cheap queries: most runs carry neither
+    keys, staged, names, scoring = _inputs(run, items)
+    if not names:
+        return None
+    recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
+    judge = J.JudgeResults.from_json(run.judge_results) if run.judge_results else None
+    doc = AR.answer_report(
+        keys,
+        staged,
+        names,
+        recall_threshold=recall_t,
+        correctness_threshold=correct_t,
+        quadrant_k=run.headline_k or 5,
+        judge=judge if S.ANSWER_CORRECTNESS in names else None,
+        **scoring,
+    )
+    doc["metrics"] = names
+    doc["stages_given"] = {
+        "candidates": sum(s.candidates is not None for s in staged),
+        "contexts": sum(s.contexts is not None for s in staged),
+        "response": sum(s.response is not None for s in staged),
+        "answered": len(staged),
+    }
+    return doc
+
+
+def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
+    """Have the run's answer judge score its open answers (the engine's ``judge_items``: open
+    answer keys whose query has a response), on the worker that finishes the run; what it
+    answered, JSON-ready, for the run to keep (``EvaluationRun.judge_results``). A judge that
+    fails a query leaves that query's correctness unscored, with its error; a header that
+    cannot be read raises credentials.SecretUnavailable (nothing was sent)."""
+    from evaluation.services.answer_judges import judge_answers
+
+    assert run.answer_judge is not None
+    items = J.judge_items(answer_keys(version_id=run.version_id), staged_rows(run=run))
+    out: dict[str, Any] = judge_answers(judge=run.answer_judge, items=items).to_json()
+    return out
+
+
+def stage_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first stage beside the final list: for each K both were measured at, the mean
+    recall of each; the first stage's own depth last, with the final list's headline K."""
+    answers = report.get("answers") or {}
+    agg = report.get("aggregate") or {}
+    first = {
+        m[len(S.FIRST_STAGE) :]: v
+        for m, v in (answers.get("aggregate") or {}).items()
+        if m.startswith(S.FIRST_STAGE)
+    }
+    rows = []
+    for name, value in first.items():
+        rows.append({"name": name, "first_stage": value, "final": agg.get(name)})
+    return sorted(rows, key=lambda r: M.parse_metric(r["name"]).k or 0)
+
+
+def stage_headline(report: dict[str, Any]) -> dict[str, Any] | None:
+    """ "first stage recall@N X → final recall@K Y": N the first stage's depth (its largest K),
+    K the headline K."""
+    rows = stage_rows(report)
+    if not rows:
+        return None
+    k = (report.get("settings") or {}).get("headline_k")
+    deepest = rows[-1]
+    final = (report.get("aggregate") or {}).get(f"recall@{k}")
+    return {
+        "first_k": M.parse_metric(deepest["name"]).k,
+        "first": deepest["first_stage"],
+        "k": k,
+        "final": final,
+    }
+
+
+def answers_as_shown(
+    run: EvaluationRun,
+    answers: dict[str, Any],
+    recall_threshold: float,
+    correctness_threshold: float,
+) -> dict[str, Any]:
+    """The stored answer section with its queries placed again in the quadrants under these
+    thresholds (by the engine's ``quadrants``), when they differ from the stored ones."""
+    diag = answers.get("diagnosis")
+    if not diag:
+        return answers
+    if (
+        diag["recall_threshold"] == recall_threshold
+        and diag["correctness_threshold"] == correctness_threshold
+    ):
+        return answers
+    recall_metric, correct_metric = diag["recall_metric"], diag["correctness_metric"]
+    categories = dict(
+        GoldenItem.objects.filter(version_id=run.version_id).values_list("query_id", "category")
+    )
+    per_query: Mapping[str, Mapping[str, float | None]] = answers.get("per_query") or {}
+    qids = [q for q in categories if q in per_query]
+    nan = float("nan")
+
+    def value(q: str, m: str) -> float:
+        v = per_query[q].get(m)
+        return nan if v is None else float(v)
+
+    quads = Q.quadrants(
+        qids,
+        [value(q, recall_metric) for q in qids],
+        [value(q, correct_metric) for q in qids],
+        categories=[categories[q] for q in qids],
+        recall_threshold=recall_threshold,
+        correctness_threshold=correctness_threshold,
+        recall_metric=recall_metric,
+        correctness_metric=correct_metric,
+    )
+    return {**answers, "quadrants": dict(quads.counts), "diagnosis": quads.to_json()}
+
+
+def stored_answer_run(
+    run: EvaluationRun, report: dict[str, Any] | None = None
+) -> tuple[AR.AnswerRun, list[str]] | None:
+    """The engine's ``AnswerRun`` of a run rebuilt from the per-query values its report stored
+    (``report``, else the run's), so that comparisons and drift need no new scoring; None when
+    the report has no answer section. Values are those the engine computed when the run
+    finished; the reasons are not needed here and are left out."""
+    answers = (report if report is not None else run.report or {}).get("answers")
+    if not answers or not answers.get("metrics"):
+        return None
+    names: list[str] = list(answers["metrics"])
+    per_query: Mapping[str, Mapping[str, float | None]] = answers.get("per_query") or {}
+    qids = tuple(query_texts(version_id=run.version_id))
+    n = len(qids)
+
+    def matrix(metrics: Sequence[str]) -> np.ndarray:
+        values = np.full((n, len(metrics)), np.nan)
+        for i, q in enumerate(qids):
+            row = per_query.get(q)
+            if row:
+                for j, m in enumerate(metrics):
+                    v = row.get(m)
+                    if v is not None:
+                        values[i, j] = v
+        return values
+
+    answer = [m for m in names if S.is_answer_metric(m)]
+    stage = [m for m in names if S.is_stage_metric(m)]
+    scored = None
+    if answer:
+        scored = S.AnswerResult(
+            settings=S.AnswerSettings(),
+            metrics=tuple(answer),
+            query_ids=qids,
+            values=matrix(answer),
+            reasons=tuple({} for _ in qids),
+            fact_checks=tuple({} for _ in qids),
+            conflicts=tuple(() for _ in qids),
+            categories=tuple(None for _ in qids),
+            missing_from_run=tuple(answers.get("missing_from_run") or ()),
+            not_in_keys=(),
+        )
+    first = None
+    if stage:
+        values = matrix(stage)
+        included = ~np.isnan(values[:, 0])
+        first = M.EvalResult(
+            settings=M.EvalSettings(),
+            metrics=tuple(stage),
+            query_ids=qids,
+            values=values,
+            included=included,
+            no_relevant=tuple(q for q, inc in zip(qids, included.tolist(), strict=True) if not inc),
+            missing_from_run=(),
+            not_in_judgments=(),
+        )
+    return AR.AnswerRun(scored, first), names
+
+
+def compare_answers(a: EvaluationRun, b: EvaluationRun) -> list[dict[str, Any]]:
+    """B against A on the answer and stage metrics both were scored on: the engine's paired
+    comparison (``compare_answer_runs``, Holm over them), one row per metric, in the shape of
+    the retrieval rows of a comparison."""
+    ra, rb = stored_answer_run(a), stored_answer_run(b)
+    if ra is None or rb is None:
+        return []
+    common = [m for m in ra[1] if m in rb[1]]
+    if not common:
+        return []
+    rows = AR.holm_over(AR.compare_answer_runs(ra[0], rb[0], common))
+    return [_comparison_json(r) for r in rows]
+
+
+def _comparison_json(row: M.MetricComparison) -> dict[str, Any]:
+    out: dict[str, Any] = reporting.strict_json(asdict(row))
+    return out
+
+
+def answer_drift_of(
+    run: EvaluationRun,
+    baseline: EvaluationRun,
+    limits: Mapping[str, float],
+    report: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """The answer drop rules (metric → largest allowed drop) of ``run`` (its ``report`` being
+    made, else the stored one) against ``baseline``'s stored report, by the engine's
+    ``answer_drift``; None when there is no rule or nothing to compare."""
+    if not limits:
+        return None
+    now, before = stored_answer_run(run, report), stored_answer_run(baseline)
+    if now is None or before is None:
+        return None
+    usable = {m: float(v) for m, v in limits.items() if m in now[1] and m in before[1]}
+    if not usable:
+        return None
+    return reporting.strict_json(AR.answer_drift(now[0], before[0], usable))

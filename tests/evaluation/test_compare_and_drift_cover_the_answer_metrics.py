@@ -1,0 +1,89 @@
+"""Comparing two RAG runs includes the answer and first-stage metrics with the paired tests
+(the engine's compare_answer_runs, Holm over them), on the API and the compare page; and an
+answer drop rule of the project's settings fires against the baseline when answer correctness
+falls by more than its limit, with a drift alert that says so."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from evaluation.models import DriftAlert
+from evaluation.services import (
+    baseline_set,
+    evaluation_run_create,
+    evaluation_run_execute_inline,
+    evaluation_settings_update,
+    retriever_save,
+)
+from tests.evaluation.rag_stub import make_rag_golden
+from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
+
+
+def _worse(data: bytes) -> bytes:
+    """The same run with q1's and q2's right answers replaced by a wrong one."""
+    lines = []
+    for line in data.decode().splitlines():
+        obj = json.loads(line)
+        if obj["query_id"] in ("q1", "q2"):
+            obj["response"] = "Nobody knows."
+        lines.append(json.dumps(obj))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _run(project, version, retriever, name: str, data: bytes):
+    retriever_save(project=project, retriever=retriever, run_file=SimpleUploadedFile(name, data))
+    run = evaluation_run_create(
+        project=project, retriever=retriever, version=version, enqueue=False
+    )
+    return evaluation_run_execute_inline(run_id=run.pk)
+
+
+@pytest.mark.django_db
+def test_compare_and_drift_cover_the_answer_metrics(personas, api_client_for):
+    golden = make_rag_golden(personas.project)
+    project = personas.project
+    evaluation_settings_update(project=project, max_answer_drop={"answer_correctness": 0.1})
+    retriever = retriever_save(project=project, name="rag file", kind="runfile")
+    good = _run(project, golden.version, retriever, "good.jsonl", rag_run_file())
+    baseline_set(run=good)
+    worse = _run(project, golden.version, retriever, "worse.jsonl", _worse(rag_run_file()))
+    assert worse.state == "succeeded", worse.error
+
+    # Compare (API): answer_correctness falls from 3/7 to 1/7 over the 7 queries with a key.
+    client = api_client_for(personas.victor)
+    body = client.get(
+        f"/api/v1/projects/{project.pk}/runs/compare/?a={good.pk}&b={worse.pk}"
+    ).json()
+    rows = {r["metric"]: r for r in body["answers"]}
+    correctness = rows["answer_correctness"]
+    assert correctness["n"] == 7
+    assert correctness["mean_a"] == pytest.approx(3 / 7)
+    assert correctness["mean_b"] == pytest.approx(1 / 7)
+    assert correctness["losses"] == 2 and correctness["wins"] == 0
+    assert correctness["p_holm"] is not None
+    assert rows["first_stage:recall@20"]["diff"] == 0.0
+    # ... and the compare page shows them.
+    page = Client()
+    page.force_login(personas.victor)
+    html = page.get(f"/projects/{project.pk}/runs/compare/?a={good.pk}&b={worse.pk}").content
+    text = " ".join(re.sub(r"<[^>]+>", " ", html.decode()).split())
+    assert "Answers and first stage" in text and "answer_correctness" in text
+
+    # Drift: the answer drop rule fired against the baseline.
+    drift = worse.report["drift"]
+    fired = [f for f in drift["fired"] if f["rule"] == "max_answer_drop"]
+    assert [f["metric"] for f in fired] == ["answer_correctness"]
+    assert fired[0]["baseline"] == pytest.approx(3 / 7)
+    assert fired[0]["value"] == pytest.approx(1 / 7)
+    assert drift["answer_drift"]["limits"] == {"answer_correctness": 0.1}
+    alert = DriftAlert.objects.get(run=worse)
+    assert any(f["rule"] == "max_answer_drop" for f in alert.fired)
+    run_page = page.get(f"/projects/{project.pk}/runs/{worse.pk}/").content.decode()
+    assert "mean answer_correctness dropped 0.2857" in " ".join(
+        re.sub(r"<[^>]+>", " ", run_page).split()
+    )
