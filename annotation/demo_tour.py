@@ -13,12 +13,24 @@ import re
 
 from django.contrib.auth import get_user_model
 
-from annotation.models import Assignment, Candidate, GoldenSetVersion, PoolSource, Project, Query
+from annotation.models import (
+    Assignment,
+    Candidate,
+    GoldenSetVersion,
+    PoolSource,
+    Project,
+    Query,
+    Resolution,
+)
+from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
+from annotation.services.answers import answer_key_set
 from annotation.services.assignment import queries_assign
 from annotation.services.goldsets import golden_set_version_freeze
 from annotation.services.judging import judgment_save
 from annotation.services.pooling import pool_build_builtin
+from goldsmith.answers.extractive import extractive_answer
+from goldsmith.answers.model import Context
 
 POOL_K = 5
 GRADED_QUERIES = 24  # of the 40 sampled: the rest stay in the annotators' queues
@@ -57,8 +69,54 @@ def demo_tour(*, project: Project) -> list[str]:
         queries_assign(project=project, per_query=2)
         done.append("demo assignments: every sampled query to alice and bob")
     done += _simulated_round(project=project)
+    if not GoldenSetVersion.objects.filter(project=project).exists():
+        done += _answer_keys(project=project)
     done += _freeze(project=project)
     return done
+
+
+FACTS_PER_QUERY = 2
+FACT_MAX_CHARS = 400
+
+
+def _answer_keys(*, project: Project) -> list[str]:
+    """Answer keys for the approved queries, so that a run's answer section has something to
+    measure: for each chunk graded relevant (at most two), the sentence of it that best
+    matches the query (the extractive answerer's rule) as a key fact linked to that chunk, and
+    the first of them as the reference answer, an open answer. Like the grades, these are
+    simulated, not written by a person; the demo says so."""
+    keyed = 0
+    approved = Query.objects.filter(project=project, review__state=ReviewState.APPROVED)
+    for query in approved.order_by("id"):
+        if query.reference_facts:
+            continue
+        relevant = (
+            Resolution.objects.filter(candidate__query=query, grade=2)
+            .select_related("candidate__chunk")
+            .order_by("candidate__chunk__chunk_id")[:FACTS_PER_QUERY]
+        )
+        facts = []
+        for resolution in relevant:
+            chunk = resolution.candidate.chunk
+            sentence = extractive_answer(query.text, [Context(chunk.chunk_id, chunk.text)], top=1)
+            if sentence and len(sentence) <= FACT_MAX_CHARS:
+                facts.append({"text": sentence, "chunk_ids": [chunk.chunk_id]})
+        if not facts:
+            continue
+        answer_key_set(
+            project=project,
+            query_id=query.pk,
+            data={
+                "reference_answer": facts[0]["text"],
+                "answer_type": "open",
+                "reference_facts": facts,
+            },
+        )
+        keyed += 1
+    return [
+        f"demo answer keys: {keyed} approved queries given a reference answer and key facts "
+        "(simulated: the best-matching sentence of each relevant chunk)"
+    ]
 
 
 def _simulated_round(*, project: Project) -> list[str]:

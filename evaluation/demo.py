@@ -50,13 +50,24 @@ def demo_judge(*, project: Project, by: AbstractBaseUser) -> list[str]:
     return [f"demo judge: {DEMO_JUDGE} graded {job.total} candidates ({state})"]
 
 
+DEMO_RAG = "bm25-extractive"  # BM25 whose answers come from the extractive baseline
+
+
 def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUser) -> list[str]:
-    """BM25 and TF-IDF against `version`, each run once; BM25's run is the baseline."""
+    """BM25 and TF-IDF against `version`, each run once (BM25's run is the baseline), and BM25
+    answering with the extractive baseline, so that the run page shows the answer metrics and
+    the four quadrants against the demo's answer keys without a language model."""
     done: list[str] = []
-    for kind in ("bm25", "tfidf"):
-        retriever = Retriever.objects.filter(project=project, name=kind).first()
+    for name, kind, answerer in (
+        ("bm25", "bm25", ""),
+        ("tfidf", "tfidf", ""),
+        (DEMO_RAG, "bm25", "extractive"),
+    ):
+        retriever = Retriever.objects.filter(project=project, name=name).first()
         if retriever is None:
-            retriever = retriever_save(project=project, name=kind, kind=kind, by=by)
+            retriever = retriever_save(
+                project=project, name=name, kind=kind, answerer=answerer, by=by
+            )
         if EvaluationRun.objects.filter(retriever=retriever, version=version).exists():
             continue
         run = evaluation_run_create(
@@ -64,7 +75,7 @@ def demo_runs(*, project: Project, version: GoldenSetVersion, by: AbstractBaseUs
             trigger="demo", enqueue=False,
         )  # fmt: skip
         run = evaluation_run_execute_inline(run_id=run.pk)
-        if kind == "bm25":
+        if name == "bm25":
             baseline_set(run=run, by=by)
-        done.append(f"demo run: {kind} against {version.label} {run.state}")
+        done.append(f"demo run: {name} against {version.label} {run.state}")
     return done

@@ -51,13 +51,23 @@ def test_the_demo_gives_every_role_something_to_do(db):
     assert MachineGrade.objects.filter(judge__project=project).count() == (
         Candidate.objects.filter(query__project=project).count()
     )
-    # both baselines ran against it, and BM25's run is the baseline
+    # both baselines ran against it, and BM25's run is the baseline; BM25 answering with the
+    # extractive baseline too, whose report has the answer section and the quadrants
     runs = EvaluationRun.objects.filter(project=project, version=version)
     assert sorted(runs.values_list("retriever__name", "state")) == [
         ("bm25", "succeeded"),
+        ("bm25-extractive", "succeeded"),
         ("tfidf", "succeeded"),
     ]
     assert Baseline.objects.filter(run__retriever__name="bm25").exists()
+    keyed = version.items.exclude(reference_facts=[]).count()
+    assert keyed >= 5, "the demo's answer keys (simulated) freeze with v1"
+    from evaluation.services.reports import run_report
+
+    rag = runs.get(retriever__name="bm25-extractive")
+    answers = run_report(rag)["answers"]
+    assert answers["quadrants"] and sum(answers["quadrants"].values()) == keyed
+    assert "answer_correctness" in answers["aggregate"]
     judgments = Judgment.objects.count()
     demo_load()
     assert Judgment.objects.count() == judgments
