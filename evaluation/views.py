@@ -64,6 +64,7 @@ from evaluation.wording import (
     ANSWER_METRIC_NAMES,
     QUADRANT_ADVICE,
     QUADRANT_TITLES,
+    answer_reason_words,
     drift_in_words,
     settings_differ_in_words,
     verdict_in_words,
@@ -545,7 +546,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "recall": values.get(recall_metric) if recall_metric else None,
             "correctness": values.get(correctness_metric) if correctness_metric else None,
             "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
-            "reasons": sorted((reasons.get(q) or {}).items()),
+            "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric),
         }
         for q, values in per_query.items()
         if q in reasons
@@ -564,6 +565,40 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "fact_rules": answers.get("fact_rules") or {},
         "scorer": answers.get("scorer") or {},
     }
+
+
+# The reasons a query's row gives, in this order: the quadrant's context recall, then the answer.
+REASON_FAMILIES = (
+    "context_recall",
+    "answer_correctness",
+    "exact_match",
+    "fact_coverage",
+    "answer_f1",
+)
+
+
+def _reasons_shown(
+    reasons: dict[str, str], recall_metric: str | None
+) -> list[dict[str, str | None]]:
+    """A query's stored reasons as its row shows them: the context recall the quadrants read
+    (not every K's) and each answer metric, named in words, each reason in the reader's
+    language (`answer_reason_words`)."""
+    shown = []
+    for family in REASON_FAMILIES:
+        for name, reason in reasons.items():
+            if name.split("@")[0] != family:
+                continue
+            if family == "context_recall" and recall_metric and name != recall_metric:
+                continue
+            shown.append(
+                {
+                    "name": name,
+                    "words": ANSWER_METRIC_NAMES.get(family, family),
+                    "k": name.split("@")[1] if "@" in name else None,
+                    "reason": answer_reason_words(reason),
+                }
+            )
+    return shown
 
 
 # K rows of the top-K table; the other swept Ks are under "every K".

@@ -8,6 +8,7 @@ target, floor and band), so that a reader of another language reads it in theirs
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, pgettext
@@ -305,3 +306,87 @@ ANSWER_METRIC_NAMES = {
     "answer_f1": gettext_lazy("token F1 against the reference"),
     "exact_match": gettext_lazy("exact match (closed answers)"),
 }
+
+
+# --- the answer scorers' reasons (goldsmith.answers.scoring), said again in the reader's words.
+# The report stores them in English, as the engine and `goldsmith eval` give them; a page
+# matches each against the engine's own sentence shapes and says it with gettext. A reason of
+# another shape (an answer judge's own words) is shown as it came.
+
+_FACTS = r"(?P<facts>facts? \d+(?:, \d+)*(?: and \d+)?)"
+
+
+def _facts_words(text: str) -> str:
+    """ "fact 2" / "facts 1, 2 and 3" in the reader's words."""
+    numbers = re.findall(r"\d+", text)
+    if len(numbers) == 1:
+        return gettext("fact %(n)s") % {"n": numbers[0]}
+    return gettext("facts %(first)s and %(last)s") % {
+        "first": ", ".join(numbers[:-1]),
+        "last": numbers[-1],
+    }
+
+
+_REASONS: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r"all (?P<n>\d+) facts in the top (?P<k>\d+) contexts"),
+     lambda m: gettext("all %(n)s facts in the top %(k)s contexts") % m.groupdict()),
+    (re.compile(r"the fact is in the top (?P<k>\d+) contexts"),
+     lambda m: gettext("the fact is in the top %(k)s contexts") % m.groupdict()),
+    (re.compile(_FACTS + r" not in the top (?P<k>\d+) contexts"),
+     lambda m: gettext("%(facts)s not in the top %(k)s contexts")
+     % {"facts": _facts_words(m["facts"]), "k": m["k"]}),
+    (re.compile(r"all (?P<n>\d+) facts stated"),
+     lambda m: gettext("all %(n)s facts stated") % m.groupdict()),
+    (re.compile(r"the fact is stated"), lambda m: gettext("the fact is stated")),
+    (re.compile(_FACTS + r" missing"),
+     lambda m: gettext("%(facts)s missing") % {"facts": _facts_words(m["facts"])}),
+    (re.compile(r"token F1 (?P<f1>[\d.]+) against the reference answer \(no key facts\)"),
+     lambda m: gettext("token F1 %(f1)s against the reference answer (no key facts)")
+     % m.groupdict()),
+    (re.compile(r"token F1 (?P<f1>[\d.]+) against the reference answer"),
+     lambda m: gettext("token F1 %(f1)s against the reference answer") % m.groupdict()),
+    (re.compile(r"missing from the run"), lambda m: gettext("missing from the run")),
+    (re.compile(r"no response in the run"), lambda m: gettext("no response in the run")),
+    (re.compile(r"says (?P<a>.+), as the reference"),
+     lambda m: gettext("says %(a)s, as the reference") % m.groupdict()),
+    (re.compile(r"says (?P<a>.+) but also (?P<b>.+)"),
+     lambda m: gettext("says %(a)s but also %(b)s") % m.groupdict()),
+    (re.compile(r"says (?P<a>.+), reference (?P<b>.+)"),
+     lambda m: gettext("says %(a)s, reference %(b)s") % m.groupdict()),
+    (re.compile(r"states no number \(reference (?P<a>.+)\)"),
+     lambda m: gettext("states no number (reference %(a)s)") % m.groupdict()),
+    (re.compile(r"states no date \(reference (?P<a>.+)\)"),
+     lambda m: gettext("states no date (reference %(a)s)") % m.groupdict()),
+    (re.compile(r"the reference (?P<a>.+) states no number"),
+     lambda m: gettext("the reference %(a)s states no number") % m.groupdict()),
+    (re.compile(r"the reference (?P<a>.+) states no date"),
+     lambda m: gettext("the reference %(a)s states no date") % m.groupdict()),
+    (re.compile(r"the reference (?P<a>.+) is not yes or no"),
+     lambda m: gettext("the reference %(a)s is not yes or no") % m.groupdict()),
+    (re.compile(r"no yes/no answer found \(reference (?P<a>.+)\)"),
+     lambda m: gettext("no yes/no answer found (reference %(a)s)") % m.groupdict()),
+    (re.compile(r"names no choice \(reference (?P<a>.+)\)"),
+     lambda m: gettext("names no choice (reference %(a)s)") % m.groupdict()),
+    (re.compile(r"names several choices: (?P<a>.+)"),
+     lambda m: gettext("names several choices: %(a)s") % m.groupdict()),
+    (re.compile(r"chose (?P<a>.+), as the reference"),
+     lambda m: gettext("chose %(a)s, as the reference") % m.groupdict()),
+    (re.compile(r"chose (?P<a>.+), reference (?P<b>.+)"),
+     lambda m: gettext("chose %(a)s, reference %(b)s") % m.groupdict()),
+]  # fmt: skip
+
+
+def answer_reason_words(reason: str) -> str:
+    """An answer scorer's stored reason in the reader's language: each "; "-separated part
+    that has one of the engine's shapes is said again with gettext; any other part (an answer
+    judge's own words) is kept as it is."""
+    parts = []
+    for part in reason.split("; "):
+        for pattern, say_again in _REASONS:
+            match = pattern.fullmatch(part)
+            if match:
+                parts.append(say_again(match))
+                break
+        else:
+            parts.append(part)
+    return gettext("; ").join(parts) if len(parts) > 1 else parts[0]
