@@ -30,6 +30,7 @@ from annotation.selectors.judging import (
     review_counts,
 )
 from annotation.services.adjudication import (
+    SettlingChange,
     StaleReview,
     project_escalation_set,
     project_rules_change,
@@ -545,6 +546,23 @@ def _dashboard_page(
     )
 
 
+def _settling_words(change: SettlingChange) -> str:
+    """What a change of tie rule or flag kappa did to the finished queries, in a sentence."""
+    if change.changed is None:
+        return ngettext(
+            "A worker is settling the %(count)s finished query not yet approved again; this "
+            "page says when it is done.",
+            "A worker is settling the %(count)s finished queries not yet approved again; this "
+            "page says when it is done.",
+            change.queries,
+        ) % {"count": change.queries}
+    return ngettext(
+        "%(count)s query not yet approved settled differently.",
+        "%(count)s queries not yet approved settled differently.",
+        change.changed,
+    ) % {"count": change.changed}
+
+
 @login_required
 @require_POST
 def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
@@ -556,23 +574,14 @@ def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
         return _dashboard_page(request, project, membership, form=form, status=400)
     tie_rule = form.cleaned_data["tie_rule"]
     change = project_rules_change(project=project, tie_rule=tie_rule)
-    if change.changed is None:
-        text = ngettext(
-            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
-            "finished query not yet approved again; this page says when it is done.",
-            "Ties one grade apart now go to: %(rule)s. A worker is settling the %(count)s "
-            "finished queries not yet approved again; this page says when it is done.",
-            change.queries,
-        ) % {"rule": TieRule(tie_rule).label, "count": change.queries}
-    else:
-        text = ngettext(
-            "Ties one grade apart now go to: %(rule)s. %(count)s query not yet approved settled "
-            "differently.",
-            "Ties one grade apart now go to: %(rule)s. %(count)s queries not yet approved settled "
-            "differently.",
-            change.changed,
-        ) % {"rule": TieRule(tie_rule).label, "count": change.changed}
-    messages.success(request, text)
+    setting = gettext("Ties one grade apart now go to: %(rule)s.") % {
+        "rule": TieRule(tie_rule).label
+    }
+    # Translators: two sentences one after the other (Chinese puts no space between them).
+    messages.success(
+        request,
+        gettext("%(first)s %(second)s") % {"first": setting, "second": _settling_words(change)},
+    )
     return redirect("dashboard", project_id=project.pk)
 
 
@@ -617,23 +626,14 @@ def kappa_weights_set(request: HttpRequest, project_id: int) -> HttpResponse:
         return _dashboard_page(request, project, membership, kappa_form=form, status=400)
     weights = form.cleaned_data["kappa_weights"]
     change = project_rules_change(project=project, kappa_weights=weights)
-    if change.changed is None:
-        text = ngettext(
-            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
-            "query not yet approved again; this page says when it is done.",
-            "The flag rule now reads: %(measure)s. A worker is settling the %(count)s finished "
-            "queries not yet approved again; this page says when it is done.",
-            change.queries,
-        ) % {"measure": KappaWeights(weights).label, "count": change.queries}
-    else:
-        text = ngettext(
-            "The flag rule now reads: %(measure)s. %(count)s query not yet approved settled "
-            "differently.",
-            "The flag rule now reads: %(measure)s. %(count)s queries not yet approved settled "
-            "differently.",
-            change.changed,
-        ) % {"measure": KappaWeights(weights).label, "count": change.changed}
-    messages.success(request, text)
+    setting = gettext("The flag rule now reads: %(measure)s.") % {
+        "measure": KappaWeights(weights).label
+    }
+    # Translators: two sentences one after the other (Chinese puts no space between them).
+    messages.success(
+        request,
+        gettext("%(first)s %(second)s") % {"first": setting, "second": _settling_words(change)},
+    )
     return redirect("dashboard", project_id=project.pk)
 
 
