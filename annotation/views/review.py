@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -563,26 +565,56 @@ def _settling_words(change: SettlingChange) -> str:
     ) % {"count": change.changed}
 
 
-@login_required
-@require_POST
-def tie_rule_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
-    form = TieRuleForm(request.POST)
-    if not form.is_valid():
-        return _dashboard_page(request, project, membership, form=form, status=400)
-    tie_rule = form.cleaned_data["tie_rule"]
-    change = project_rules_change(project=project, tie_rule=tie_rule)
-    setting = gettext("Ties one grade apart now go to: %(rule)s.") % {
-        "rule": TieRule(tie_rule).label
-    }
-    # Translators: two sentences one after the other (Chinese puts no space between them).
-    messages.success(
-        request,
-        gettext("%(first)s %(second)s") % {"first": setting, "second": _settling_words(change)},
-    )
-    return redirect("dashboard", project_id=project.pk)
+def _rule_setting_view(
+    form_class: type[forms.Form],
+    field: str,
+    form_argument: str,
+    sentence: Callable[[str], str],
+) -> Callable[..., HttpResponse]:
+    """The dashboard's form for one of the settings that settle finished queries again (the
+    tie rule, the kappa the flag rule reads): the lead's choice, stored by
+    `project_rules_change`, then `sentence(value)` and what the change did."""
+
+    @login_required
+    @require_POST
+    def view(request: HttpRequest, project_id: int) -> HttpResponse:
+        project, membership = project_access(
+            user=request.user, project_id=project_id, action=Action.LEAD
+        )
+        form = form_class(request.POST)
+        if not form.is_valid():
+            return _dashboard_page(
+                request, project, membership, status=400, **{form_argument: form}
+            )
+        value = form.cleaned_data[field]
+        change = project_rules_change(project=project, **{field: value})
+        # Translators: two sentences one after the other (Chinese puts no space between them).
+        text = gettext("%(first)s %(second)s") % {
+            "first": sentence(value),
+            "second": _settling_words(change),
+        }
+        messages.success(request, text)
+        return redirect("dashboard", project_id=project.pk)
+
+    return view
+
+
+tie_rule_set = _rule_setting_view(
+    TieRuleForm,
+    "tie_rule",
+    "form",
+    lambda value: (
+        gettext("Ties one grade apart now go to: %(rule)s.") % {"rule": TieRule(value).label}
+    ),
+)
+kappa_weights_set = _rule_setting_view(
+    KappaWeightsForm,
+    "kappa_weights",
+    "kappa_form",
+    lambda value: (
+        gettext("The flag rule now reads: %(measure)s.") % {"measure": KappaWeights(value).label}
+    ),
+)
 
 
 @login_required
@@ -612,28 +644,6 @@ def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
             change.withdrawn,
         ) % {"count": change.withdrawn}
     messages.success(request, text)
-    return redirect("dashboard", project_id=project.pk)
-
-
-@login_required
-@require_POST
-def kappa_weights_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
-    form = KappaWeightsForm(request.POST)
-    if not form.is_valid():
-        return _dashboard_page(request, project, membership, kappa_form=form, status=400)
-    weights = form.cleaned_data["kappa_weights"]
-    change = project_rules_change(project=project, kappa_weights=weights)
-    setting = gettext("The flag rule now reads: %(measure)s.") % {
-        "measure": KappaWeights(weights).label
-    }
-    # Translators: two sentences one after the other (Chinese puts no space between them).
-    messages.success(
-        request,
-        gettext("%(first)s %(second)s") % {"first": setting, "second": _settling_words(change)},
-    )
     return redirect("dashboard", project_id=project.pk)
 
 
