@@ -172,7 +172,31 @@ class TieRuleOutput(serializers.Serializer):
     queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
-class ProjectTieRuleApi(APIView):
+class _SettleAgainApi(APIView):
+    """PUT one of the settings that settle finished queries again (`project_rules_change`):
+    200 with how many changed, or 202 when a worker settles them."""
+
+    field: str
+    input_class: type[serializers.Serializer]
+    output_class: type[serializers.Serializer]
+
+    def _put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = self.input_class(data=request.data)
+        data.is_valid(raise_exception=True)
+        value = data.validated_data[self.field]
+        change = project_rules_change(project=project, **{self.field: value})
+        return Response(
+            self.output_class(
+                {self.field: value, "resettled": change.changed, "queued": change.queued}
+            ).data,
+            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
+        )
+
+
+class ProjectTieRuleApi(_SettleAgainApi):
+    field, input_class, output_class = "tie_rule", TieRuleInput, TieRuleOutput
+
     @extend_schema(
         request=TieRuleInput,
         responses={
@@ -183,17 +207,7 @@ class ProjectTieRuleApi(APIView):
         summary="Set the tie rule (lead); queries not yet approved are settled again under it",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = TieRuleInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        tie_rule = data.validated_data["tie_rule"]
-        change = project_rules_change(project=project, tie_rule=tie_rule)
-        return Response(
-            TieRuleOutput(
-                {"tie_rule": tie_rule, "resettled": change.changed, "queued": change.queued}
-            ).data,
-            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
-        )
+        return self._put(request, project_id)
 
 
 class KappaWeightsInput(serializers.Serializer):
@@ -206,7 +220,9 @@ class KappaWeightsOutput(serializers.Serializer):
     queued = serializers.BooleanField(help_text=QUEUED_HELP)
 
 
-class ProjectKappaWeightsApi(APIView):
+class ProjectKappaWeightsApi(_SettleAgainApi):
+    field, input_class, output_class = "kappa_weights", KappaWeightsInput, KappaWeightsOutput
+
     @extend_schema(
         request=KappaWeightsInput,
         responses={
@@ -218,17 +234,7 @@ class ProjectKappaWeightsApi(APIView):
         "settled again",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = KappaWeightsInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        weights = data.validated_data["kappa_weights"]
-        change = project_rules_change(project=project, kappa_weights=weights)
-        return Response(
-            KappaWeightsOutput(
-                {"kappa_weights": weights, "resettled": change.changed, "queued": change.queued}
-            ).data,
-            status=status.HTTP_202_ACCEPTED if change.queued else status.HTTP_200_OK,
-        )
+        return self._put(request, project_id)
 
 
 class RequiredBooleanField(serializers.BooleanField):
