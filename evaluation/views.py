@@ -4,6 +4,7 @@ trend, settings. Thin: validate, call one service, render."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django import forms
@@ -528,7 +529,8 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
                     "advice": QUADRANT_ADVICE[key],
                     "count": diag["counts"].get(key, 0),
                     "queries": [
-                        {"id": q, "text": texts.get(q, "")} for q in diag["queries"].get(key, [])
+                        {"id": q, "text": texts.get(q, "")}
+                        for q in sorted(diag["queries"].get(key, []), key=_id_order)
                     ],
                 }
             )
@@ -548,7 +550,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
             "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric),
         }
-        for q, values in per_query.items()
+        for q, values in sorted(per_query.items(), key=lambda item: _id_order(item[0]))
         if q in reasons
     ]
     return {
@@ -565,6 +567,13 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "fact_rules": answers.get("fact_rules") or {},
         "scorer": answers.get("scorer") or {},
     }
+
+
+def _id_order(query_id: str) -> tuple[tuple[int, int | str], ...]:
+    """Query ids in the order a reader expects: numbers by value ("q2" before "q10")."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", query_id)
+    )
 
 
 # The reasons a query's row gives, in this order: the quadrant's context recall, then the answer.
