@@ -761,6 +761,21 @@ class CompareOutput(serializers.Serializer):
     per_category = serializers.DictField(
         help_text=gettext_lazy("category → metric → {a, b, diff}, and n")
     )
+    answers = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text=gettext_lazy(
+            "answer and first-stage metrics both runs were scored on the same way, as metrics"
+        ),
+    )
+    answers_not_comparable = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text=gettext_lazy(
+            "metric → how the two runs' scorers differ (the rules and an answer judge, or two "
+            "judges); such a metric is not compared"
+        ),
+    )
 
 
 class EvaluationCompareApi(APIView):

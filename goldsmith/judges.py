@@ -189,6 +189,42 @@ class _KeywordJudgeHandler(BaseHTTPRequestHandler):
 # A judge behind an HTTP endpoint
 
 
+JUDGE_LIMITS = {
+    "timeout": (0.1, 300.0),
+    "max_concurrency": (1, 64),
+    "retries": (0, 10),
+    "backoff": (0.0, 60.0),
+    "batch_size": (1, 1000),
+}
+
+
+def call_problems(
+    config: Any, *, sent: str, placeholders: Sequence[str], score_path: tuple[str, str]
+) -> list[str]:
+    """What is wrong with how a judge is called (the settings every HTTP judge shares: method,
+    URL, JSON body template holding ``placeholders``, the path of its answer and
+    :data:`JUDGE_LIMITS`); `sent` says what a request carries, `score_path` is (its name, its
+    value). Used by :class:`HttpJudgeConfig` and the answer judge's config."""
+    out: list[str] = []
+    if config.method.upper() not in ("POST", "PUT"):
+        out.append(f"method must be POST or PUT (a judge is sent {sent})")
+    if not config.url.lower().startswith(("http://", "https://")):
+        out.append("the URL must start with http:// or https://")
+    try:
+        json.loads(config.body_template)
+    except ValueError as error:
+        out.append(f"the body template is not JSON: {error}")
+    for needed in placeholders:
+        if needed not in config.body_template:
+            out.append(f"the body template must contain {needed}")
+    if not score_path[1].strip():
+        out.append(f"the {score_path[0]} is required")
+    for name, (low, high) in JUDGE_LIMITS.items():
+        if not low <= getattr(config, name) <= high:
+            out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
+    return out
+
+
 @dataclass(frozen=True)
 class HttpJudgeConfig:
     """How to call one judge. Holds no secret: the auth header travels separately."""
@@ -210,31 +246,10 @@ class HttpJudgeConfig:
 
     def problems(self) -> list[str]:
         """What is wrong with this configuration (empty when it is usable)."""
-        out: list[str] = []
-        if self.method.upper() not in ("POST", "PUT"):
-            out.append("method must be POST or PUT (a judge is sent the chunk's text)")
-        if not self.url.lower().startswith(("http://", "https://")):
-            out.append("the URL must start with http:// or https://")
-        try:
-            json.loads(self.body_template)
-        except ValueError as error:
-            out.append(f"the body template is not JSON: {error}")
-        for needed in ("{query}", "{chunk}"):
-            if needed not in self.body_template:
-                out.append(f"the body template must contain {needed}")
-        if not self.grade_path.strip():
-            out.append("the grade path is required")
-        limits = {
-            "timeout": (0.1, 300.0),
-            "max_concurrency": (1, 64),
-            "retries": (0, 10),
-            "backoff": (0.0, 60.0),
-            "batch_size": (1, 1000),
-        }
-        for name, (low, high) in limits.items():
-            if not low <= getattr(self, name) <= high:
-                out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
-        return out
+        return call_problems(
+            self, sent="the chunk's text", placeholders=("{query}", "{chunk}"),
+            score_path=("grade path", self.grade_path),
+        )  # fmt: skip
 
     def snapshot(self) -> dict[str, Any]:
         return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}

@@ -327,21 +327,41 @@ def stored_answer_run(
             missing_from_run=(),
             not_in_judgments=(),
         )
-    return AR.AnswerRun(scored, first), names
+    return AR.AnswerRun(scored, first, scorers=_stored_scorers(answers)), names
 
 
-def compare_answers(a: EvaluationRun, b: EvaluationRun) -> list[dict[str, Any]]:
-    """B against A on the answer and stage metrics both were scored on: the engine's paired
-    comparison (``compare_answer_runs``, Holm over them), one row per metric, in the shape of
-    the retrieval rows of a comparison."""
+def _stored_scorers(answers: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Metric → the judge that scored it, as the report stored it (``scorer.metrics`` names
+    ``judge:<name>``, ``scorer.judge`` its identity); metrics the rules scored are left out,
+    as the engine's ``AnswerRun.scorers`` expects."""
+    scorer = answers.get("scorer") or {}
+    judge = scorer.get("judge") or {}
+    keys = ("scorer", "name", "model", "prompt_version", "temperature")
+    return {
+        metric: {k: judge.get(k) for k in keys}
+        for metric, by in (scorer.get("metrics") or {}).items()
+        if by != AR.SCORER and judge
+    }
+
+
+def compare_answers(
+    a: EvaluationRun, b: EvaluationRun
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """B against A on the answer and stage metrics both were scored on, and scored the same
+    way: the engine's paired comparison (``compare_answer_runs``, Holm over them), one row
+    per metric in the shape of the retrieval rows of a comparison; and the metrics left out
+    because the two runs' scorers differ (the rules against a judge, or two judges), each with
+    the engine's sentence saying how."""
     ra, rb = stored_answer_run(a), stored_answer_run(b)
     if ra is None or rb is None:
-        return []
+        return [], {}
     common = [m for m in ra[1] if m in rb[1]]
-    if not common:
-        return []
-    rows = AR.holm_over(AR.compare_answer_runs(ra[0], rb[0], common))
-    return [_comparison_json(r) for r in rows]
+    differ = AR.scorer_differences(ra[0], rb[0], common)
+    same = [m for m in common if m not in differ]
+    if not same:
+        return [], differ
+    rows = AR.holm_over(AR.compare_answer_runs(ra[0], rb[0], same))
+    return [_comparison_json(r) for r in rows], differ
 
 
 def _comparison_json(row: M.MetricComparison) -> dict[str, Any]:
@@ -363,7 +383,12 @@ def answer_drift_of(
     now, before = stored_answer_run(run, report), stored_answer_run(baseline)
     if now is None or before is None:
         return None
-    usable = {m: float(v) for m, v in limits.items() if m in now[1] and m in before[1]}
+    # A rule on a metric the two runs scored differently (a judge against the rules, or two
+    # judges) does not apply: the difference would be the scorers', not the pipeline's.
+    differ = AR.scorer_differences(now[0], before[0], list(limits))
+    usable = {
+        m: float(v) for m, v in limits.items() if m in now[1] and m in before[1] and m not in differ
+    }
     if not usable:
         return None
     return reporting.strict_json(AR.answer_drift(now[0], before[0], usable))

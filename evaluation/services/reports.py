@@ -193,8 +193,12 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
     if baseline.run.corpus_hash != run.corpus_hash:
         changed.append("corpus")
     out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
-    answer_drift = answer_drift_of(run, baseline.run, record.max_answer_drop or {}, report)
-    if comparable and answer_drift is not None:
+    answer_drift = (
+        answer_drift_of(run, baseline.run, record.max_answer_drop or {}, report)
+        if comparable
+        else None
+    )
+    if answer_drift is not None:
         out["drift"]["answer_drift"] = answer_drift
         out["drift"]["fired"] = [*out["drift"]["fired"], *answer_drift["fired"]]
     return out
@@ -402,9 +406,11 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         "matching": s.matching,
         "pass_threshold": s.pass_threshold,
     }
-    answers = compare_answers(a, b)
+    answers, not_comparable = compare_answers(a, b)
     if answers:
         out["answers"] = answers
+    if not_comparable:
+        out["answers_not_comparable"] = not_comparable
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
         for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")

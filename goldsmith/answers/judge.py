@@ -53,7 +53,7 @@ import numpy as np
 
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
-from goldsmith.judges import content_words
+from goldsmith.judges import call_problems, content_words
 from goldsmith.retrievers.http import (
     HttpRetrieverClient,
     HttpRetrieverConfig,
@@ -156,28 +156,10 @@ class AnswerJudgeConfig:
             math.isfinite(self.temperature) and self.temperature >= 0.0
         ):
             out.append("the temperature must be a number of at least 0")
-        if self.method.upper() not in ("POST", "PUT"):
-            out.append("method must be POST or PUT (a judge is sent the response's text)")
-        if not self.url.lower().startswith(("http://", "https://")):
-            out.append("the URL must start with http:// or https://")
-        try:
-            json.loads(self.body_template)
-        except ValueError as error:
-            out.append(f"the body template is not JSON: {error}")
-        if "{response}" not in self.body_template:
-            out.append("the body template must contain {response}")
-        if not self.score_path.strip():
-            out.append("the score path is required")
-        limits = {
-            "timeout": (0.1, 300.0),
-            "max_concurrency": (1, 64),
-            "retries": (0, 10),
-            "backoff": (0.0, 60.0),
-            "batch_size": (1, 1000),
-        }
-        for name, (low, high) in limits.items():
-            if not low <= getattr(self, name) <= high:
-                out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
+        out += call_problems(
+            self, sent="the response's text", placeholders=("{response}",),
+            score_path=("score path", self.score_path),
+        )  # fmt: skip
         return out
 
     def snapshot(self) -> dict[str, Any]:

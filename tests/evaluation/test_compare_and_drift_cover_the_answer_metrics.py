@@ -87,3 +87,45 @@ def test_compare_and_drift_cover_the_answer_metrics(personas, api_client_for):
     assert "mean answer_correctness dropped 0.2857" in " ".join(
         re.sub(r"<[^>]+>", " ", run_page).split()
     )
+
+
+@pytest.mark.django_db
+def test_a_judged_run_is_not_compared_with_a_rules_run_on_correctness(personas, api_client_for):
+    """A run whose open answers an answer judge scored is not compared with a rules-scored run
+    on answer_correctness (the difference would be the scorers'), and an answer drop rule on
+    it does not fire across them; the metrics both scored by the rules are still compared."""
+    from evaluation.models import EvaluationRun
+    from evaluation.services.answers import answer_drift_of
+
+    golden = make_rag_golden(personas.project)
+    project = personas.project
+    retriever = retriever_save(project=project, name="rag file", kind="runfile")
+    rules = _run(project, golden.version, retriever, "good.jsonl", rag_run_file())
+    judged = _run(project, golden.version, retriever, "worse.jsonl", _worse(rag_run_file()))
+    report = judged.report
+    identity = {
+        "scorer": "judge:sage", "name": "sage", "model": "m-1", "prompt_version": "v2",
+        "temperature": 0.0,
+    }  # fmt: skip
+    report["answers"]["scorer"]["metrics"]["answer_correctness"] = "judge:sage"
+    report["answers"]["scorer"]["judge"] = {**identity, "judged": 7, "failed": 0}
+    EvaluationRun.objects.filter(pk=judged.pk).update(report=report)
+    judged.refresh_from_db()
+
+    body = api_client_for(personas.victor).get(
+        f"/api/v1/projects/{project.pk}/runs/compare/?a={rules.pk}&b={judged.pk}"
+    )
+    assert body.status_code == 200
+    data = body.json()
+    compared = {row["metric"] for row in data["answers"]}
+    assert "answer_correctness" not in compared and "fact_coverage" in compared
+    assert "judge:sage" in data["answers_not_comparable"]["answer_correctness"]
+    page = Client()
+    page.force_login(personas.victor)
+    html = page.get(f"/projects/{project.pk}/runs/compare/?a={rules.pk}&b={judged.pk}")
+    assert "answer_correctness is not compared" in html.content.decode()
+
+    # the same drop that fires between two rules-scored runs does not fire across scorers
+    assert answer_drift_of(judged, rules, {"answer_correctness": 0.1}) is None
+    fired = answer_drift_of(judged, rules, {"answer_correctness": 0.1, "fact_coverage": 0.1})
+    assert fired is not None and [f["metric"] for f in fired["fired"]] == ["fact_coverage"]
