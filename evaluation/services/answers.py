@@ -189,11 +189,21 @@ def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
     answered, JSON-ready, for the run to keep (``EvaluationRun.judge_results``). A judge that
     fails a query leaves that query's correctness unscored, with its error; a header that
     cannot be read raises credentials.SecretUnavailable (nothing was sent)."""
-    from evaluation.services.answer_judges import judge_answers
+    from evaluation import credentials
+    from evaluation.services.answer_judges import answer_judge_config, judge_answers
 
     assert run.answer_judge is not None
     items = J.judge_items(answer_keys(version_id=run.version_id), staged_rows(run=run))
-    out: dict[str, Any] = judge_answers(judge=run.answer_judge, items=items).to_json()
+    try:
+        results = judge_answers(judge=run.answer_judge, items=items)
+    except credentials.SecretUnavailable as error:
+        # Nothing was sent: every open answer is unscored with the reason, and the rest of the
+        # report (retrieval, the rules' answer metrics) stands.
+        results = J.JudgeResults(
+            answer_judge_config(run.answer_judge).identity,
+            tuple(J.JudgedAnswer(i.query_id, None, attempts=0, error=str(error)) for i in items),
+        )
+    out: dict[str, Any] = results.to_json()
     return out
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone, translation
@@ -458,8 +459,17 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
     verdict = ""
     try:
         if run.answer_judge_id is not None and not run.judge_results:
-            run.judge_results = judge_run_answers(run)
-            EvaluationRun.objects.filter(pk=run.pk).update(judge_results=run.judge_results)
+            # One worker judges (the judge may be a paid model, and judging may outlast the
+            # watchdog's 30 s tick, which calls this again): another finds the lease taken
+            # and leaves the run to the one judging.
+            lease = f"goldsmith:judging-run:{run.pk}"
+            if not cache.add(lease, 1, timeout=settings.CELERY_TASK_TIME_LIMIT):
+                return run
+            try:
+                run.judge_results = judge_run_answers(run)
+                EvaluationRun.objects.filter(pk=run.pk).update(judge_results=run.judge_results)
+            finally:
+                cache.delete(lease)
         report = run_report(run)
         assessment = run_assessment(run, report)
         report["verdict"] = assessment["verdict"]
