@@ -9,7 +9,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
@@ -23,6 +23,7 @@ from evaluation.services.answer_judges import (
     answer_judge_register,
     answer_judge_test_call,
 )
+from evaluation.views_judges import posted_object
 from goldsmith.answers.judge import AnswerJudgeConfig
 
 DEFAULTS = AnswerJudgeConfig(url="")
@@ -156,7 +157,7 @@ def answer_judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
             return redirect("answer-judge-list", project_id=project.pk)
         status = 400
     elif action in ("test", "delete"):
-        judge = get_object_or_404(AnswerJudge, project=project, pk=request.POST.get("judge") or 0)
+        judge = posted_object(request, AnswerJudge.objects.filter(project=project), "judge")
         if action == "delete":
             answer_judge_delete(judge=judge)
             messages.success(

@@ -8,10 +8,11 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from annotation.models import MachineJudge, MachineJudgeKind
 from annotation.permissions import Action, project_access, role_allows
@@ -89,32 +90,54 @@ def _context(request: HttpRequest, project_id: int) -> dict[str, Any]:
     }
 
 
+def posted_object(request: HttpRequest, queryset: QuerySet[Any], name: str) -> Any:
+    """The row of `queryset` whose id the form posted as `name`: 404 for an id that is
+    missing, not a number or not in `queryset` (another project's)."""
+    value = request.POST.get(name, "")
+    if not value.isdigit():
+        raise Http404(gettext("No such item"))
+    return get_object_or_404(queryset, pk=int(value))
+
+
 def _act(request: HttpRequest, project: Any) -> str:
     """Carry out one button's action; returns what to tell the lead (raises JudgeInvalid)."""
     action = request.POST.get("action", "")
-    judge = get_object_or_404(MachineJudge, project=project, pk=request.POST.get("judge") or 0)
+    judge = posted_object(request, MachineJudge.objects.filter(project=project), "judge")
     if action == "run":
         job = judging_job_create(
             judge=judge, scope=request.POST.get("scope", "all"), by=request.user
         )
-        return f"{judge.name} is judging {job.total} chunks."
+        return ngettext(
+            "%(judge)s is judging %(n)s chunk.", "%(judge)s is judging %(n)s chunks.", job.total
+        ) % {"judge": judge.name, "n": job.total}
     if action == "upload":
         upload = request.FILES.get("file")
         if upload is None:
-            raise JudgeInvalid("choose a file of grades (CSV or JSONL)")
+            raise JudgeInvalid(gettext("choose a file of grades (CSV or JSONL)"))
         stored = machine_grades_import(judge=judge, source=upload)
-        return f"{stored} grades of {judge.name} stored."
+        return ngettext(
+            "%(n)s grade of %(judge)s stored.", "%(n)s grades of %(judge)s stored.", stored
+        ) % {"judge": judge.name, "n": stored}
     if action == "cancel":
-        job = get_object_or_404(JudgingJob, judge=judge, pk=request.POST.get("job") or 0)
+        job = posted_object(request, JudgingJob.objects.filter(judge=judge), "job")
         judging_job_cancel(job=job)
-        return f"{judge.name}'s job is cancelled; the grades it stored are kept."
+        return gettext("%(judge)s's job is cancelled; the grades it stored are kept.") % {
+            "judge": judge.name
+        }
     if action == "fill":
         result = machine_grades_fill_gaps(project=project, judge=judge, by=request.user)
-        return (
-            f"{result.filled} chunks no person graded now take {judge.name}'s grade; "
-            f"{result.queries_resolved} queries are ready to approve."
-        )
-    raise JudgeInvalid("unknown action")
+        filled = ngettext(
+            "%(n)s chunk no person graded now takes %(judge)s's grade;",
+            "%(n)s chunks no person graded now take %(judge)s's grade;",
+            result.filled,
+        ) % {"n": result.filled, "judge": judge.name}
+        ready = ngettext(
+            "%(n)s query is ready to approve.",
+            "%(n)s queries are ready to approve.",
+            result.queries_resolved,
+        ) % {"n": result.queries_resolved}
+        return gettext("%(first)s %(second)s") % {"first": filled, "second": ready}
+    raise JudgeInvalid(gettext("unknown action"))
 
 
 @login_required
