@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
+from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
@@ -931,11 +932,14 @@ class SettingsForm(forms.Form):
     topk_weights = forms.CharField(
         required=False,
         label=gettext_lazy("Top-K weight edits"),
-        help_text=gettext(
-            "Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; metrics: "
-            "%(names)s). Empty: the scenario's"
-        )
-        % {"names": ", ".join(metrics.TOPK_FAMILIES)},
+        # lazily, in the reader's language (a gettext here would run once, at import)
+        help_text=format_lazy(
+            gettext_lazy(
+                "Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; metrics: "
+                "{names}). Empty: the scenario's"
+            ),
+            names=", ".join(metrics.TOPK_FAMILIES),
+        ),
     )
     low_recall_cutoff = forms.FloatField(
         min_value=0,

@@ -377,7 +377,7 @@ class MemberDetailApi(APIView):
             )
         except ValueError as error:
             return Response(
-                {"detail": gettext("%(error)s.") % {"error": error}},
+                {"detail": localize(error)},
                 status=status.HTTP_409_CONFLICT,
             )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef
 
 from annotation.models import AnswerDraft, Assignment, Project, Query
+from annotation.selectors.judging import annotator_labels
 from goldsmith.fact_agreement import (
     FactAgreement,
     Support,
@@ -111,10 +112,7 @@ def answer_drafts_view(*, project: Project, query_id: int, hide_names: bool) -> 
         .order_by("annotator__username")
         .values_list("annotator_id", "annotator__username")
     )
-    labels = {
-        uid: (f"Annotator {chr(65 + i)}" if hide_names else name)
-        for i, (uid, name) in enumerate(assigned)
-    }
+    labels = annotator_labels(assigned, hide_names=hide_names)
     drafts = {d.annotator_id: d for d in _active_drafts([query.pk], project)}
     facts = {uid: supports(f["chunk_ids"] for f in d.reference_facts) for uid, d in drafts.items()}
     matched: dict[int, set[int]] = {uid: set() for uid in drafts}

@@ -267,30 +267,41 @@ def extra_annotators(*, query_ids: list[int]) -> dict[int, list[str]]:
     return out
 
 
+def annotator_labels(assigned: list[tuple[int, str]], *, hide_names: bool) -> dict[int, str]:
+    """Annotator id → how the lead's pages name them: their user name, or "Annotator A", "B"…
+    in the order of `assigned` ((id, user name) pairs) when the lead hides names."""
+    return {
+        uid: (gettext("Annotator %(letter)s") % {"letter": chr(65 + i)} if hide_names else name)
+        for i, (uid, name) in enumerate(assigned)
+    }
+
+
 def escalation_words(review: QueryReview | None, extra: list[str], escalate: bool) -> str:
     """What the adjudication and review pages say about a query's escalation ("" if nothing):
     who it is waiting for, why it came to a lead without one more annotator, or that one more
     annotator's grades did not settle it."""
     if review is None:
         return ""
-    names = ", ".join(extra) or "one more annotator"
+    names = ", ".join(extra) or gettext("one more annotator")
     if review.state == ReviewState.ESCALATED:
-        return (
-            f"Flagged, so it went to one more annotator ({names}) before a lead; it resolves by "
-            "majority when their grades settle it. You can adjudicate it now anyway."
-        )
+        return gettext(
+            "Flagged, so it went to one more annotator (%(names)s) before a lead; it resolves "
+            "by majority when their grades settle it. You can adjudicate it now anyway."
+        ) % {"names": names}
     if review.escalation == Escalation.NO_ANNOTATOR and escalate:
-        return (
+        return gettext(
             "Escalation is on, but every annotator of the project already has this query, so "
             "it came straight to a lead."
         )
     if review.escalation == Escalation.ESCALATED and review.state == ReviewState.FLAGGED:
-        return (
-            f"One more annotator ({names}) graded it too, and the grades still need a lead: "
+        return gettext(
+            "One more annotator (%(names)s) graded it too, and the grades still need a lead: "
             "the reasons below are read on every annotator's grades."
-        )
+        ) % {"names": names}
     if review.escalation == Escalation.ESCALATED:
-        return f"It went to one more annotator ({names}) before a lead."
+        return gettext("It went to one more annotator (%(names)s) before a lead.") % {
+            "names": names
+        }
     return ""
 
 
@@ -447,10 +458,7 @@ def adjudication_view(
             "annotator_id", flat=True
         )
     )
-    labels = {
-        uid: (gettext("Annotator %(letter)s") % {"letter": chr(65 + i)} if hide_names else name)
-        for i, (uid, name) in enumerate(assigned)
-    }
+    labels = annotator_labels(assigned, hide_names=hide_names)
     judgments: dict[int, dict[int, tuple[int, str]]] = {}
     for cid, uid, grade, note in Judgment.objects.filter(candidate__query=query).values_list(
         "candidate_id", "annotator_id", "grade", "note"

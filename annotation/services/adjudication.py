@@ -373,18 +373,36 @@ def _settled_outcomes(project: Project, query_ids: set[int]) -> dict[int, tuple[
     return {qid: (states.get(qid, ReviewState.OPEN), frozenset(finals[qid])) for qid in query_ids}
 
 
+def _rule_setting(
+    *, tie_rule: str | None = None, kappa_weights: str | None = None
+) -> dict[str, str]:
+    """The project fields a change of tie rule and/or flag kappa sets (those given), checked;
+    ValueError names an unknown value."""
+    setting: dict[str, str] = {}
+    if tie_rule is not None:
+        if tie_rule not in TieRule.values:
+            raise ValueError(
+                gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
+                % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
+            )
+        setting["tie_rule"] = tie_rule
+    if kappa_weights is not None:
+        if kappa_weights not in KappaWeights.values:
+            raise ValueError(
+                gettext("unknown kappa weights %(weights)r; use one of %(names)s")
+                % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
+            )
+        setting["kappa_weights"] = kappa_weights
+    return setting
+
+
 @transaction.atomic
 def project_tie_rule_set(*, project: Project, tie_rule: str) -> int:
     """Set `project`'s tie rule and settle again every finished query not yet approved (and not
     adjudicated: a lead's grades stand) under it, in one transaction. Approved queries, and so
     every frozen version, are left alone. Returns how many queries changed: flagged ↔ resolved,
     or resolved with other final grades."""
-    if tie_rule not in TieRule.values:
-        raise ValueError(
-            gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
-            % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
-        )
-    return _settle_again(project, tie_rule=tie_rule)
+    return _settle_again(project, **_rule_setting(tie_rule=tie_rule))
 
 
 @transaction.atomic
@@ -392,12 +410,7 @@ def project_kappa_weights_set(*, project: Project, kappa_weights: str) -> int:
     """Set which kappa `project`'s flag rule reads (`KappaWeights`: unweighted or linearly
     weighted) and settle again every finished query not yet approved and not adjudicated, as
     `project_tie_rule_set` does. Returns how many queries changed."""
-    if kappa_weights not in KappaWeights.values:
-        raise ValueError(
-            gettext("unknown kappa weights %(weights)r; use one of %(names)s")
-            % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
-        )
-    return _settle_again(project, kappa_weights=kappa_weights)
+    return _settle_again(project, **_rule_setting(kappa_weights=kappa_weights))
 
 
 @dataclass(frozen=True)
@@ -429,21 +442,7 @@ def project_rules_change(
     ``GOLDSMITH_SETTLE_IN_REQUEST_MAX`` of them (as `project_tie_rule_set`), else the setting
     is stored now and a worker settles them (`project_settle_again`), so a lead's request never
     waits the minute a large project takes. Raises ValueError for an unknown value."""
-    setting: dict[str, str] = {}
-    if tie_rule is not None:
-        if tie_rule not in TieRule.values:
-            raise ValueError(
-                gettext("unknown tie rule %(tie_rule)r; use one of %(names)s")
-                % {"tie_rule": tie_rule, "names": ", ".join(TieRule.values)}
-            )
-        setting["tie_rule"] = tie_rule
-    if kappa_weights is not None:
-        if kappa_weights not in KappaWeights.values:
-            raise ValueError(
-                gettext("unknown kappa weights %(weights)r; use one of %(names)s")
-                % {"weights": kappa_weights, "names": ", ".join(KappaWeights.values)}
-            )
-        setting["kappa_weights"] = kappa_weights
+    setting = _rule_setting(tie_rule=tie_rule, kappa_weights=kappa_weights)
     queries = QueryReview.objects.filter(
         query__project=project,
         state__in=(ReviewState.FLAGGED, ReviewState.RESOLVED),

@@ -269,6 +269,9 @@
     showGrade(card, value);
     markEntry("grade:" + id, "saving");
     enqueue("grade:" + id, apiBase + "candidates/" + id + "/judgment/", { grade: value });
+    // A chunk graded not relevant can support no key fact (the server refuses such a link, and
+    // would refuse every later save of the draft): its links go with the new grade.
+    if (value === 0) unlinkChunk(card);
   }
 
   cards.forEach(function (card, index) {
@@ -542,6 +545,29 @@
       say(interpolate(gettext("Chunk %s unlinked from fact %s."), words));
     }
     li.dataset.chunks = chunks.join(" ");
+    renderLinks();
+    saveDraft();
+  }
+
+  function unlinkChunk(card) {
+    if (locked || !answers) return;
+    const cid = card.dataset.chunkId;
+    let unlinked = false;
+    factItems().forEach(function (li) {
+      const chunks = chunksOf(li);
+      const at = chunks.indexOf(cid);
+      if (at !== -1) {
+        chunks.splice(at, 1);
+        li.dataset.chunks = chunks.join(" ");
+        unlinked = true;
+      }
+    });
+    if (!unlinked) return;
+    say(
+      interpolate(gettext("Chunk %s is now not relevant, so no key fact is linked to it."), [
+        card.dataset.index,
+      ]),
+    );
     renderLinks();
     saveDraft();
   }
