@@ -272,10 +272,8 @@ def judge_agreement_shown(*, project: Project) -> AgreementAsOf:
     (docs/benchmarks.md, "Machine judges: kappa with its interval"). The page says when figures
     are older than the latest grades; the API (`judge_agreement`) always computes them."""
     shown = judge_agreement_as_of(project=project)
-    if shown.figures is None:
-        # Never computed (a judging job computes them as it ends): once, here.
-        judge_agreement(project=project)
-        return judge_agreement_as_of(project=project)
+    # Not current, or never computed (a judging job computes them as it ends; a file of grades
+    # or a cache that dropped them leaves none): a worker computes them, the page says so.
     if not shown.current and cache.add(_refresh_lock(project.pk), 1, REFRESH_LOCK_SECONDS):
         from evaluation import tasks
 

@@ -70,7 +70,10 @@ def test_the_api_gives_kappa_against_each_person_equal_to_scikit_learns(personas
 
 
 def test_the_dashboard_shows_the_judge_beside_the_annotators(personas, api_client_for):
+    from annotation.selectors.machine import judge_agreement
+
     setup, _, _, _ = _judged(personas, api_client_for)
+    judge_agreement(project=setup.project)  # as a worker does (a judging job as it ends)
     page = _browser(personas.alice).get(f"/projects/{setup.project.pk}/dashboard/")
     assert page.status_code == 200
     html = page.content.decode()

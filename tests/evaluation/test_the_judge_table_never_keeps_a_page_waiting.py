@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from annotation.models import Candidate, Judgment, MachineGrade, MachineJudgeKind
-from annotation.selectors.machine import judge_agreement_as_of
+from annotation.selectors.machine import judge_agreement, judge_agreement_as_of
 from annotation.services.machine import machine_grades_store, machine_judge_add
 from evaluation.services.judges import _refresh_lock
 from tests.conftest import wait_for
@@ -63,10 +63,19 @@ def _kappa_against_bob(personas, judge) -> float:
     return sklearn_metrics.cohen_kappa_score([mine[c] for c in ids], [bob[c] for c in ids])
 
 
+def test_figures_never_computed_are_queued_and_the_page_says_so(personas, api_client_for):
+    setup, _judge = _judged(personas, api_client_for)  # a file of grades: nothing computed
+    page = _dashboard(personas.alice, setup.project)
+    assert "The figures are being computed from the latest grades" in page
+    assert cache.get(_refresh_lock(setup.project.pk)) == 1  # one computation is queued
+    cache.delete(_refresh_lock(setup.project.pk))
+
+
 def test_a_grade_change_shows_the_last_figures_and_queues_one_refresh(personas, api_client_for):
     setup, _judge = _judged(personas, api_client_for)
+    judge_agreement(project=setup.project)  # as a worker does
     first = _dashboard(personas.alice, setup.project)
-    assert "copy of bob" in first and STALE_NOTE not in first  # computed once, current
+    assert "copy of bob" in first and STALE_NOTE not in first  # current
     assert judge_agreement_as_of(project=setup.project).current
 
     _regrade_one(personas, api_client_for, setup.project)
@@ -102,15 +111,17 @@ def test_a_real_worker_brings_the_figures_up_to_date(
     setup, judge = _judged(personas, api_client_for)
     for key in (_refresh_lock(setup.project.pk), *_latest_keys(setup.project)):
         cache.delete(key)  # left by an earlier test's project of the same id
-    _dashboard(personas.alice, setup.project)
-    _regrade_one(personas, api_client_for, setup.project)
-    expected = _kappa_against_bob(personas, judge)
-    assert expected < 1.0
-    _dashboard(personas.alice, setup.project)  # queues the recomputation
 
     def current():
         shown = judge_agreement_as_of(project=setup.project)
         return shown if shown.current else None
+
+    assert "being computed" in _dashboard(personas.alice, setup.project)  # never computed
+    wait_for(current, timeout=90, message="the worker's first computation")
+    _regrade_one(personas, api_client_for, setup.project)
+    expected = _kappa_against_bob(personas, judge)
+    assert expected < 1.0
+    _dashboard(personas.alice, setup.project)  # queues the recomputation
 
     shown = wait_for(
         current,
