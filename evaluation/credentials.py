@@ -19,6 +19,12 @@ from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
 from django.utils.translation import gettext
 
+# Headers that carry credentials: a retriever's or a judge's plain headers may not hold them,
+# they belong in its auth header, which is stored encrypted (names compared in lower case).
+CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "cookie", "x-api-key", "proxy-authorization", "host"}
+)
+
 
 class SecretUnavailable(Exception):
     pass

@@ -60,8 +60,6 @@ CALL_SETTINGS = (
     "batch_size",
     "headers",
 )
-# Headers that carry credentials belong in the auth header, which is stored encrypted.
-CREDENTIAL_HEADERS = ("authorization", "cookie", "x-api-key", "proxy-authorization", "host")
 # A test call is made while a person waits: one attempt, at most this long.
 TEST_CALL_TIMEOUT = 10.0
 # The sample answer a test call sends when given none (docs/formats.md, "HTTP answer judge").
@@ -176,7 +174,7 @@ def _checked_setting(name: str, value: Any) -> Any:
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()
         ):
             raise AnswerJudgeInvalid(field, gettext("headers must map names to strings"))
-        if any(k.strip().lower() in CREDENTIAL_HEADERS for k in value):
+        if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in value):
             raise AnswerJudgeInvalid(
                 field, gettext("put credentials in the auth header (stored encrypted)")
             )

@@ -18,6 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import MachineJudge, MachineJudgeKind, Project
 from annotation.selectors.judging import graded_text
@@ -56,8 +57,8 @@ def _clean_judge_config(config: Mapping[str, Any]) -> dict[str, Any]:
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
         raise JudgeInvalid("headers must map names to strings")
-    if any(k.lower() in ("authorization", "cookie", "x-api-key", "host") for k in headers):
-        raise JudgeInvalid("put credentials in the auth header (stored encrypted)")
+    if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
+        raise JudgeInvalid(gettext("put credentials in the auth header (stored encrypted)"))
     try:
         cfg = HttpJudgeConfig(**config)
     except TypeError as error:

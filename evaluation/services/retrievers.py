@@ -55,7 +55,7 @@ def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
             isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
         ):
             raise RetrieverInvalid(gettext("headers must map names to strings"))
-        if any(k.lower() in ("authorization", "cookie", "x-api-key", "host") for k in headers):
+        if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
             raise RetrieverInvalid(gettext("put credentials in the auth header (stored encrypted)"))
     try:
         cfg = HttpRetrieverConfig(**config)
@@ -90,6 +90,9 @@ def _auth_changes(
         if not header:
             changes.update(auth_header_encrypted="", auth_header_env="")
     if value:
+        if any(c in value for c in "\r\n\0"):
+            # A line break would end the header early and start another one on the wire.
+            raise RetrieverInvalid(gettext("the auth header value is one line"))
         changes.update(auth_header_encrypted=credentials.encrypt(value), auth_header_env="")
     if env:
         env = env.strip()
