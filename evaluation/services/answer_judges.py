@@ -459,7 +459,8 @@ def answer_judge_test_call(*, judge: AnswerJudge, item: AnswerItem | None = None
     try:
         with answer_judge_client(judge, config=config) as client:
             return client.judge(sent)
-    except credentials.SecretUnavailable as error:
+    except (credentials.SecretUnavailable, ValueError) as error:
+        # an unreadable header, or stored settings a later rule refuses: the answer's error
         return JudgedAnswer(sent.query_id, None, attempts=0, error=str(error))
 
 

@@ -90,11 +90,20 @@ def _metric_names(
         ks = sorted({*run.ks, min(depth, MAX_FIRST_STAGE_K)})
         names += [f"{S.FIRST_STAGE}recall@{k}" for k in ks]
     if any(k.has_answer for k in keys):
-        head = run.headline_k or max(run.ks or [5])
+        head = headline_k(run)
         ks = [head, *(k for k in run.ks if k != head)]
         names += [f"{S.CONTEXT_RECALL}@{k}" for k in ks]
         names += list(ANSWER_METRICS)
     return names
+
+
+def headline_k(run: EvaluationRun) -> int:
+    """The run's headline K, by the rule its report reads (`reporting.RunSettings.headline_k`:
+    the one it was given, else 10 when measured, else its largest K), so that the quadrants,
+    the answer section and the extractive answerer read the same K as the verdict."""
+    from evaluation.services.reports import run_settings  # reports imports this module
+
+    return run_settings(run).headline_k
 
 
 def _with_texts(run: EvaluationRun, staged: list[StagedQuery], k: int) -> list[StagedQuery]:
@@ -169,7 +178,7 @@ def run_answer_report(
         names,
         recall_threshold=recall_t,
         correctness_threshold=correct_t,
-        quadrant_k=run.headline_k or 5,
+        quadrant_k=headline_k(run),
         judge=judge if S.ANSWER_CORRECTNESS in names else None,
         **scoring,
     )

@@ -17,6 +17,7 @@ from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
 from evaluation.selectors import chunk_texts
+from evaluation.services.answers import headline_k
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
@@ -90,7 +91,7 @@ def _answer_extractively(
     """Each answered outcome without a response gets the extractive baseline's answer over its
     contexts: the given ones, else the top K of its list (K: the run's headline K) with their
     texts (the retriever's, else the corpus's). Those top K are stored as its contexts."""
-    k = run.headline_k or 5
+    k = headline_k(run)
     wanted = {
         h.id
         for o in outcomes
