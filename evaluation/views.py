@@ -985,17 +985,13 @@ class SettingsForm(forms.Form):
         for part in (self.cleaned_data["max_answer_drop"] or "").split(","):
             if not part.strip():
                 continue
-            name, sep, value = part.partition("=")
+            name, _, value = part.partition("=")
             try:
                 out[name.strip()] = float(value)
-            except ValueError:
+            except ValueError:  # no "=" too: float("") refuses it
                 raise forms.ValidationError(
                     gettext("write each rule as metric=drop, not %(part)r") % {"part": part.strip()}
                 ) from None
-            if not sep:
-                raise forms.ValidationError(
-                    gettext("write each rule as metric=drop, not %(part)r") % {"part": part.strip()}
-                )
         return out
 
     def clean_topk_weights(self) -> dict[str, float]:

@@ -57,17 +57,28 @@ def quadrant_thresholds(record: EvaluationSettings, pass_threshold: float) -> tu
 
 
 def check_answer_settings(record: EvaluationSettings) -> None:
-    """Raise AnswerSettingsInvalid on a threshold outside [0, 1] or an unusable drop rule."""
+    """Raise AnswerSettingsInvalid on a threshold outside [0, 1] or an unusable drop rule; the
+    drop rules are stored under the metric names the reports use."""
     for value in (record.quadrant_recall_threshold, record.quadrant_correctness_threshold):
         if value is not None and not 0.0 <= float(value) <= 1.0:
             raise AnswerSettingsInvalid(gettext("the quadrant thresholds must be between 0 and 1"))
     drops = record.max_answer_drop or {}
     if not isinstance(drops, dict):
         raise AnswerSettingsInvalid(gettext("the answer drop rules map a metric to a drop"))
+    canonical: dict[str, float] = {}
     for metric, limit in drops.items():
-        if not S.is_answer_metric(str(metric)):
+        # The engine's own reading of a metric name (as `goldsmith drift --max-answer-drop`):
+        # a rule is stored under the name the reports use, or it could never match one.
+        try:
+            name = S.parse_any_metric(str(metric))
+        except ValueError:
+            name = ""
+        if not (S.is_answer_metric(name) or S.is_stage_metric(name)):
             raise AnswerSettingsInvalid(
-                gettext("%(metric)r is not an answer metric (e.g. answer_correctness)")
+                gettext(
+                    "%(metric)r is not an answer or first-stage metric (e.g. answer_correctness, "
+                    "context_recall@5, first_stage:recall@50)"
+                )
                 % {"metric": metric}
             )
         if not isinstance(limit, int | float) or isinstance(limit, bool) or not 0 <= limit <= 1:
@@ -75,6 +86,8 @@ def check_answer_settings(record: EvaluationSettings) -> None:
                 gettext("the largest drop of %(metric)s must be a number between 0 and 1")
                 % {"metric": metric}
             )
+        canonical[name] = float(limit)
+    record.max_answer_drop = canonical
 
 
 def _metric_names(

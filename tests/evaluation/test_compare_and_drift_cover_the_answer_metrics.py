@@ -129,3 +129,20 @@ def test_a_judged_run_is_not_compared_with_a_rules_run_on_correctness(personas, 
     assert answer_drift_of(judged, rules, {"answer_correctness": 0.1}) is None
     fired = answer_drift_of(judged, rules, {"answer_correctness": 0.1, "fact_coverage": 0.1})
     assert fired is not None and [f["metric"] for f in fired["fired"]] == ["fact_coverage"]
+
+
+@pytest.mark.django_db
+def test_an_answer_drop_rule_is_stored_under_the_name_reports_use(personas):
+    """A rule is read as the engine reads a metric name (as `goldsmith drift`), so it can fire;
+    one that could never match a report's metric is refused with the reason."""
+    from evaluation.services.retrievers import RetrieverInvalid
+
+    project = personas.project
+    record = evaluation_settings_update(
+        project=project,
+        max_answer_drop={"Answer_Correctness": 0.05, "first_stage:recall@50": 0.1},
+    )
+    assert record.max_answer_drop == {"answer_correctness": 0.05, "first_stage:recall@50": 0.1}
+    for bad in ("context_recall", "answer_correctness@5", "recall@5", "bogus"):
+        with pytest.raises(RetrieverInvalid, match="not an answer or first-stage metric"):
+            evaluation_settings_update(project=project, max_answer_drop={bad: 0.1})
