@@ -178,7 +178,7 @@ def test_only_a_lead_removes_members_and_never_the_last_lead(personas, api_clien
     last = api_client_for(personas.alice).delete(f"{url}alice/")
     assert last.status_code == 409
     assert last.json() == {
-        "detail": "alice is the project's only lead; make someone else lead first."
+        "detail": "alice is the project's only lead; make someone else lead first"
     }
 
 
