@@ -3,9 +3,12 @@
 from annotation.models.accounts import UserLanguage
 from annotation.models.answers import AnswerDraft
 from annotation.models.corpus import (
+    ChangeKind,
     Chunk,
     ChunkSearch,
+    CorpusChange,
     CorpusImport,
+    CorpusVersion,
     Document,
     SearchBacklog,
 )
@@ -51,9 +54,12 @@ __all__ = [
     "Assignment",
     "Candidate",
     "CandidateSource",
+    "ChangeKind",
     "Chunk",
     "ChunkSearch",
+    "CorpusChange",
     "CorpusImport",
+    "CorpusVersion",
     "Document",
     "FrozenVersionError",
     "GoldenItem",

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
@@ -114,3 +116,73 @@ class CorpusImport(ImportJob):
     # the changed chunks had been graded: their candidates keep the graded text.
     changed_chunk_ids = models.JSONField(default=list, blank=True)
     judged_chunks_changed = models.PositiveIntegerField(default=0)
+
+
+class ChangeKind(models.TextChoices):
+    ADDED = "added", gettext_lazy("added")
+    CHANGED = "changed", gettext_lazy("changed")
+    RETIRED = "retired", gettext_lazy("retired")
+
+
+class CorpusVersion(models.Model):
+    """One state of a project's corpus: every import that changes the live chunks makes the next.
+
+    `content_hash` is :func:`goldsmith.corpus.corpus_hash` over the live chunks after the import
+    (``sha256:<hex>``). `added` counts new chunk ids and retired chunks that came back; `changed`
+    live chunks whose text changed; `retired` chunks that left the live corpus (kept, never
+    deleted). The chunk ids behind each count are its :class:`CorpusChange` rows, so the diff of
+    two versions is the changes in between.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="corpus_versions")
+    number = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=71)
+    live_chunks = models.PositiveIntegerField(default=0)
+    added = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    retired = models.PositiveIntegerField(default=0)
+    corpus_import = models.OneToOneField(
+        CorpusImport,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="corpus_version",
+    )
+    filename = models.CharField(max_length=255, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "number"], name="corpusversion_unique_number"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"corpus version {self.number} of project #{self.project_id}"
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash.removeprefix("sha256:")[:12]
+
+
+class CorpusChange(models.Model):
+    """One chunk that a corpus version added, changed or retired (its text hashes before/after)."""
+
+    version = models.ForeignKey(CorpusVersion, on_delete=models.CASCADE, related_name="changes")
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="changes")
+    kind = models.CharField(max_length=8, choices=ChangeKind.choices)
+    old_sha256 = models.CharField(max_length=64, blank=True)
+    new_sha256 = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "chunk"], name="corpuschange_unique_chunk")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} chunk #{self.chunk_id} in {self.version}"

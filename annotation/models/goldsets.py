@@ -103,6 +103,16 @@ class GoldenSetVersion(FrozenModel):
     split_seed = models.BigIntegerField(null=True, blank=True)
     test_share = models.FloatField(null=True, blank=True)
     header = models.JSONField(default=dict)
+    # The corpus version its judgments were made on (the live one at the freeze), and that
+    # version's content hash; an imported version keeps the hash its file names, if any.
+    corpus_version = models.ForeignKey(
+        "annotation.CorpusVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="golden_set_versions",
+    )
+    corpus_hash = models.CharField(max_length=71, blank=True)
 
     class Meta(FrozenModel.Meta):
         constraints = [
