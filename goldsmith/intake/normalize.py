@@ -1,10 +1,13 @@
 """Query normalisation and near-duplicate grouping: pure, no Django.
 
 `normalize_query` is the key of exact de-duplication: Unicode NFKC, case-folded, whitespace
-collapsed; for a Chinese project also Chinese punctuation as its ASCII counterpart, traditional
-characters as simplified (OpenCC's ``t2s``) and no spaces between Han characters, so that
-"怎麼退款。" and "怎么退款." are one query. `display_text` keeps the case, and the traditional or
-simplified characters, that a person typed (NFKC and whitespace only).
+collapsed; for a Chinese project also Chinese punctuation as its ASCII counterpart, no spaces
+between Han characters, and one spelling of each phrase whatever script and region it was typed
+in (`goldsmith.intake.tokenizers.fold_variants`: OpenCC's Hong Kong and Taiwan to mainland
+conversions by phrase, and 帳 as 账 outside the curtain words), so that "怎麼退款。" and
+"怎么退款." are one query, and so are 退款多久到帳 and 退款多久到账, 軟體 and 软件. `display_text`
+keeps the case, the script and the full-width punctuation that a person typed (NFKC for the
+rest, white space collapsed).
 
 `near_duplicate_groups` groups distinct queries whose TF-IDF vectors have a cosine similarity
 ≥ `threshold` (single linkage), punctuation ignored. With the default tokenizer the vectors are
@@ -33,9 +36,9 @@ from goldsmith.intake.tokenizers import (
     HAN,
     QUESTION_WORDS,
     chinese_term,
+    fold_variants,
     get_tokenizer,
     is_han_token,
-    to_simplified,
 )
 
 if TYPE_CHECKING:
@@ -54,8 +57,23 @@ _CHINESE_PUNCTUATION = str.maketrans(
 _SPACE_BETWEEN_HAN_RE = re.compile(rf"(?<=[{HAN}])\s+(?=[{HAN}])")
 
 
+# Full-width punctuation (，？！：；（）…) is how Chinese is written: the stored text keeps it,
+# NFKC would make it ASCII. Only matching folds it (`normalize_query`).
+_FULL_WIDTH_PUNCTUATION_RE = re.compile(
+    "(["
+    + "".join(chr(c) for c in range(0xFF01, 0xFF5F) if unicodedata.category(chr(c))[0] in "PS")
+    + "])"
+)
+
+
 def display_text(text: str) -> str:
-    return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    """The text as stored and shown: NFKC (full-width letters and digits as ASCII) but for
+    full-width punctuation, white space collapsed."""
+    if text.isascii():
+        return _SPACE_RE.sub(" ", text).strip()
+    parts = _FULL_WIDTH_PUNCTUATION_RE.split(text)
+    kept = "".join(p if i % 2 else unicodedata.normalize("NFKC", p) for i, p in enumerate(parts))
+    return _SPACE_RE.sub(" ", kept).strip()
 
 
 def normalize_query(text: str, *, chinese: bool = False) -> str:
@@ -65,7 +83,8 @@ def normalize_query(text: str, *, chinese: bool = False) -> str:
     the Chinese folding."""
     key = unicodedata.normalize("NFKC", text).casefold()
     if chinese and not key.isascii():
-        key = _SPACE_BETWEEN_HAN_RE.sub("", to_simplified(key.translate(_CHINESE_PUNCTUATION)))
+        key = _SPACE_BETWEEN_HAN_RE.sub("", key.translate(_CHINESE_PUNCTUATION))
+        key = fold_variants(key).casefold()  # 隨身碟 → U盘
     return _SPACE_RE.sub(" ", key).strip()
 
 

@@ -177,6 +177,65 @@ def to_simplified(text: str) -> str:
     return _t2s()(text) if has_han(text) else text
 
 
+# 帳 is one character in Taiwan and Hong Kong for both an account and a curtain; mainland usage
+# writes the account 账 and the curtain 帐 (通用规范汉字表), and OpenCC folds both to 帐. These
+# are the curtain words; 帐 anywhere else reads as an account (到账, 账户, 转账, 对账).
+_CURTAIN_WORDS = ("帐篷", "帐幕", "帐幔", "帐子", "帐钩", "帐中", "帐下", "帐前", "帐外", "帐内")
+_CURTAIN_BEFORE = ("蚊", "营", "罗", "纱", "幔", "帷", "军", "床", "幄", "牙", "锦", "圆", "毡")
+_ZHANG_RE = re.compile("帐")
+
+
+def _account_zhang(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        at = match.start()
+        if text.startswith(_CURTAIN_WORDS, at) or (at and text[at - 1] in _CURTAIN_BEFORE):
+            return "帐"
+        return "账"
+
+    return _ZHANG_RE.sub(one, text)
+
+
+@cache
+def _variants() -> Callable[[str], str]:
+    """One spelling of a Chinese phrase whatever the script and region it was typed in: Hong
+    Kong and other traditional forms as simplified (OpenCC ``hk2s``), then out to Taiwan's
+    words (``s2twp``) and back to mainland usage by phrase (``tw2sp``). The round trip gives
+    軟體, 软体 and 软件 one spelling (软件), and 線上, 线上 and 在线 one (在线), where a one-way
+    conversion would fold only what was typed traditional."""
+    import opencc
+
+    steps = [opencc.OpenCC(name).convert for name in ("hk2s", "s2twp", "tw2sp")]
+
+    @lru_cache(maxsize=1 << 16)
+    def convert(run: str) -> str:
+        for step in steps:
+            run = step(run)
+        return _account_zhang(run) if "帐" in run else run
+
+    return convert
+
+
+_HAN_RUN_RE = re.compile(f"[{HAN}]+")
+
+
+def fold_variants(text: str) -> str:
+    """A Chinese text in one spelling of mainland usage, for matching only (the stored text
+    keeps what was typed): each Han run converted by phrase as OpenCC's Hong Kong and Taiwan to
+    mainland conversions do (see ``_variants``), and 帐 outside the curtain words read as the
+    account 账 (到帳 → 到账, where OpenCC writes 到帐). Texts and runs are remembered (the last
+    65,536 of each per process): query logs repeat them. The length may change (記憶體 → 内存):
+    never use it for offsets."""
+    return text if text.isascii() else _fold_text(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _fold_text(text: str) -> str:
+    if not has_han(text):
+        return text
+    convert = _variants()
+    return _HAN_RUN_RE.sub(lambda m: convert(m.group()), text)
+
+
 @cache
 def _jieba() -> JiebaTokenizer:
     """jieba's segmenter with its bundled dictionary, loaded once per process. jieba logs its
