@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.forms",  # its form templates, found by FORM_RENDERER below
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -239,6 +240,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # under `manage.py serve` (what `make run` runs), which collects them at start and sets this.
 # Otherwise (tests, runserver) WhiteNoise reads them from the source folders as they change.
 GOLDSMITH_STATIC_COLLECTED = env_bool("GOLDSMITH_STATIC_COLLECTED", not DEBUG)
+FORM_RENDERER = "config.forms.Renderer"
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

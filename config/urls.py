@@ -1,5 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -8,8 +10,16 @@ from annotation.views.signin import SignInView
 from config.csp import csp_override
 from config.language import LanguageJavaScriptCatalog, language_set
 
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers ask for /favicon.ico whatever a page links: the site's icon (a static file)."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
     path("healthz", annotation_views.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever a page links.
+    path("favicon.ico", favicon),
     path("login/", SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("language/", language_set, name="language-set"),
