@@ -144,8 +144,10 @@ def version_meta(version: GoldenSetVersion) -> dict[str, Any]:
 
 
 def export_basename(version: GoldenSetVersion) -> str:
-    """``<project>-<label>-<first 12 hex of the hash>``: the hash is in every file name."""
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", version.project.name).strip("-").lower() or "project"
+    """``<project>-<label>-<first 12 hex of the hash>``: the hash is in every file name. The
+    project's name keeps its letters and digits in any script ("电商客服 FAQ" is
+    ``电商客服-faq``); the rest becomes ``-``."""
+    slug = re.sub(r"[\W_]+", "-", version.project.name).strip("-").lower() or "project"
     return f"{slug}-{version.label}-{version.content_hash.removeprefix('sha256:')[:12]}"
 
 

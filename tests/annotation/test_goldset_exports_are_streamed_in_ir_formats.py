@@ -158,3 +158,15 @@ def test_the_version_page_offers_the_same_streamed_files(version, personas):
         if fmt != "beir":  # zip entries carry timestamps
             assert page_body == api_body
     assert client.get(f"{base}xml/").status_code == 404
+
+
+def test_a_chinese_project_name_stays_chinese_in_the_file_name(version, personas, api_client_for):
+    from urllib.parse import quote
+
+    project = version.project
+    project.name = "电商客服 FAQ"
+    project.save(update_fields=["name"])
+    response, _ = download(api_client_for(personas.victor), url(version, "csv"))
+    short = version.content_hash.removeprefix("sha256:")[:12]
+    expected = quote(f"电商客服-faq-v1-{short}.csv")
+    assert f"filename*=utf-8''{expected}" in response["Content-Disposition"]
