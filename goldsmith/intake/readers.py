@@ -32,6 +32,7 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from goldsmith.intake.limits import UploadLimits, line_too_long
+from goldsmith.intake.tokenizers import has_han
 from goldsmith.text import say
 
 T = TypeVar("T")
@@ -115,15 +116,37 @@ class LineSource:
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise ReadError(
-                    self.filename,
-                    self.line,
-                    say(
+                if _looks_like_gbk(raw):
+                    reason = say(
+                        "not valid UTF-8: it looks like Chinese in GBK (GB18030), as Excel and "
+                        "older Windows programs save it; convert the file to UTF-8 (iconv -f "
+                        'GB18030 -t UTF-8, or in Excel save as "CSV UTF-8") and upload it again'
+                    )
+                else:
+                    reason = say(
                         "not valid UTF-8 (byte 0x%(byte)02x at column %(column)s)",
                         byte=raw[error.start],
                         column=error.start + 1,
-                    ),
-                ) from None
+                    )
+                raise ReadError(self.filename, self.line, reason) from None
+
+
+def _looks_like_gbk(raw: bytes) -> bool:
+    """True when bytes that are not UTF-8 read as GBK holding Chinese: every byte above 0x7f is
+    one of a pair of such bytes (as GBK writes common Chinese; Latin-1's "é," is not), and the
+    text has Han characters."""
+    i, n = 0, len(raw)
+    while i < n:
+        if raw[i] < 0x80:
+            i += 1
+        elif i + 1 < n and raw[i + 1] >= 0x80:
+            i += 2
+        else:
+            return False
+    try:
+        return has_han(raw.decode("gb18030"))
+    except UnicodeDecodeError:
+        return False
 
 
 def _json_rows(source: LineSource) -> Iterator[tuple[int, dict[str, Any]]]:
