@@ -9,7 +9,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -263,7 +263,7 @@ class KappaOutput(serializers.Serializer):
     high = serializers.FloatField(allow_null=True)
     raw_agreement = serializers.FloatField(allow_null=True)
     n_items = serializers.IntegerField()
-    n_groups = serializers.IntegerField(help_text=gettext_lazy("queries"))
+    n_groups = serializers.IntegerField(help_text=pgettext_lazy("a count of queries", "queries"))
 
 
 class AgainstOutput(serializers.Serializer):

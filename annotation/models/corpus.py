@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.utils.translation import gettext_lazy
+from django.utils.translation import pgettext_lazy
 
 from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
@@ -119,9 +119,9 @@ class CorpusImport(ImportJob):
 
 
 class ChangeKind(models.TextChoices):
-    ADDED = "added", gettext_lazy("added")
-    CHANGED = "changed", gettext_lazy("changed")
-    RETIRED = "retired", gettext_lazy("retired")
+    ADDED = "added", pgettext_lazy("a chunk in a corpus version", "added")
+    CHANGED = "changed", pgettext_lazy("a chunk in a corpus version", "changed")
+    RETIRED = "retired", pgettext_lazy("a chunk in a corpus version", "retired")
 
 
 class CorpusVersion(models.Model):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models.functions import MD5
-from django.utils.translation import gettext_lazy
+from django.utils.translation import pgettext_lazy
 
 from annotation.models.projects import Project
 
@@ -48,7 +48,7 @@ class Query(models.Model):
             )
         ]
         ordering = ["id"]
-        verbose_name_plural = gettext_lazy("queries")
+        verbose_name_plural = pgettext_lazy("model name", "queries")
 
     def __str__(self) -> str:
         return self.text[:80]

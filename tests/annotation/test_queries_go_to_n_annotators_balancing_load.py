@@ -103,3 +103,20 @@ def test_the_queue_shows_the_callers_queries_in_order_with_progress(personas, ap
     assert [i["query_id"] for i in queue["items"]] == [q.pk for q in queries]
     assert queue["items"][0]["judged"] == 1 and queue["items"][0]["total"] == 2
     assert queue["items"][0]["status"] == "started"
+
+
+def test_a_started_query_reads_started_in_chinese_not_a_start_time(personas, client):
+    # The run table's "Started" (a time) and a query's status "Started" are two words in
+    # Chinese: the project catalog's 开始时间 took the status's place in every queue.
+    project = personas.project
+    queries = _pooled_queries(project, 2)
+    queries_assign(project=project, per_query=2)
+    cand = queries[0].candidates.first()
+    Judgment.objects.create(annotator=personas.bob, candidate=cand, grade=1)
+    Assignment.objects.filter(annotator=personas.bob, query=queries[0]).update(status="started")
+    client.force_login(personas.bob)
+    page = client.get(
+        f"/projects/{project.pk}/annotate/", headers={"accept-language": "zh-hans"}
+    ).content.decode()
+    assert "已开始" in page
+    assert "开始时间" not in page
