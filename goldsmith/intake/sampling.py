@@ -35,7 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from goldsmith.intake.tokenizers import DEFAULT, QUESTION_WORDS, get_tokenizer
+from goldsmith.intake.tokenizers import (
+    DEFAULT,
+    QUESTION_WORDS,
+    ZH_WORDS,
+    get_tokenizer,
+    is_han_token,
+)
 
 UNIFORM = "uniform"
 STRATIFIED = "stratified"
@@ -221,8 +227,10 @@ def cluster_queries(
     `tokenizer` (`goldsmith.intake.tokenizers`) the words are its terms without interrogatives
     (怎么, 为什么…): an intent is what is asked about.
 
-    Returns each text's cluster and each cluster's name (its three heaviest terms). Fitted on
-    at most `fit_limit` texts (a seeded subset), then every text is assigned.
+    Returns each text's cluster and each cluster's name: its three heaviest terms, or for a
+    Chinese tokenizer its three most telling Chinese words (`_word_names`: words even when the
+    clusters were found with bigrams). Fitted on at most `fit_limit` texts (a seeded subset),
+    then every text is assigned.
     """
     n = len(texts)
     if n == 0:
@@ -277,9 +285,36 @@ def cluster_queries(
         model.fit(fit_matrix)
     matrix = vectorizer.transform(texts) if fit_rows is not None else fit_matrix
     labels = model.predict(matrix).tolist()
+    if tokenizer != DEFAULT:
+        fit_labels = [labels[i] for i in fit_rows] if fit_rows is not None else labels
+        return [int(x) for x in labels], _word_names(fit_texts, fit_labels, k)
     terms = vectorizer.get_feature_names_out()
     names = []
     for centre in model.cluster_centers_:
         top = np.argsort(-centre)[:3]
         names.append(", ".join(str(terms[t]) for t in top if centre[t] > 0) or "(misc)")
     return [int(x) for x in labels], names
+
+
+def _word_names(texts: Sequence[str], labels: Sequence[int], k: int) -> list[str]:
+    """Each cluster's name in Chinese words, whatever the project's tokenizer: its three words
+    (jieba's, stop and question words out) that most set its queries apart, weighed as
+    TF-IDF over the clusters (a word's count in the cluster × log(k / clusters holding it)), so
+    a cluster of 退款多久到账 is named 退款, 到账 and never by the bigrams 款多, 久到."""
+    terms = get_tokenizer(ZH_WORDS).terms
+    counts: list[dict[str, int]] = [{} for _ in range(k)]
+    for text, label in zip(texts, labels, strict=True):
+        bag = counts[label]
+        for word in dict.fromkeys(terms(text)):
+            if word not in QUESTION_WORDS and (len(word) > 1 or not is_han_token(word)):
+                bag[word] = bag.get(word, 0) + 1
+    holding: dict[str, int] = {}
+    for bag in counts:
+        for word in bag:
+            holding[word] = holding.get(word, 0) + 1
+    names = []
+    for bag in counts:
+        weight = {w: n * np.log((k + 1) / holding[w]) for w, n in bag.items()}
+        top = sorted(weight, key=lambda w: (-weight[w], w))[:3]
+        names.append(", ".join(top) or "(misc)")
+    return names

@@ -26,3 +26,14 @@ def test_the_default_tokenizer_sees_each_chinese_query_as_one_word():
     labels, names = cluster_queries(QUERIES, k=3, seed=0)
     assert len(labels) == len(QUERIES)
     assert any(name in QUERIES for n in names for name in n.split(", "))
+
+
+@pytest.mark.parametrize("tokenizer", ["zh-words", "zh-bigrams"])
+def test_a_cluster_is_named_by_words_never_by_bigram_fragments(tokenizer):
+    queries = ["退款多久到账", "退款多久能到账", "退款什么时候到账", "查物流信息", "物流信息怎么查",
+               "身份证怎么绑定", "绑定身份证失败", "积分怎么兑换", "积分兑换礼品"]  # fmt: skip
+    _, names = cluster_queries(queries, k=4, seed=1, tokenizer=tokenizer)
+    words = {w for name in names for w in name.split(", ")}
+    assert {"退款", "物流"} <= words
+    for fragment in ("款多", "查物", "份证", "久到", "分兑"):
+        assert fragment not in words, names
