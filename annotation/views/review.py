@@ -341,9 +341,16 @@ def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResp
             messages.success(
                 request, gettext("Query %(query_id)s adjudicated.") % {"query_id": query_id}
             )
-            following = disagreement_queue(project=project).exclude(query_id=query_id).first()
-            if following is not None and request.POST.get("then") == "next":
-                return redirect("adjudicate", project_id=project.pk, query_id=following.query_id)
+            if request.POST.get("then") == "next":
+                following = disagreement_queue(project=project).exclude(query_id=query_id).first()
+                if following is not None:
+                    return redirect(
+                        "adjudicate", project_id=project.pk, query_id=following.query_id
+                    )
+                messages.info(
+                    request, gettext("That was the last disagreement: none is left to settle.")
+                )
+                return redirect("review-queue", project_id=project.pk)
             return redirect("adjudicate", project_id=project.pk, query_id=query_id)
     return _adjudicate_page(request, project, membership, query_id, hide, errors, status)
 
