@@ -715,7 +715,26 @@
   const help = document.getElementById("help-dialog");
   const guidelines = document.getElementById("guidelines-dialog");
 
+  // "n" on a query with ungraded chunks says how many are left; a second "n" moves on.
+  const nextHint = document.getElementById("next-hint");
+  let warnedUngraded = false;
+
   function goNext() {
+    const left = cards.filter(function (card) {
+      return card.dataset.grade === undefined || card.dataset.grade === "";
+    }).length;
+    if (left > 0 && !locked && !warnedUngraded) {
+      warnedUngraded = true;
+      nextHint.textContent = interpolate(
+        ngettext(
+          "%s chunk of this query is not graded yet: grade it, or press n again to move on.",
+          "%s chunks of this query are not graded yet: grade them, or press n again to move on.",
+          left,
+        ),
+        [left],
+      );
+      return;
+    }
     flushTime();
     window.location.href = nextUrl;
   }
