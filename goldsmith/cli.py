@@ -532,6 +532,9 @@ def _judge(
         given = [o for o in _JUDGE_OPTIONS if getattr(args, o) not in (None, "")]
         if given:
             raise _BadInput(f"--{given[0].replace('_', '-')} needs --judge-url")
+        only = [m for m in answer if m in AS.JUDGE_ONLY]
+        if only:
+            raise _BadInput(f"{only[0]} is scored only by an answer judge: add --judge-url URL")
         return None
     from goldsmith.answers import judge as AJ
     from goldsmith.retrievers.ssrf import Policy
@@ -680,6 +683,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
                 "diagnosis",
                 "fact_rules",
                 "conflicts",
+                "claims",
                 "scored_by",
                 "judge_failures",
             ):
@@ -767,8 +771,16 @@ def _answers_table(
             f"{diag['correctness_metric']} (high from {diag['correctness_threshold']:g}), "
             f"{sum(diag['counts'].values())} queries\n"
         )
+        unfaithful = diag.get("unfaithful") or {}
         for name, n in diag["counts"].items():
             out.write(f"  {diag['titles'][name]}: {n}\n    {diag['advice'][name]}\n")
+            if unfaithful.get(name):
+                qs = unfaithful[name]
+                shown = ", ".join(qs[:5]) + (f" and {len(qs) - 5} more" if len(qs) > 5 else "")
+                out.write(
+                    f"    unfaithful (faithfulness below {diag['faithfulness_threshold']:g}): "
+                    f"{len(qs)} ({shown})\n      {diag['unfaithful_advice'][name]}\n"
+                )
         if diag["unplaced"]:
             out.write(f"  not placed (a score is missing): {len(diag['unplaced'])}\n")
     rules = answers.get("fact_rules") or {}

@@ -19,6 +19,7 @@ import numpy as np
 
 from goldsmith import metrics as M
 from goldsmith import stats
+from goldsmith.answers import faithfulness as F
 from goldsmith.answers import quadrants as Q
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
@@ -160,6 +161,7 @@ def diagnosis(
     need = [recall_metric, S.ANSWER_CORRECTNESS]
     if scored is None or any(m not in scored.metrics for m in need):
         scored = S.score_answers(keys, run, need, settings)
+    faithful = scored.column(S.FAITHFULNESS).tolist() if S.FAITHFULNESS in scored.metrics else None
     return Q.quadrants(
         scored.query_ids,
         scored.column(recall_metric).tolist(),
@@ -169,6 +171,7 @@ def diagnosis(
         correctness_threshold=correctness_threshold,
         recall_metric=recall_metric,
         correctness_metric=S.ANSWER_CORRECTNESS,
+        faithfulness=faithful,
     )
 
 
@@ -192,7 +195,9 @@ def answer_report(
     ``aggregate`` (metric → mean, CI, n), ``per_query`` (query → metric → value, null where
     it does not apply), ``reasons`` (query → metric → reason), ``quadrants`` (the four counts),
     ``diagnosis`` (:meth:`goldsmith.answers.quadrants.Quadrants.to_json`), ``fact_rules`` (how
-    many facts each rule decided), ``conflicts`` (query → contradictions found),
+    many facts each rule decided), ``conflicts`` (query → contradictions found), ``claims``
+    (with ``faithfulness`` scored by the rules: query → its claims' count, the threshold and
+    each unsupported claim, :func:`goldsmith.answers.faithfulness.claims_json`),
     ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``
     (the rules' settings, and ``metrics``: metric → ``rules`` or ``judge:<name>``).
     Thresholds default to the pass threshold of ``eval_settings`` (0.7).
@@ -235,6 +240,13 @@ def answer_report(
             q: list(c) for q, c in zip(ans.query_ids, ans.conflicts, strict=True) if c
         }
         doc["fact_rules"] = ans.rules_used()
+        if S.FAITHFULNESS in ans.metrics and S.FAITHFULNESS not in scored.scorers:
+            # The rules' verdict on each claim (a judge's faithfulness has its own reason).
+            doc["claims"] = {
+                q: F.claims_json(f, settings.fact_overlap)
+                for q, f in zip(ans.query_ids, ans.claims, strict=False)
+                if f is not None and f.value is not None
+            }
         doc["missing_from_run"] = list(ans.missing_from_run)
     if scored.first_stage is not None:
         fs = scored.first_stage
@@ -268,6 +280,7 @@ def answer_report(
         "tokenizer": settings.tokenizer,
         "fact_overlap": settings.fact_overlap,
         "number_tolerance": settings.number_tolerance,
+        "context_k": settings.context_k,
         "metrics": {m: SCORER for m in (ans.metrics if ans is not None else ())},
     }
     applied = scored.judged
