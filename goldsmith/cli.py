@@ -207,6 +207,19 @@ def _add_judge_options(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="dotted path of the reason in the judge's answer (default reason)",
     )
+    g.add_argument(
+        "--judge-faithfulness-path",
+        default=AS.FAITHFULNESS,
+        metavar="PATH",
+        help="dotted path of the judge's faithfulness (a score, or {score, reason}); when the "
+        "judge gives it, it scores faithfulness (default faithfulness; '' not read)",
+    )
+    g.add_argument(
+        "--judge-relevance-path",
+        default=AS.ANSWER_RELEVANCE,
+        metavar="PATH",
+        help="dotted path of the judge's answer relevance (default answer_relevance)",
+    )
 
 
 def _build_parser() -> _Parser:
@@ -539,10 +552,11 @@ def _judge(
     from goldsmith.answers import judge as AJ
     from goldsmith.retrievers.ssrf import Policy
 
-    if AS.ANSWER_CORRECTNESS not in answer:
+    if not any(m in answer for m in AR.JUDGED_METRICS):
         print(
-            f"{_PROG}: warning: the judge scores answer_correctness only, which was not asked "
-            "for (-m answer_correctness): the judge is not called",
+            f"{_PROG}: warning: the judge scores answer_correctness, faithfulness and "
+            "answer_relevance, none of which was asked for (-m answer_correctness): the judge "
+            "is not called",
             file=sys.stderr,
         )
         return None
@@ -557,6 +571,8 @@ def _judge(
         retries=args.judge_retries,
         score_path=args.judge_score_path,
         reason_path=args.judge_reason_path,
+        faithfulness_path=args.judge_faithfulness_path,
+        relevance_path=args.judge_relevance_path,
     )
     problems = config.problems()
     if problems:
@@ -575,7 +591,11 @@ def _judge(
     # The command runs on its user's machine, so a judge on localhost or the private network
     # is allowed; cloud-metadata and link-local addresses are still refused.
     with AJ.HttpAnswerJudge(config, policy=Policy(allow_private=True), auth_header=auth) as j:
-        judged = j.judge_run(keys, run)
+        # Faithfulness and relevance are about every response, closed answers too.
+        every = any(m in answer for m in (AS.FAITHFULNESS, AS.ANSWER_RELEVANCE))
+        judged = j.judge_run(
+            keys, run, every_response=every, context_k=_answer_settings(args).context_k
+        )
     failures = judged.failures()
     if failures:
         shown = "; ".join(f"{q}: {e}" for q, e in list(failures.items())[:3])
@@ -805,6 +825,9 @@ def _answers_table(
             f"{judge['failed']} failed (left out); {judge['by_rules']} by rules (closed "
             "answers, no response).\n"
         )
+        for m in AR.JUDGED_METRICS[1:]:
+            if s["metrics"].get(m) == judge["scorer"]:
+                out.write(f"{m} scored by {who} (its scores and reasons as it gave them).\n")
 
 
 def _f(x: float) -> str:

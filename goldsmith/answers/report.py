@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a 
     from goldsmith.answers import judge as J
 
 SCORER = "rules"  # goldsmith.answers.judge.RULES
+# What an answer judge may score: correctness of open answers, faithfulness, answer relevance.
+JUDGED_METRICS: tuple[str, ...] = (S.ANSWER_CORRECTNESS, S.FAITHFULNESS, S.ANSWER_RELEVANCE)
 
 
 def _num(x: float) -> float | None:
@@ -98,8 +100,8 @@ def score_run(
     (:func:`goldsmith.answers.judge.apply_judge`), and the rules' ``fact_coverage`` and
     ``answer_f1`` are scored too, so the rule-based figures stay beside the judge's."""
     _, stage, answer = split_metrics(metrics)
-    judging = judge is not None and S.ANSWER_CORRECTNESS in answer
-    if judging:
+    judging = judge is not None and any(m in answer for m in JUDGED_METRICS)
+    if judge is not None and S.ANSWER_CORRECTNESS in answer:
         answer = list(dict.fromkeys([*answer, S.FACT_COVERAGE, S.ANSWER_F1]))
     answers = S.score_answers(keys, run, answer, settings) if answer else None
     first = None
@@ -113,12 +115,10 @@ def score_run(
     from goldsmith.answers.judge import apply_judge
 
     applied = apply_judge(answers, keys, run, judge)
-    return AnswerRun(
-        applied.result,
-        first,
-        scorers={S.ANSWER_CORRECTNESS: judge.identity.to_json()},
-        judged=applied,
-    )
+    scorers = {m: judge.identity.to_json() for m in applied.more}
+    if S.ANSWER_CORRECTNESS in answer:
+        scorers[S.ANSWER_CORRECTNESS] = judge.identity.to_json()
+    return AnswerRun(applied.result, first, scorers=scorers, judged=applied)
 
 
 def _without(result: S.AnswerResult, hidden: Sequence[str]) -> S.AnswerResult:
@@ -288,6 +288,9 @@ def answer_report(
         by = applied.scored_by
         if any(v == judge.scorer for v in by.values()):
             doc["scorer"]["metrics"][S.ANSWER_CORRECTNESS] = judge.scorer
+        for metric in applied.more:
+            if metric in doc["scorer"]["metrics"]:
+                doc["scorer"]["metrics"][metric] = judge.scorer
         doc["scorer"]["judge"] = {
             **judge.identity.to_json(),
             "judged": applied.judged,
@@ -295,7 +298,11 @@ def answer_report(
             "by_rules": sum(v == SCORER for v in by.values()),
             "seconds": round(judge.seconds, 3),
         }
-        doc["scored_by"] = {q: {S.ANSWER_CORRECTNESS: v} for q, v in by.items()}
+        scored_by: dict[str, dict[str, str]] = {q: {S.ANSWER_CORRECTNESS: v} for q, v in by.items()}
+        for metric, queries in applied.more.items():
+            for q, v in queries.items():
+                scored_by.setdefault(q, {})[metric] = v
+        doc["scored_by"] = scored_by
         doc["judge_failures"] = dict(applied.failed)
     return doc
 
