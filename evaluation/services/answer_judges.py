@@ -53,6 +53,8 @@ CALL_SETTINGS = (
     "body_template",
     "score_path",
     "reason_path",
+    "faithfulness_path",
+    "relevance_path",
     "timeout",
     "max_concurrency",
     "retries",
