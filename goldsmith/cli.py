@@ -7,7 +7,8 @@
 
 Metrics are retrieval metrics (recall@10, ndcg@10...), first-stage retrieval metrics computed on
 a JSONL run's candidates (first_stage:recall@50) and answer metrics (context_recall@5,
-answer_correctness, fact_coverage, answer_f1, exact_match), which need JSONL qrels or a golden
+answer_correctness, fact_coverage, answer_f1, exact_match; faithfulness, which needs only
+responses and contexts; answer_relevance, from a judge only), which need JSONL qrels or a golden
 set with reference answers or key facts, and a JSONL run with contexts and responses.
     goldsmith agreement LABELS [--format table|json]
     goldsmith eval ... -m answer_correctness --judge-url URL [--judge-name NAME --judge-model M
