@@ -61,8 +61,8 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
         trim_whitespace=False,
         help_text=gettext_lazy(
             "JSON whose strings may hold {query}, {query_id}, {reference_answer}, "
-            "{answer_type}, {facts}, {response} (required), {model}, {prompt_version}, "
-            "{temperature}"
+            "{answer_type}, {facts}, {response} (required), {contexts}, {model}, "
+            "{prompt_version}, {temperature}"
         ),
     )
     score_path = serializers.CharField(
@@ -70,6 +70,19 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
     )
     reason_path = serializers.CharField(
         required=False, allow_blank=True, help_text=gettext_lazy("dotted path of the reason")
+    )
+    faithfulness_path = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy(
+            "dotted path of the judge's faithfulness (a score, or an object with score and "
+            "reason); empty: not read"
+        ),
+    )
+    relevance_path = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("dotted path of the judge's answer relevance; empty: not read"),
     )
     timeout = serializers.FloatField(
         required=False, min_value=0.1, max_value=300, help_text=gettext_lazy("seconds")
