@@ -515,7 +515,8 @@ def _warn_about_answers(
 ) -> None:
     """Say so on stderr when answer metrics cannot be scored: no reference answer or key fact
     in the qrels, or no response in the run."""
-    if answer and not any(k.has_answer for k in keys):
+    keyed = [m for m in answer if m not in (AS.FAITHFULNESS, AS.ANSWER_RELEVANCE)]
+    if keyed and not any(k.has_answer for k in keys):
         print(
             f"{_PROG}: warning: no query in {args.qrels} has a reference answer or key facts: "
             "the answer metrics score nothing",

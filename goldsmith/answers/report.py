@@ -252,7 +252,8 @@ def answer_report(
         fs = scored.first_stage
         for q, vals in fs.per_query().items():
             doc["per_query"].setdefault(q, {}).update(vals)
-    if ans is not None:
+    # No answer key, no quadrants: a run scored on faithfulness alone has no correctness.
+    if ans is not None and any(k.has_answer for k in keys):
         threshold = eval_settings.pass_threshold
         assert full.answers is not None
         quads = diagnosis(
@@ -268,6 +269,7 @@ def answer_report(
         )
         doc["quadrants"] = dict(quads.counts)
         doc["diagnosis"] = quads.to_json()
+    if ans is not None:
         cats = {k.query_id: k.category for k in keys}
         if any(c is not None for c in cats.values()):
             per_cat: dict[str, dict[str, Any]] = {}

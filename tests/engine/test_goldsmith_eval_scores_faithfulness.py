@@ -93,3 +93,14 @@ def test_answer_relevance_needs_a_judge(files, capsys):
     code, _, err = run_main(capsys, "eval", q, r, "-m", "answer_relevance")
     assert code == 2
     assert "answer_relevance is scored only by an answer judge" in err
+
+
+def test_qrels_without_answer_keys_still_give_faithfulness_and_no_quadrants(tmp_path, capsys):
+    bare = [{"query_id": r["query_id"], "judgments": r["judgments"]} for r in QRELS]
+    q = str(jsonl(tmp_path / "bare.jsonl", bare))
+    r = str(jsonl(tmp_path / "run.jsonl", RUN))
+    code, out, err = run_main(capsys, "eval", q, r, "-m", "faithfulness", "--format", "json")
+    assert (code, err) == (0, "")  # no warning: faithfulness needs no answer key
+    doc = json.loads(out)
+    assert doc["aggregate"]["faithfulness"]["n"] == 3
+    assert "quadrants" not in doc and "diagnosis" not in doc
