@@ -295,6 +295,12 @@ class JudgeCallInput(serializers.Serializer):
         trim_whitespace=False,
         help_text=gettext_lazy("the answer to judge; a sample answer (shown back) when left out"),
     )
+    contexts = serializers.ListField(
+        child=serializers.CharField(trim_whitespace=False),
+        required=False,
+        max_length=100,
+        help_text=gettext_lazy("the contexts' texts the answer was written from"),
+    )
 
 
 class SentOutput(serializers.Serializer):
@@ -303,6 +309,7 @@ class SentOutput(serializers.Serializer):
     answer_type = serializers.CharField()
     facts = serializers.ListField(child=serializers.CharField())
     response = serializers.CharField()
+    contexts = serializers.ListField(child=serializers.CharField())
 
 
 class JudgeIdentityOutput(serializers.Serializer):
@@ -324,6 +331,11 @@ class JudgeCallOutput(serializers.Serializer):
     latency_ms = serializers.FloatField()
     judge = JudgeIdentityOutput()
     sent = SentOutput()
+    more = serializers.DictField(
+        help_text=gettext_lazy(
+            "what the judge said of faithfulness and answer relevance: metric → score and reason"
+        )
+    )
 
 
 class AnswerJudgeTestCallApi(APIView):
@@ -347,6 +359,7 @@ class AnswerJudgeTestCallApi(APIView):
             answer_type="open",
             facts=tuple(given.get("facts", SAMPLE.facts)),
             response=given.get("response", SAMPLE.response),
+            contexts=tuple(given.get("contexts", SAMPLE.contexts)),
         )
         answer = answer_judge_test_call(judge=judge, item=item)
         return Response(
@@ -364,7 +377,9 @@ class AnswerJudgeTestCallApi(APIView):
                     "answer_type": item.answer_type,
                     "facts": list(item.facts),
                     "response": item.response,
+                    "contexts": list(item.contexts),
                 },
+                "more": {m: dict(v) for m, v in answer.more.items()},
             }
         )
 

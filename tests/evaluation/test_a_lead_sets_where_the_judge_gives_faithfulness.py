@@ -4,6 +4,8 @@ defaults are the engine's, and a setting of another name is refused."""
 
 from __future__ import annotations
 
+import pytest
+
 from goldsmith.answers.judge import AnswerJudgeConfig
 
 DEFAULTS = AnswerJudgeConfig(url="http://x")
@@ -30,3 +32,29 @@ def test_a_lead_sets_the_faithfulness_and_relevance_paths(
     refused = lead.patch(one, {"config": {"faithfulness_paths": "x"}}, format="json")
     assert refused.status_code == 400
     assert "unknown answer judge setting 'faithfulness_paths'" in refused.content.decode()
+
+
+def test_a_test_call_shows_the_judges_faithfulness_and_relevance(
+    personas, private_urls, answer_judge_stub, api_client_for
+):
+    stub = answer_judge_stub()
+    lead = api_client_for(personas.alice)
+    base = f"/api/v1/projects/{personas.project.pk}/answer-judges/"
+    made = lead.post(base, {"name": "sage", "url": stub.url}, format="json").json()
+    called = lead.post(
+        f"{base}{made['id']}/test-call/",
+        {
+            "question": "How long is the refund period?",
+            "facts": ["refund period is 7 days"],
+            "response": "The refund period is 14 days.",
+            "contexts": ["The refund period is 7 days."],
+        },
+        format="json",
+    ).json()
+    assert called["sent"]["contexts"] == ["The refund period is 7 days."]
+    assert called["more"]["faithfulness"]["score"] == 0.0
+    assert "14 days" in called["more"]["faithfulness"]["reason"]
+    # The question's words long, refund, period: the response holds refund and period.
+    assert called["more"]["answer_relevance"]["score"] == pytest.approx(2 / 3)
+    sample = lead.post(f"{base}{made['id']}/test-call/", {}, format="json").json()
+    assert sample["more"]["faithfulness"]["score"] == 1.0  # the sample copies its context
