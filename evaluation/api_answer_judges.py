@@ -61,8 +61,8 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
         trim_whitespace=False,
         help_text=gettext_lazy(
             "JSON whose strings may hold {query}, {query_id}, {reference_answer}, "
-            "{answer_type}, {facts}, {response} (required), {model}, {prompt_version}, "
-            "{temperature}"
+            "{answer_type}, {facts}, {response} (required), {contexts}, {model}, "
+            "{prompt_version}, {temperature}"
         ),
     )
     score_path = serializers.CharField(
@@ -70,6 +70,19 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
     )
     reason_path = serializers.CharField(
         required=False, allow_blank=True, help_text=gettext_lazy("dotted path of the reason")
+    )
+    faithfulness_path = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy(
+            "dotted path of the judge's faithfulness (a score, or an object with score and "
+            "reason); empty: not read"
+        ),
+    )
+    relevance_path = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("dotted path of the judge's answer relevance; empty: not read"),
     )
     timeout = serializers.FloatField(
         required=False, min_value=0.1, max_value=300, help_text=gettext_lazy("seconds")
@@ -282,6 +295,12 @@ class JudgeCallInput(serializers.Serializer):
         trim_whitespace=False,
         help_text=gettext_lazy("the answer to judge; a sample answer (shown back) when left out"),
     )
+    contexts = serializers.ListField(
+        child=serializers.CharField(trim_whitespace=False),
+        required=False,
+        max_length=100,
+        help_text=gettext_lazy("the contexts' texts the answer was written from"),
+    )
 
 
 class SentOutput(serializers.Serializer):
@@ -290,6 +309,7 @@ class SentOutput(serializers.Serializer):
     answer_type = serializers.CharField()
     facts = serializers.ListField(child=serializers.CharField())
     response = serializers.CharField()
+    contexts = serializers.ListField(child=serializers.CharField())
 
 
 class JudgeIdentityOutput(serializers.Serializer):
@@ -311,6 +331,11 @@ class JudgeCallOutput(serializers.Serializer):
     latency_ms = serializers.FloatField()
     judge = JudgeIdentityOutput()
     sent = SentOutput()
+    more = serializers.DictField(
+        help_text=gettext_lazy(
+            "what the judge said of faithfulness and answer relevance: metric → score and reason"
+        )
+    )
 
 
 class AnswerJudgeTestCallApi(APIView):
@@ -334,6 +359,7 @@ class AnswerJudgeTestCallApi(APIView):
             answer_type="open",
             facts=tuple(given.get("facts", SAMPLE.facts)),
             response=given.get("response", SAMPLE.response),
+            contexts=tuple(given.get("contexts", SAMPLE.contexts)),
         )
         answer = answer_judge_test_call(judge=judge, item=item)
         return Response(
@@ -351,7 +377,9 @@ class AnswerJudgeTestCallApi(APIView):
                     "answer_type": item.answer_type,
                     "facts": list(item.facts),
                     "response": item.response,
+                    "contexts": list(item.contexts),
                 },
+                "more": {m: dict(v) for m, v in answer.more.items()},
             }
         )
 

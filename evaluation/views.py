@@ -66,12 +66,14 @@ from evaluation.wording import (
     ANSWER_METRIC_NAMES,
     QUADRANT_ADVICE,
     QUADRANT_TITLES,
+    UNFAITHFUL_ADVICE,
     answer_reason_words,
     drift_in_words,
     settings_differ_in_words,
     verdict_in_words,
 )
 from goldsmith import bands, formats, metrics, plots
+from goldsmith.answers import faithfulness as F
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -522,6 +524,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
     recall_metric = correctness_metric = None
     if diag:
         recall_metric, correctness_metric = diag["recall_metric"], diag["correctness_metric"]
+        unfaithful = diag.get("unfaithful") or {}
         for key in QUADRANTS:
             quadrants.append(
                 {
@@ -533,6 +536,8 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
                         {"id": q, "text": texts.get(q, "")}
                         for q in sorted(diag["queries"].get(key, []), key=_id_order)
                     ],
+                    "unfaithful": sorted(unfaithful.get(key, []), key=_id_order),
+                    "unfaithful_advice": UNFAITHFUL_ADVICE[key],
                 }
             )
         by_category = [
@@ -541,6 +546,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         ]
     per_query = answers.get("per_query") or {}
     reasons = answers.get("reasons") or {}
+    claims = answers.get("claims") or {}
     place = {q: key for key in QUADRANTS for q in (diag or {}).get("queries", {}).get(key, [])}
     rows = [
         {
@@ -549,7 +555,8 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "recall": values.get(recall_metric) if recall_metric else None,
             "correctness": values.get(correctness_metric) if correctness_metric else None,
             "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
-            "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric),
+            "faithfulness": values.get("faithfulness"),
+            "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric, claims.get(q)),
         }
         for q, values in sorted(per_query.items(), key=lambda item: _id_order(item[0]))
         if q in reasons
@@ -567,6 +574,14 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "given": answers.get("stages_given") or {},
         "fact_rules": answers.get("fact_rules") or {},
         "scorer": answers.get("scorer") or {},
+        "judged_metrics": [
+            {"name": m, "words": ANSWER_METRIC_NAMES[m]}
+            for m in ("faithfulness", "answer_relevance")
+            if str(((answers.get("scorer") or {}).get("metrics") or {}).get(m, "")).startswith(
+                "judge:"
+            )
+        ],
+        "has_faithfulness": "faithfulness" in (answers.get("metrics") or []),
     }
 
 
@@ -584,15 +599,18 @@ REASON_FAMILIES = (
     "exact_match",
     "fact_coverage",
     "answer_f1",
+    "faithfulness",
+    "answer_relevance",
 )
 
 
 def _reasons_shown(
-    reasons: dict[str, str], recall_metric: str | None
+    reasons: dict[str, str], recall_metric: str | None, claims: dict[str, Any] | None = None
 ) -> list[dict[str, str | None]]:
     """A query's stored reasons as its row shows them: the context recall the quadrants read
     (not every K's) and each answer metric, named in words, each reason in the reader's
-    language (`answer_reason_words`)."""
+    language (`answer_reason_words`; faithfulness by the rules said again from the claims the
+    report kept, `goldsmith.answers.faithfulness.reason_from_json`)."""
     shown = []
     for family in REASON_FAMILIES:
         for name, reason in reasons.items():
@@ -605,7 +623,9 @@ def _reasons_shown(
                     "name": name,
                     "words": ANSWER_METRIC_NAMES.get(family, family),
                     "k": name.split("@")[1] if "@" in name else None,
-                    "reason": answer_reason_words(reason),
+                    "reason": localize(F.reason_from_json(claims))
+                    if family == "faithfulness" and claims
+                    else answer_reason_words(reason),
                 }
             )
     return shown

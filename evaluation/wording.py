@@ -299,12 +299,34 @@ QUADRANT_ADVICE = {
         "adding to the golden set."
     ),
 }
+# What to look at for a quadrant's unfaithful queries (goldsmith.answers.quadrants: the same words)
+UNFAITHFUL_ADVICE = {
+    "low_recall_low_correctness": gettext_lazy(
+        "The answer says what its contexts do not: with the key facts missing, the model "
+        "filled the gap itself. Fix retrieval first, and have the prompt tell the model to say "
+        "when the contexts do not hold the answer."
+    ),
+    "low_recall_high_correctness": gettext_lazy(
+        "Right, but not from its contexts: the model answered from what it knows. Retrieval "
+        "missed the facts; the answer will not hold for what the model does not know."
+    ),
+    "high_recall_low_correctness": gettext_lazy(
+        "Context found, answer unfaithful: the prompt or the model, not retrieval. Look at the "
+        "grounding instructions, the temperature and the model, and at the claims listed."
+    ),
+    "high_recall_high_correctness": gettext_lazy(
+        "Right, yet it claims more than its contexts hold: the prompt or the model adds "
+        "details; check the claims listed before they turn wrong."
+    ),
+}
 ANSWER_METRIC_NAMES = {
     "context_recall": gettext_lazy("context recall"),
     "answer_correctness": gettext_lazy("answer correctness"),
     "fact_coverage": gettext_lazy("key facts stated"),
     "answer_f1": gettext_lazy("token F1 against the reference"),
     "exact_match": gettext_lazy("exact match (closed answers)"),
+    "faithfulness": gettext_lazy("faithfulness (claims the contexts support)"),
+    "answer_relevance": gettext_lazy("answer relevance (from the judge)"),
 }
 
 

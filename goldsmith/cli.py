@@ -7,7 +7,8 @@
 
 Metrics are retrieval metrics (recall@10, ndcg@10...), first-stage retrieval metrics computed on
 a JSONL run's candidates (first_stage:recall@50) and answer metrics (context_recall@5,
-answer_correctness, fact_coverage, answer_f1, exact_match), which need JSONL qrels or a golden
+answer_correctness, fact_coverage, answer_f1, exact_match; faithfulness, which needs only
+responses and contexts; answer_relevance, from a judge only), which need JSONL qrels or a golden
 set with reference answers or key facts, and a JSONL run with contexts and responses.
     goldsmith agreement LABELS [--format table|json]
     goldsmith eval ... -m answer_correctness --judge-url URL [--judge-name NAME --judge-model M
@@ -206,6 +207,19 @@ def _add_judge_options(p: argparse.ArgumentParser) -> None:
         default="reason",
         metavar="PATH",
         help="dotted path of the reason in the judge's answer (default reason)",
+    )
+    g.add_argument(
+        "--judge-faithfulness-path",
+        default=AS.FAITHFULNESS,
+        metavar="PATH",
+        help="dotted path of the judge's faithfulness (a score, or {score, reason}); when the "
+        "judge gives it, it scores faithfulness (default faithfulness; '' not read)",
+    )
+    g.add_argument(
+        "--judge-relevance-path",
+        default=AS.ANSWER_RELEVANCE,
+        metavar="PATH",
+        help="dotted path of the judge's answer relevance (default answer_relevance)",
     )
 
 
@@ -501,7 +515,8 @@ def _warn_about_answers(
 ) -> None:
     """Say so on stderr when answer metrics cannot be scored: no reference answer or key fact
     in the qrels, or no response in the run."""
-    if answer and not any(k.has_answer for k in keys):
+    keyed = [m for m in answer if m not in (AS.FAITHFULNESS, AS.ANSWER_RELEVANCE)]
+    if keyed and not any(k.has_answer for k in keys):
         print(
             f"{_PROG}: warning: no query in {args.qrels} has a reference answer or key facts: "
             "the answer metrics score nothing",
@@ -532,14 +547,18 @@ def _judge(
         given = [o for o in _JUDGE_OPTIONS if getattr(args, o) not in (None, "")]
         if given:
             raise _BadInput(f"--{given[0].replace('_', '-')} needs --judge-url")
+        only = [m for m in answer if m in AS.JUDGE_ONLY]
+        if only:
+            raise _BadInput(f"{only[0]} is scored only by an answer judge: add --judge-url URL")
         return None
     from goldsmith.answers import judge as AJ
     from goldsmith.retrievers.ssrf import Policy
 
-    if AS.ANSWER_CORRECTNESS not in answer:
+    if not any(m in answer for m in AR.JUDGED_METRICS):
         print(
-            f"{_PROG}: warning: the judge scores answer_correctness only, which was not asked "
-            "for (-m answer_correctness): the judge is not called",
+            f"{_PROG}: warning: the judge scores answer_correctness, faithfulness and "
+            "answer_relevance, none of which was asked for (-m answer_correctness): the judge "
+            "is not called",
             file=sys.stderr,
         )
         return None
@@ -554,6 +573,8 @@ def _judge(
         retries=args.judge_retries,
         score_path=args.judge_score_path,
         reason_path=args.judge_reason_path,
+        faithfulness_path=args.judge_faithfulness_path,
+        relevance_path=args.judge_relevance_path,
     )
     problems = config.problems()
     if problems:
@@ -572,7 +593,11 @@ def _judge(
     # The command runs on its user's machine, so a judge on localhost or the private network
     # is allowed; cloud-metadata and link-local addresses are still refused.
     with AJ.HttpAnswerJudge(config, policy=Policy(allow_private=True), auth_header=auth) as j:
-        judged = j.judge_run(keys, run)
+        # Faithfulness and relevance are about every response, closed answers too.
+        every = any(m in answer for m in (AS.FAITHFULNESS, AS.ANSWER_RELEVANCE))
+        judged = j.judge_run(
+            keys, run, every_response=every, context_k=_answer_settings(args).context_k
+        )
     failures = judged.failures()
     if failures:
         shown = "; ".join(f"{q}: {e}" for q, e in list(failures.items())[:3])
@@ -680,6 +705,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
                 "diagnosis",
                 "fact_rules",
                 "conflicts",
+                "claims",
                 "scored_by",
                 "judge_failures",
             ):
@@ -767,8 +793,16 @@ def _answers_table(
             f"{diag['correctness_metric']} (high from {diag['correctness_threshold']:g}), "
             f"{sum(diag['counts'].values())} queries\n"
         )
+        unfaithful = diag.get("unfaithful") or {}
         for name, n in diag["counts"].items():
             out.write(f"  {diag['titles'][name]}: {n}\n    {diag['advice'][name]}\n")
+            if unfaithful.get(name):
+                qs = unfaithful[name]
+                shown = ", ".join(qs[:5]) + (f" and {len(qs) - 5} more" if len(qs) > 5 else "")
+                out.write(
+                    f"    unfaithful (faithfulness below {diag['faithfulness_threshold']:g}): "
+                    f"{len(qs)} ({shown})\n      {diag['unfaithful_advice'][name]}\n"
+                )
         if diag["unplaced"]:
             out.write(f"  not placed (a score is missing): {len(diag['unplaced'])}\n")
     rules = answers.get("fact_rules") or {}
@@ -793,6 +827,9 @@ def _answers_table(
             f"{judge['failed']} failed (left out); {judge['by_rules']} by rules (closed "
             "answers, no response).\n"
         )
+        for m in AR.JUDGED_METRICS[1:]:
+            if s["metrics"].get(m) == judge["scorer"]:
+                out.write(f"{m} scored by {who} (its scores and reasons as it gave them).\n")
 
 
 def _f(x: float) -> str:

@@ -53,6 +53,8 @@ CALL_SETTINGS = (
     "body_template",
     "score_path",
     "reason_path",
+    "faithfulness_path",
+    "relevance_path",
     "timeout",
     "max_concurrency",
     "retries",
@@ -70,6 +72,7 @@ SAMPLE = AnswerItem(
     answer_type="open",
     facts=("warranty covers manufacturing defects", "two years from purchase"),
     response="The warranty covers manufacturing defects for two years from purchase.",
+    contexts=("Our warranty covers manufacturing defects for two years from purchase.",),
 )
 # A configuration whose every setting is usable: one setting is put in it to check that one
 # alone, so that the engine's rules (AnswerJudgeConfig.problems) are the only rules.
@@ -435,8 +438,9 @@ def answer_judge_client(
 
 
 def judge_answers(*, judge: AnswerJudge, items: Sequence[AnswerItem]) -> JudgeResults:
-    """Have `judge` score `items` (the open answers of a run that have a response:
-    `goldsmith.answers.judge.judge_items`), at most its `max_concurrency` at a time. Every item
+    """Have `judge` score `items` (the open answers of a run that have a response, or every
+    response when the run is scored on faithfulness: `goldsmith.answers.judge.judge_items`),
+    at most its `max_concurrency` at a time. Every item
     gets an answer in the items' order: its score and reason, or the error after the retries
     (never an exception). The results carry the judge's identity as configured and how long
     the judging took, for `JudgeResults.to_json` and `answer_report(..., judge=...)`. Raises

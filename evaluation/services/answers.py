@@ -40,7 +40,11 @@ from goldsmith.answers import report as AR
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, RankedItem, StagedQuery
 
-ANSWER_METRICS = (S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH)
+ANSWER_METRICS = (
+    S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH, S.FAITHFULNESS,
+)  # fmt: skip
+# Scored only by a run's answer judge (no rule pretends to know it).
+JUDGE_METRICS = (S.ANSWER_RELEVANCE,)
 MAX_FIRST_STAGE_K = 1000
 
 
@@ -96,7 +100,9 @@ def _metric_names(
     """The stage and answer metrics this run can be scored on: first-stage recall at each K
     of the run and at the first stage's depth (chunk matching only: the first stage is matched
     by chunk id), and, when the version has answer keys, context recall at each K (the
-    headline K first: the quadrants cross it) and the four answer metrics."""
+    headline K first: the quadrants cross it) and the answer metrics (faithfulness among
+    them), with answer relevance when the run has an answer judge. Without answer keys, a run
+    whose queries carry responses is still scored on faithfulness (it needs no key)."""
     names: list[str] = []
     depth = max((len(s.candidates) for s in staged if s.candidates is not None), default=0)
     if depth and run.matching == Matching.CHUNK:
@@ -107,6 +113,10 @@ def _metric_names(
         ks = [head, *(k for k in run.ks if k != head)]
         names += [f"{S.CONTEXT_RECALL}@{k}" for k in ks]
         names += list(ANSWER_METRICS)
+    elif any(s.response is not None for s in staged):
+        names.append(S.FAITHFULNESS)
+    if S.FAITHFULNESS in names and (run.answer_judge_id is not None or run.judge_results):
+        names += list(JUDGE_METRICS)
     return names
 
 
@@ -148,8 +158,13 @@ def _inputs(
     keys = answer_keys(version_id=run.version_id)
     staged = staged_rows(run=run)
     names = _metric_names(run, keys, staged)
-    if names and any(not f.chunk_ids for k in keys for f in k.facts):
-        staged = _with_texts(run, staged, max(run.ks or [5]))
+    unlinked = any(not f.chunk_ids for k in keys for f in k.facts)
+    # Faithfulness reads the top K results' text when a query's contexts were not given.
+    unread = S.FAITHFULNESS in names and any(
+        s.response is not None and s.contexts is None for s in staged
+    )
+    if names and (unlinked or unread):
+        staged = _with_texts(run, staged, max([*(run.ks or [5]), headline_k(run)]))
     judged = None
     if any(S.is_stage_metric(n) for n in names):
         if items is None:
@@ -165,7 +180,17 @@ def _inputs(
         gain=run.gain,  # type: ignore[arg-type]  # one of the Gain choices
         pass_threshold=run.pass_threshold,
     ).eval_settings()
-    return keys, staged, names, {"judgments": judged, "eval_settings": settings}
+    answer_settings = S.AnswerSettings(context_k=headline_k(run))
+    return (
+        keys,
+        staged,
+        names,
+        {
+            "judgments": judged,
+            "eval_settings": settings,
+            "settings": answer_settings,
+        },
+    )
 
 
 def run_answer_report(
@@ -192,7 +217,7 @@ def run_answer_report(
         recall_threshold=recall_t,
         correctness_threshold=correct_t,
         quadrant_k=headline_k(run),
-        judge=judge if S.ANSWER_CORRECTNESS in names else None,
+        judge=judge if any(m in names for m in AR.JUDGED_METRICS) else None,
         **scoring,
     )
     doc["metrics"] = names
@@ -215,7 +240,14 @@ def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
     from evaluation.services.answer_judges import answer_judge_config, judge_answers
 
     assert run.answer_judge is not None
-    items = J.judge_items(answer_keys(version_id=run.version_id), staged_rows(run=run))
+    keys, staged, names, _ = _inputs(run)
+    # Faithfulness and relevance are about every response, closed answers too.
+    items = J.judge_items(
+        keys,
+        staged,
+        every_response=any(m in names for m in (S.FAITHFULNESS, S.ANSWER_RELEVANCE)),
+        context_k=headline_k(run),
+    )
     try:
         results = judge_answers(judge=run.answer_judge, items=items)
     except credentials.SecretUnavailable as error:
@@ -290,6 +322,7 @@ def answers_as_shown(
         v = per_query[q].get(m)
         return nan if v is None else float(v)
 
+    faithful = "unfaithful" in diag  # placed again with the faithfulness the report kept
     quads = Q.quadrants(
         qids,
         [value(q, recall_metric) for q in qids],
@@ -299,6 +332,7 @@ def answers_as_shown(
         correctness_threshold=correctness_threshold,
         recall_metric=recall_metric,
         correctness_metric=correct_metric,
+        faithfulness=[value(q, S.FAITHFULNESS) for q in qids] if faithful else None,
     )
     return {**answers, "quadrants": dict(quads.counts), "diagnosis": quads.to_json()}
 

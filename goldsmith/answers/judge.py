@@ -69,9 +69,12 @@ MAX_REASON = 2000
 DEFAULT_BODY_TEMPLATE = (
     '{"query_id": "{query_id}", "question": "{query}", '
     '"reference_answer": "{reference_answer}", "answer_type": "{answer_type}", '
-    '"facts": "{facts}", "response": "{response}", "model": "{model}", '
-    '"prompt_version": "{prompt_version}", "temperature": "{temperature}"}'
+    '"facts": "{facts}", "response": "{response}", "contexts": "{contexts}", '
+    '"model": "{model}", "prompt_version": "{prompt_version}", "temperature": "{temperature}"}'
 )
+# The metrics a judge may score besides answer_correctness, each read at its own path of the
+# judge's answer (a score from 0 to 1, or an object with "score" and "reason").
+MORE_METRICS: tuple[str, ...] = (S.FAITHFULNESS, S.ANSWER_RELEVANCE)
 PLACEHOLDERS = (
     "query_id",
     "query",
@@ -79,6 +82,7 @@ PLACEHOLDERS = (
     "answer_type",
     "facts",
     "response",
+    "contexts",
     "model",
     "prompt_version",
     "temperature",
@@ -134,6 +138,8 @@ class AnswerJudgeConfig:
     body_template: str = DEFAULT_BODY_TEMPLATE
     score_path: str = "score"
     reason_path: str = "reason"
+    faithfulness_path: str = S.FAITHFULNESS
+    relevance_path: str = S.ANSWER_RELEVANCE
     timeout: float = 30.0
     max_concurrency: int = 4
     retries: int = 3
@@ -144,6 +150,11 @@ class AnswerJudgeConfig:
     @property
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(self.name, self.model, self.prompt_version, self.temperature)
+
+    def more_paths(self) -> dict[str, str]:
+        """Metric → the path of its score in the judge's answer (an empty path: not read)."""
+        paths = {S.FAITHFULNESS: self.faithfulness_path, S.ANSWER_RELEVANCE: self.relevance_path}
+        return {m: p for m, p in paths.items() if p}
 
     def problems(self) -> list[str]:
         """What is wrong with this configuration (empty when it is usable)."""
@@ -200,8 +211,8 @@ def parse_auth_header(text: str, *, source: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class AnswerItem:
-    """One answer to judge: the query, its reference answer, type and key facts' texts, and the
-    run's response."""
+    """One answer to judge: the query, its reference answer, type and key facts' texts, the
+    run's response and the texts of the contexts the model was given."""
 
     query_id: str
     question: str
@@ -209,12 +220,16 @@ class AnswerItem:
     answer_type: str
     facts: tuple[str, ...]
     response: str
+    contexts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class JudgedAnswer:
     """The judge's answer for one query: its score and reason, or None and the error.
-    ``latency_ms`` is the duration of the last attempt."""
+    ``latency_ms`` is the duration of the last attempt. ``more`` holds what the judge said of
+    the other metrics it scores (:data:`MORE_METRICS`): metric → ``{"score", "reason"}``, or
+    ``{"score": None, "error"}`` when what it sent is not a score; a metric it did not answer
+    is absent."""
 
     query_id: str
     score: float | None
@@ -222,21 +237,32 @@ class JudgedAnswer:
     attempts: int = 0
     latency_ms: float = 0.0
     error: str = ""
+    more: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.score is not None
 
 
-def judge_items(keys: Iterable[AnswerKey], run: Iterable[StagedQuery]) -> list[AnswerItem]:
+def judge_items(
+    keys: Iterable[AnswerKey],
+    run: Iterable[StagedQuery],
+    *,
+    every_response: bool = False,
+    context_k: int = 5,
+) -> list[AnswerItem]:
     """The answers a judge scores, in the keys' order: open answers (a reference answer or key
-    facts, and no closed type) whose query has a response in the run. Closed answers keep the
-    rules' exact match; a missing response scores 0 by rule."""
-    responses = {s.query_id: s.response for s in run}
+    facts, and no closed type) whose query has a response in the run; with
+    ``every_response`` (the judge scores faithfulness or answer relevance too), every query
+    with a response. Closed answers keep the rules' exact match; a missing response scores 0
+    by rule. Each item carries its contexts' texts (the run's contexts, else its top
+    ``context_k`` results' texts)."""
+    staged = {s.query_id: s for s in run}
     items: list[AnswerItem] = []
     for key in keys:
-        response = responses.get(key.query_id)
-        if response is None or not is_judged(key):
+        s = staged.get(key.query_id)
+        response = None if s is None else s.response
+        if s is None or response is None or not (every_response or is_judged(key)):
             continue
         items.append(
             AnswerItem(
@@ -246,9 +272,17 @@ def judge_items(keys: Iterable[AnswerKey], run: Iterable[StagedQuery]) -> list[A
                 answer_type=key.scored_type,
                 facts=tuple(f.text for f in key.facts),
                 response=response,
+                contexts=context_texts(s, context_k),
             )
         )
     return items
+
+
+def context_texts(staged: StagedQuery, k: int) -> tuple[str, ...]:
+    """The texts of the contexts the model was given (the run's, else its top ``k``
+    results'), empty ones left out: what faithfulness reads."""
+    given = staged.contexts if staged.contexts is not None else staged.contexts_at(k)
+    return tuple(c.text for c in given if c.text and c.text.strip())
 
 
 def is_judged(key: AnswerKey) -> bool:
@@ -266,6 +300,7 @@ def render_request(value: Any, item: AnswerItem, identity: JudgeIdentity) -> Any
         "answer_type": item.answer_type,
         "facts": "\n".join(f"{i}. {f}" for i, f in enumerate(item.facts, 1)),
         "response": item.response,
+        "contexts": "\n".join(f"[{i}] {c}" for i, c in enumerate(item.contexts, 1)),
         "model": identity.model,
         "prompt_version": identity.prompt_version,
         "temperature": temperature,
@@ -275,6 +310,8 @@ def render_request(value: Any, item: AnswerItem, identity: JudgeIdentity) -> Any
         if isinstance(v, str):
             if v == "{facts}":
                 return list(item.facts)
+            if v == "{contexts}":
+                return list(item.contexts)
             if v == "{reference_answer}":
                 return item.reference_answer
             if v == "{temperature}":
@@ -333,6 +370,37 @@ def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str
     return value, text[:MAX_REASON]
 
 
+def parse_more(payload: Any, config: AnswerJudgeConfig) -> dict[str, dict[str, Any]]:
+    """What the judge's answer says of the other metrics (:data:`MORE_METRICS`), each at its
+    path: a score from 0 to 1 (a number, or a string holding one), or an object with
+    ``score`` and ``reason``. A metric the answer does not hold is left out; one whose value is
+    not a score is kept with its error (that metric fails for that query, not the others)."""
+    out: dict[str, dict[str, Any]] = {}
+    for metric, path in config.more_paths().items():
+        found: Any = dig(payload, path)
+        if found is None:
+            continue
+        raw, reason = found, ""
+        if isinstance(found, dict):
+            raw, reason = found.get("score"), found.get("reason", "")
+        value: float | None = None
+        if isinstance(raw, str):
+            try:
+                value = float(raw.strip())
+            except ValueError:
+                value = None
+        elif isinstance(raw, int | float) and not isinstance(raw, bool):
+            value = float(raw)
+        if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            got = _kind(raw) if value is None else f"{value!r}"[:40]
+            error = f"the response's {path!r} is not a score from 0 to 1 (got {got})"
+            out[metric] = {"score": None, "error": error}
+            continue
+        text = reason if isinstance(reason, str) else json.dumps(reason, ensure_ascii=False)
+        out[metric] = {"score": value, "reason": text[:MAX_REASON]}
+    return out
+
+
 _Done = tuple[int, "JudgedAnswer"]  # an item's position and its answer
 
 
@@ -378,7 +446,10 @@ class HttpAnswerJudge:
         answer = self._client.call(
             self.config.url,
             render_request(self._template, item, self.identity),
-            lambda payload: parse_judgement(payload, self.config),
+            lambda payload: (
+                *parse_judgement(payload, self.config),
+                parse_more(payload, self.config),
+            ),
         )
         if answer.value is None:
             return JudgedAnswer(
@@ -388,8 +459,10 @@ class HttpAnswerJudge:
                 latency_ms=answer.latency_ms,
                 error=answer.error,
             )
-        score, reason = answer.value
-        return JudgedAnswer(item.query_id, score, reason, answer.attempts, answer.latency_ms)
+        score, reason, more = answer.value
+        return JudgedAnswer(
+            item.query_id, score, reason, answer.attempts, answer.latency_ms, more=more
+        )
 
     def stream(
         self, items: Iterable[AnswerItem], *, tick: float = 1.0
@@ -464,10 +537,18 @@ class HttpAnswerJudge:
                 out[i] = answer
         return [a for a in out if a is not None]
 
-    def judge_run(self, keys: Sequence[AnswerKey], run: Sequence[StagedQuery]) -> JudgeResults:
-        """Judge every open answer of a run (:func:`judge_items`)."""
+    def judge_run(
+        self,
+        keys: Sequence[AnswerKey],
+        run: Sequence[StagedQuery],
+        *,
+        every_response: bool = False,
+        context_k: int = 5,
+    ) -> JudgeResults:
+        """Judge every open answer of a run, or every response (:func:`judge_items`)."""
         started = time.perf_counter()
-        answers = self.judge_many(judge_items(keys, run))
+        items = judge_items(keys, run, every_response=every_response, context_k=context_k)
+        answers = self.judge_many(items)
         return JudgeResults(self.identity, tuple(answers), seconds=time.perf_counter() - started)
 
 
@@ -495,12 +576,20 @@ class JudgeResults:
         """Query → error, for every answer the judge did not score."""
         return {a.query_id: a.error for a in self.answers if not a.ok}
 
+    def metrics_answered(self) -> tuple[str, ...]:
+        """The metrics of :data:`MORE_METRICS` that some answer of the judge holds: the judge
+        scores those, and the rules do not (for any query of the run)."""
+        return tuple(m for m in MORE_METRICS if any(m in a.more for a in self.answers))
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, for a run to store its judge and every reason (:meth:`from_json`)."""
         return {
             "judge": self.identity.to_json(),
             "seconds": self.seconds,
-            "answers": [asdict(a) for a in self.answers],
+            # "more" only when the judge said something of another metric (the shape of old runs)
+            "answers": [
+                {k: v for k, v in asdict(a).items() if k != "more" or v} for a in self.answers
+            ],
         }
 
     @classmethod
@@ -521,6 +610,7 @@ class JudgeResults:
                 int(a.get("attempts", 0)),
                 float(a.get("latency_ms", 0.0)),
                 str(a.get("error", "")),
+                {str(m): dict(v) for m, v in (a.get("more") or {}).items()},
             )
             for a in doc["answers"]
         )
@@ -538,6 +628,10 @@ class Applied:
     scored_by: dict[str, str]
     failed: dict[str, str]
     judged: int
+    more: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Each other metric the judge scored (:meth:`JudgeResults.metrics_answered`) → query →
+    ``judge:<name>``, for every query it applies to (a response, and for faithfulness a
+    context text); those the judge gave no score are unscored, their reason saying why."""
 
 
 def apply_judge(
@@ -551,10 +645,12 @@ def apply_judge(
     match, and a query without a response its rule score 0. A judged query the judge failed
     (or has no answer for) is left unscored, its reason saying why. The other metrics
     (``fact_coverage``, ``answer_f1``...) stay the rules'. A result without
-    ``answer_correctness`` is returned as it is."""
-    if S.ANSWER_CORRECTNESS not in result.metrics:
-        return Applied(result, {}, {}, 0)
-    col = result.metrics.index(S.ANSWER_CORRECTNESS)
+    ``answer_correctness`` keeps the rules' on it.
+
+    ``faithfulness`` and ``answer_relevance``, when the result holds them and the judge
+    answered them for some query (:meth:`JudgeResults.metrics_answered`), are the judge's for
+    every query with a response (faithfulness: and a context text), with the judge's reason;
+    a query it gave none is left unscored (not the rules' score), its reason saying why."""
     responses = {s.query_id: s.response for s in run}
     answers = judged.by_query()
     by_key = {k.query_id: k for k in keys}
@@ -563,6 +659,11 @@ def apply_judge(
     scored_by: dict[str, str] = {}
     failed: dict[str, str] = {}
     ok = 0
+    more = _apply_more(result, run, judged, values, reasons)
+    if S.ANSWER_CORRECTNESS not in result.metrics:
+        new = replace(result, values=values, reasons=tuple(reasons))
+        return Applied(new, {}, {}, 0, more)
+    col = result.metrics.index(S.ANSWER_CORRECTNESS)
     for row, qid in enumerate(result.query_ids):
         key = by_key.get(qid)
         current = float(values[row, col])
@@ -584,7 +685,52 @@ def apply_judge(
         values[row, col] = answer.score
         reasons[row][S.ANSWER_CORRECTNESS] = answer.reason or f"{judged.scorer} gave no reason"
     new = replace(result, values=values, reasons=tuple(reasons))
-    return Applied(new, scored_by, failed, ok)
+    return Applied(new, scored_by, failed, ok, more)
+
+
+def _apply_more(
+    result: S.AnswerResult,
+    run: Sequence[StagedQuery],
+    judged: JudgeResults,
+    values: np.ndarray,
+    reasons: list[dict[str, str]],
+) -> dict[str, dict[str, str]]:
+    """Put the judge's faithfulness and answer relevance into ``values`` and ``reasons`` (see
+    :func:`apply_judge`); metric → query → scorer."""
+    staged = {s.query_id: s for s in run}
+    answers = judged.by_query()
+    out: dict[str, dict[str, str]] = {}
+    for metric in judged.metrics_answered():
+        if metric not in result.metrics:
+            continue
+        col = result.metrics.index(metric)
+        by: dict[str, str] = {}
+        for row, qid in enumerate(result.query_ids):
+            s = staged.get(qid)
+            if s is None or s.response is None:
+                continue
+            if metric == S.FAITHFULNESS and not context_texts(s, result.settings.context_k):
+                continue  # no context: no faithfulness, whoever scores it
+            by[qid] = judged.scorer
+            answer = answers.get(qid)
+            given = None if answer is None else answer.more.get(metric)
+            if answer is None or (answer.score is None and given is None):
+                error = "the judge was not asked" if answer is None else answer.error
+                why = f"{judged.scorer} gave no score: {error}"
+            elif given is None:
+                why = f"{judged.scorer} gave no {metric}"
+            elif given.get("score") is None:
+                why = f"{judged.scorer} gave no score: {given.get('error', '')}"
+            else:
+                values[row, col] = float(given["score"])
+                reasons[row][metric] = str(given.get("reason") or "") or (
+                    f"{judged.scorer} gave no reason"
+                )
+                continue
+            values[row, col] = np.nan
+            reasons[row][metric] = why
+        out[metric] = by
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -624,13 +770,43 @@ def fact_overlap_score(
     return 0.0, "neither key facts nor a reference answer to compare with"
 
 
+def question_overlap_score(question: str, response: str) -> tuple[float, str]:
+    """(score, reason) of the stub's answer relevance: the share of the question's content
+    words (:func:`goldsmith.judges.content_words`) the response holds; 0 without any."""
+    asked = content_words(question)
+    if not asked:
+        return 0.0, "the question has no content words"
+    have = set(content_words(response))
+    shared = [w for w in asked if w in have]
+    return len(shared) / len(asked), f"{len(shared)} of {len(asked)} question words answered"
+
+
+def stub_more(question: str, contexts: Sequence[str] | None, response: str) -> dict[str, Any]:
+    """What the stub says of faithfulness (the rules' own, :mod:`goldsmith.answers.faithfulness`,
+    when contexts were sent and the response makes a claim) and answer relevance (when a
+    question was sent)."""
+    from goldsmith.answers.faithfulness import faithfulness
+
+    out: dict[str, Any] = {}
+    if contexts is not None:
+        f = faithfulness(response, contexts)
+        if f.value is not None:
+            out[S.FAITHFULNESS] = {"score": f.value, "reason": str(f.reason)}
+    if question.strip():
+        score, reason = question_overlap_score(question, response)
+        out[S.ANSWER_RELEVANCE] = {"score": score, "reason": reason}
+    return out
+
+
 class AnswerJudgeStub(ThreadingHTTPServer):
     """The stub as an HTTP answer judge (``goldsmith answer-judge-stub``; tests and the
     benchmark run it too): POST the default body (a JSON object with ``response``, and
-    ``reference_answer`` and ``facts``) to any path, get ``{"score", "reason"}`` after
-    ``delay_ms``. With ``token``, requests must carry ``Authorization: Bearer <token>`` (HTTP
-    401 otherwise). Counts the requests it answered in ``calls`` and the most in flight at once
-    in ``peak``; keeps the bodies in ``bodies`` when ``keep_bodies``."""
+    ``reference_answer`` and ``facts``; ``question`` and ``contexts`` when sent) to any path,
+    get ``{"score", "reason"}`` after ``delay_ms``, with ``faithfulness`` and
+    ``answer_relevance`` (:func:`stub_more`). With ``token``, requests must carry
+    ``Authorization: Bearer <token>`` (HTTP 401 otherwise). Counts the requests it answered
+    in ``calls`` and the most in flight at once in ``peak``; keeps the bodies in ``bodies``
+    when ``keep_bodies``."""
 
     daemon_threads = True
     allow_reuse_address = True
@@ -666,6 +842,21 @@ class AnswerJudgeStub(ThreadingHTTPServer):
     def stop(self) -> None:
         self.shutdown()
         self.server_close()
+
+
+def _stub_more_fields(payload: dict[str, Any]) -> tuple[str, list[str] | None]:
+    """(question, contexts or None) of a stub request; ValueError when malformed."""
+    question = payload.get("question") or ""
+    contexts = payload.get("contexts")
+    if not isinstance(question, str):
+        raise ValueError("'question' must be a string")
+    if isinstance(contexts, str):  # a template that put the contexts inside a text
+        contexts = [line.split("] ", 1)[-1] for line in contexts.splitlines() if line.strip()]
+    if contexts is not None and (
+        not isinstance(contexts, list) or not all(isinstance(c, str) for c in contexts)
+    ):
+        raise ValueError("'contexts' must be a list of strings")
+    return question, contexts
 
 
 def _stub_fields(payload: Any) -> tuple[str | None, list[str], str]:
@@ -718,15 +909,17 @@ class _AnswerJudgeHandler(BaseHTTPRequestHandler):
             try:
                 payload = json.loads(body or b"{}")
                 reference, facts, response = _stub_fields(payload)
+                question, contexts = _stub_more_fields(payload)
             except ValueError as error:
                 self._send(400, {"error": str(error)})
                 return
             score, reason = fact_overlap_score(reference, facts, response)
+            more = stub_more(question, contexts, response)
             with stub.lock:
                 stub.calls += 1
                 if stub.keep_bodies:
                     stub.bodies.append(payload)
-            self._send(200, {"score": score, "reason": reason})
+            self._send(200, {"score": score, "reason": reason, **more})
         finally:
             with stub.lock:
                 stub._in_flight -= 1
@@ -746,10 +939,14 @@ __all__ = [
     "JudgeResults",
     "JudgedAnswer",
     "apply_judge",
+    "context_texts",
     "fact_overlap_score",
     "is_judged",
     "judge_items",
     "parse_auth_header",
     "parse_judgement",
+    "parse_more",
+    "question_overlap_score",
     "render_request",
+    "stub_more",
 ]

@@ -19,6 +19,7 @@ import numpy as np
 
 from goldsmith import metrics as M
 from goldsmith import stats
+from goldsmith.answers import faithfulness as F
 from goldsmith.answers import quadrants as Q
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a 
     from goldsmith.answers import judge as J
 
 SCORER = "rules"  # goldsmith.answers.judge.RULES
+# What an answer judge may score: correctness of open answers, faithfulness, answer relevance.
+JUDGED_METRICS: tuple[str, ...] = (S.ANSWER_CORRECTNESS, S.FAITHFULNESS, S.ANSWER_RELEVANCE)
 
 
 def _num(x: float) -> float | None:
@@ -97,8 +100,8 @@ def score_run(
     (:func:`goldsmith.answers.judge.apply_judge`), and the rules' ``fact_coverage`` and
     ``answer_f1`` are scored too, so the rule-based figures stay beside the judge's."""
     _, stage, answer = split_metrics(metrics)
-    judging = judge is not None and S.ANSWER_CORRECTNESS in answer
-    if judging:
+    judging = judge is not None and any(m in answer for m in JUDGED_METRICS)
+    if judge is not None and S.ANSWER_CORRECTNESS in answer:
         answer = list(dict.fromkeys([*answer, S.FACT_COVERAGE, S.ANSWER_F1]))
     answers = S.score_answers(keys, run, answer, settings) if answer else None
     first = None
@@ -112,12 +115,10 @@ def score_run(
     from goldsmith.answers.judge import apply_judge
 
     applied = apply_judge(answers, keys, run, judge)
-    return AnswerRun(
-        applied.result,
-        first,
-        scorers={S.ANSWER_CORRECTNESS: judge.identity.to_json()},
-        judged=applied,
-    )
+    scorers = {m: judge.identity.to_json() for m in applied.more}
+    if S.ANSWER_CORRECTNESS in answer:
+        scorers[S.ANSWER_CORRECTNESS] = judge.identity.to_json()
+    return AnswerRun(applied.result, first, scorers=scorers, judged=applied)
 
 
 def _without(result: S.AnswerResult, hidden: Sequence[str]) -> S.AnswerResult:
@@ -160,6 +161,7 @@ def diagnosis(
     need = [recall_metric, S.ANSWER_CORRECTNESS]
     if scored is None or any(m not in scored.metrics for m in need):
         scored = S.score_answers(keys, run, need, settings)
+    faithful = scored.column(S.FAITHFULNESS).tolist() if S.FAITHFULNESS in scored.metrics else None
     return Q.quadrants(
         scored.query_ids,
         scored.column(recall_metric).tolist(),
@@ -169,6 +171,7 @@ def diagnosis(
         correctness_threshold=correctness_threshold,
         recall_metric=recall_metric,
         correctness_metric=S.ANSWER_CORRECTNESS,
+        faithfulness=faithful,
     )
 
 
@@ -192,7 +195,9 @@ def answer_report(
     ``aggregate`` (metric → mean, CI, n), ``per_query`` (query → metric → value, null where
     it does not apply), ``reasons`` (query → metric → reason), ``quadrants`` (the four counts),
     ``diagnosis`` (:meth:`goldsmith.answers.quadrants.Quadrants.to_json`), ``fact_rules`` (how
-    many facts each rule decided), ``conflicts`` (query → contradictions found),
+    many facts each rule decided), ``conflicts`` (query → contradictions found), ``claims``
+    (with ``faithfulness`` scored by the rules: query → its claims' count, the threshold and
+    each unsupported claim, :func:`goldsmith.answers.faithfulness.claims_json`),
     ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``
     (the rules' settings, and ``metrics``: metric → ``rules`` or ``judge:<name>``).
     Thresholds default to the pass threshold of ``eval_settings`` (0.7).
@@ -235,12 +240,20 @@ def answer_report(
             q: list(c) for q, c in zip(ans.query_ids, ans.conflicts, strict=True) if c
         }
         doc["fact_rules"] = ans.rules_used()
+        if S.FAITHFULNESS in ans.metrics and S.FAITHFULNESS not in scored.scorers:
+            # The rules' verdict on each claim (a judge's faithfulness has its own reason).
+            doc["claims"] = {
+                q: F.claims_json(f, settings.fact_overlap)
+                for q, f in zip(ans.query_ids, ans.claims, strict=False)
+                if f is not None and f.value is not None
+            }
         doc["missing_from_run"] = list(ans.missing_from_run)
     if scored.first_stage is not None:
         fs = scored.first_stage
         for q, vals in fs.per_query().items():
             doc["per_query"].setdefault(q, {}).update(vals)
-    if ans is not None:
+    # No answer key, no quadrants: a run scored on faithfulness alone has no correctness.
+    if ans is not None and any(k.has_answer for k in keys):
         threshold = eval_settings.pass_threshold
         assert full.answers is not None
         quads = diagnosis(
@@ -256,6 +269,7 @@ def answer_report(
         )
         doc["quadrants"] = dict(quads.counts)
         doc["diagnosis"] = quads.to_json()
+    if ans is not None:
         cats = {k.query_id: k.category for k in keys}
         if any(c is not None for c in cats.values()):
             per_cat: dict[str, dict[str, Any]] = {}
@@ -268,6 +282,7 @@ def answer_report(
         "tokenizer": settings.tokenizer,
         "fact_overlap": settings.fact_overlap,
         "number_tolerance": settings.number_tolerance,
+        "context_k": settings.context_k,
         "metrics": {m: SCORER for m in (ans.metrics if ans is not None else ())},
     }
     applied = scored.judged
@@ -275,6 +290,9 @@ def answer_report(
         by = applied.scored_by
         if any(v == judge.scorer for v in by.values()):
             doc["scorer"]["metrics"][S.ANSWER_CORRECTNESS] = judge.scorer
+        for metric in applied.more:
+            if metric in doc["scorer"]["metrics"]:
+                doc["scorer"]["metrics"][metric] = judge.scorer
         doc["scorer"]["judge"] = {
             **judge.identity.to_json(),
             "judged": applied.judged,
@@ -282,7 +300,11 @@ def answer_report(
             "by_rules": sum(v == SCORER for v in by.values()),
             "seconds": round(judge.seconds, 3),
         }
-        doc["scored_by"] = {q: {S.ANSWER_CORRECTNESS: v} for q, v in by.items()}
+        scored_by: dict[str, dict[str, str]] = {q: {S.ANSWER_CORRECTNESS: v} for q, v in by.items()}
+        for metric, queries in applied.more.items():
+            for q, v in queries.items():
+                scored_by.setdefault(q, {})[metric] = v
+        doc["scored_by"] = scored_by
         doc["judge_failures"] = dict(applied.failed)
     return doc
 

@@ -19,6 +19,11 @@ Pure module (numpy and the standard library). Definitions (docs/design.md, "Answ
   days, reference 7 days").
 - ``answer_correctness``: closed types: ``exact_match``. Open answers: 0 on a conflict, else
   ``fact_coverage`` when the query has key facts, else ``answer_f1``.
+- ``faithfulness``: the share of the response's claims that the contexts given to the model
+  support (:mod:`goldsmith.answers.faithfulness`); it needs no answer key, only a response and
+  a context text, and is NaN without them (not 0). The contexts are the run's, else its top
+  ``AnswerSettings.context_k`` results with their text.
+- ``answer_relevance``: no rule scores it (NaN here); only an answer judge does.
 
 A query missing from the run, or without a response, scores 0 on the response metrics (and 0
 context recall when missing) and says so. Metric values are NaN where a metric does not apply
@@ -37,6 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from goldsmith import metrics as M
+from goldsmith.answers import faithfulness as F
 from goldsmith.answers import text as T
 from goldsmith.answers import values as V
 from goldsmith.answers.model import AnswerKey, StagedQuery
@@ -46,9 +52,13 @@ ANSWER_CORRECTNESS = "answer_correctness"
 FACT_COVERAGE = "fact_coverage"
 ANSWER_F1 = "answer_f1"
 EXACT_MATCH = "exact_match"
+FAITHFULNESS = "faithfulness"
+ANSWER_RELEVANCE = "answer_relevance"
 ANSWER_FAMILIES: tuple[str, ...] = (
-    CONTEXT_RECALL, ANSWER_CORRECTNESS, FACT_COVERAGE, ANSWER_F1, EXACT_MATCH,
+    CONTEXT_RECALL, ANSWER_CORRECTNESS, FACT_COVERAGE, ANSWER_F1, EXACT_MATCH, FAITHFULNESS,
+    ANSWER_RELEVANCE,
 )  # fmt: skip
+JUDGE_ONLY: tuple[str, ...] = (ANSWER_RELEVANCE,)  # no rule scores these
 FIRST_STAGE = "first_stage:"
 _ANSWER_RE = re.compile(r"^([a-z_0-9]+?)(?:@([1-9][0-9]*))?$")
 
@@ -58,17 +68,23 @@ class AnswerSettings:
     """How answers are scored. ``tokenizer``: ``auto`` (SQuAD's cut for English, ``zh-words``
     for Chinese), ``squad``, or a project tokenizer name; ``fact_overlap``: the share of a
     fact's terms a text must hold for the overlap rule; ``number_tolerance``: relative
-    tolerance of number comparisons (0: exact up to float noise)."""
+    tolerance of number comparisons (0: exact up to float noise); ``context_k``: how many of
+    a query's results stand for the contexts given to the model when the run names none
+    (``faithfulness``; the headline K). A claim is supported from ``fact_overlap`` of its terms,
+    as a fact is found."""
 
     tokenizer: str = T.AUTO
     fact_overlap: float = 0.75
     number_tolerance: float = 0.0
+    context_k: int = 5
 
     def __post_init__(self) -> None:
         if not 0.0 < self.fact_overlap <= 1.0:
             raise ValueError(f"fact_overlap must be in (0, 1], not {self.fact_overlap}")
         if not 0.0 <= self.number_tolerance < 1.0:
             raise ValueError(f"number_tolerance must be in [0, 1), not {self.number_tolerance}")
+        if self.context_k < 1:
+            raise ValueError(f"context_k must be at least 1, not {self.context_k}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,7 +156,8 @@ class AnswerResult:
     ``values[q, m]`` is NaN where metric m does not apply to query q. ``reasons[q]`` maps each
     scored metric to its reason; ``fact_checks[q]`` maps ``context_recall@K`` and
     ``fact_coverage`` to the verdict on each fact; ``conflicts[q]`` lists the contradictions
-    found in the response."""
+    found in the response; ``claims[q]`` the claims of its response checked for
+    ``faithfulness`` (None when not checked; empty when the result does not keep them)."""
 
     settings: AnswerSettings
     metrics: tuple[str, ...]
@@ -152,6 +169,7 @@ class AnswerResult:
     categories: tuple[str | None, ...]
     missing_from_run: tuple[str, ...]
     not_in_keys: tuple[str, ...]
+    claims: tuple[F.Faithfulness | None, ...] = ()
 
     def column(self, metric: str) -> M.FloatArray:
         """Values of ``metric`` for every query (NaN where it does not apply)."""
@@ -395,8 +413,15 @@ def score_query(
     staged: StagedQuery | None,
     specs: Sequence[M.Metric],
     settings: AnswerSettings,
-) -> tuple[list[float], dict[str, str], dict[str, tuple[FactCheck, ...]], tuple[str, ...]]:
-    """One query's values (NaN: does not apply), reasons, fact verdicts and conflicts."""
+) -> tuple[
+    list[float],
+    dict[str, str],
+    dict[str, tuple[FactCheck, ...]],
+    tuple[str, ...],
+    F.Faithfulness | None,
+]:
+    """One query's values (NaN: does not apply), reasons, fact verdicts, conflicts and the
+    faithfulness of its claims (None when not checked)."""
     nan = float("nan")
     vals: list[float] = []
     reasons: dict[str, str] = {}
@@ -404,6 +429,7 @@ def score_query(
     response = None if staged is None else staged.response
     absent = "missing from the run" if staged is None else "no response in the run"
     found: tuple[str, ...] = ()
+    faithful: F.Faithfulness | None = None
     if response is not None and key.has_answer and not key.is_closed:
         # Only open answers use them (a closed answer's exact match reads its own values).
         found = conflicts(key, response, settings)
@@ -428,7 +454,23 @@ def score_query(
 
     for spec in specs:
         name, fam = spec.name, spec.family
-        if fam == CONTEXT_RECALL:
+        if fam in JUDGE_ONLY:
+            vals.append(nan)
+        elif fam == FAITHFULNESS:
+            if staged is None or response is None:
+                vals.append(nan)  # no response: no faithfulness, and not 0
+                continue
+            given = staged.contexts  # all the model was given, else the top K results
+            ctx = given if given is not None else staged.contexts_at(settings.context_k)
+            contexts = [c.text for c in ctx]
+            faithful = F.faithfulness(
+                response, contexts, threshold=settings.fact_overlap, tokenizer=settings.tokenizer
+            )
+            if faithful.value is None:
+                vals.append(nan)
+            else:
+                record(name, faithful.value, faithful.reason)
+        elif fam == CONTEXT_RECALL:
             if not key.facts:
                 vals.append(nan)
             elif staged is None:
@@ -479,7 +521,7 @@ def score_query(
                 assert key.reference_answer is not None
                 f1 = T.token_f1(response, key.reference_answer, settings.tokenizer)
                 record(name, f1, f"token F1 {f1:.2f} against the reference answer (no key facts)")
-    return vals, reasons, checks, found
+    return vals, reasons, checks, found, faithful
 
 
 def score_answers(
@@ -502,12 +544,14 @@ def score_answers(
     reasons: list[Mapping[str, str]] = []
     checks: list[Mapping[str, tuple[FactCheck, ...]]] = []
     found: list[tuple[str, ...]] = []
+    claims: list[F.Faithfulness | None] = []
     for key in key_list:
-        vals, why, fc, conf = score_query(key, by_id.get(key.query_id), specs, settings)
+        vals, why, fc, conf, faithful = score_query(key, by_id.get(key.query_id), specs, settings)
         rows.append(vals)
         reasons.append(why)
         checks.append(fc)
         found.append(conf)
+        claims.append(faithful)
     values = np.array(rows, dtype=np.float64).reshape(len(key_list), len(specs))
     return AnswerResult(
         settings=settings,
@@ -522,6 +566,7 @@ def score_answers(
             k.query_id for k in key_list if k.query_id not in by_id and k.has_answer
         ),
         not_in_keys=tuple(q for q in by_id if q not in known),
+        claims=tuple(claims),
     )
 
 

@@ -178,7 +178,7 @@ def test_judge_options_without_what_they_need_are_bad_input(files, stub_url, cap
     code, out, err = run_main(
         capsys, "eval", q, r, "-m", "context_recall@5", "--judge-url", stub_url
     )
-    assert code == 0 and "the judge scores answer_correctness only" in err
+    assert code == 0 and "none of which was asked for (-m answer_correctness)" in err
     # Without the token the stub refuses: every judged answer is reported, none scored.
     code, out, err = run_main(
         capsys, "eval", q, r, "-m", "answer_correctness", "--judge-url", stub_url,

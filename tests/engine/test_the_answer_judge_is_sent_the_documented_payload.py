@@ -23,7 +23,7 @@ from goldsmith.answers.judge import (
     JudgeIdentity,
     render_request,
 )
-from goldsmith.answers.model import AnswerKey, KeyFact, StagedQuery
+from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
 from goldsmith.retrievers.ssrf import Policy
 
 LOCAL = Policy(allow_private=True)
@@ -54,7 +54,13 @@ def test_the_documented_example_is_what_is_sent_and_what_the_stub_answers(stub):
         facts=tuple(KeyFact(f) for f in request["facts"]),
         query=request["question"],
     )
-    run = [StagedQuery(request["query_id"], response=request["response"])]
+    run = [
+        StagedQuery(
+            request["query_id"],
+            contexts=tuple(Context(f"c{i}", t) for i, t in enumerate(request["contexts"])),
+            response=request["response"],
+        )
+    ]
     config = AnswerJudgeConfig(
         url=stub.url,
         name="stub",
@@ -69,6 +75,10 @@ def test_the_documented_example_is_what_is_sent_and_what_the_stub_answers(stub):
     assert stub.bodies == [request]
     (answer,) = judged.answers
     assert (answer.score, answer.reason) == (response["score"], response["reason"])
+    assert answer.more == {
+        "faithfulness": response["faithfulness"],
+        "answer_relevance": response["answer_relevance"],
+    }
     assert judged.identity == JudgeIdentity("stub", "m-1", "v2", 0.0)
     assert judged.scorer == "judge:stub"
 
@@ -114,7 +124,16 @@ def test_a_wrong_token_is_refused_by_the_stub_and_reported_per_query(stub):
 
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
-    ["{query}", "{response}", "{facts}", '"}{', "\\", "{reference_answer}", "{temperature}"]
+    [
+        "{query}",
+        "{response}",
+        "{facts}",
+        '"}{',
+        "\\",
+        "{reference_answer}",
+        "{temperature}",
+        "{contexts}",
+    ]
 )
 
 
@@ -124,11 +143,14 @@ text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sa
     reference=st.none() | text,
     facts=st.lists(text, max_size=4),
     response=text,
+    contexts=st.lists(text, max_size=3),
     model=text,
     temperature=st.none() | st.floats(0, 2, allow_nan=False),
 )
-def test_any_text_travels_as_it_is(question, reference, facts, response, model, temperature):
-    item = AnswerItem("q", question, reference, "open", tuple(facts), response)
+def test_any_text_travels_as_it_is(
+    question, reference, facts, response, contexts, model, temperature
+):
+    item = AnswerItem("q", question, reference, "open", tuple(facts), response, tuple(contexts))
     identity = JudgeIdentity("j", model, "v1", temperature)
     body = render_request(json.loads(DEFAULT_BODY_TEMPLATE), item, identity)
     assert json.loads(json.dumps(body)) == {
@@ -138,6 +160,7 @@ def test_any_text_travels_as_it_is(question, reference, facts, response, model, 
         "answer_type": "open",
         "facts": facts,
         "response": response,
+        "contexts": contexts,
         "model": model,
         "prompt_version": "v1",
         "temperature": temperature,

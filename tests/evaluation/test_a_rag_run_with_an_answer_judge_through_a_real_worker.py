@@ -81,7 +81,9 @@ def test_the_judge_scores_the_open_answers_of_a_run_on_the_worker(
     kept = run.judge_results
     assert kept["judge"]["name"] == "overlap" and kept["judge"]["model"] == "stub-1"
     judged = {a["query_id"]: a for a in kept["answers"]}
-    assert sorted(judged) == ["q1", "q2", "q3", "q4"]  # open answers with a response
+    # Every response, closed answers too (q5 to q7), since the run is scored on faithfulness
+    # and answer relevance; only the open answers' correctness is the judge's.
+    assert sorted(judged) == ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
     assert judged["q3"]["score"] == 1.0 and judged["q4"]["score"] == 0.0
     assert len(judge_server.bodies) >= 1
     assert "judge-token" not in str(run.report) and "judge-token" not in str(kept)
@@ -92,6 +94,11 @@ def test_the_judge_scores_the_open_answers_of_a_run_on_the_worker(
     assert answers["per_query"]["q3"]["fact_coverage"] == 0.5  # the rules' own, kept apart
     assert answers["per_query"]["q5"]["answer_correctness"] == 0.0  # closed: the rules'
     assert answers["scorer"]["metrics"]["answer_correctness"].startswith("judge")
+    # The stub judge also answers faithfulness (the rules' own) and answer relevance.
+    assert answers["scorer"]["metrics"]["faithfulness"] == "judge:overlap"
+    assert answers["per_query"]["q5"]["faithfulness"] == 0.0  # says 14 days, contexts 7
+    assert answers["scored_by"]["q5"]["answer_relevance"] == "judge:overlap"
+    assert answers["aggregate"]["answer_relevance"]["n"] == 7
     assert report["quadrants"] == {q: len(v) for q, v in EXPECTED.items()}
     assert {q: sorted(v) for q, v in answers["diagnosis"]["queries"].items()} == EXPECTED
     # The run page says which judge scored the open answers, as configured.
