@@ -241,11 +241,14 @@ def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
 
     assert run.answer_judge is not None
     keys, staged, names, _ = _inputs(run)
-    # Faithfulness and relevance are about every response, closed answers too.
+    # Faithfulness and relevance are about every response, closed answers too: the judge is
+    # sent those only when its settings read either (a lead empties both paths to keep a paid
+    # judge to the open answers).
+    reads_more = bool(answer_judge_config(run.answer_judge).more_paths())
     items = J.judge_items(
         keys,
         staged,
-        every_response=any(m in names for m in (S.FAITHFULNESS, S.ANSWER_RELEVANCE)),
+        every_response=reads_more and any(m in names for m in (S.FAITHFULNESS, S.ANSWER_RELEVANCE)),
         context_k=headline_k(run),
     )
     try:
