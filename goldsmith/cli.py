@@ -392,33 +392,27 @@ def _load_arrays(
     fmt = args.qrels_format or detect_format(args.qrels)
     gold = read_goldset(args.qrels) if fmt == "goldset" else None
     qrels = goldset_judgments(gold) if gold else read_qrels(args.qrels, fmt)
-    _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
+    _refuse_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
     specs = [M.parse_metric(m) for m in metrics]
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
     if depth is not None:
         depth = max(depth, at_least)
+    ranking = read_run(run_path, args.run_format, require_scores=settings.order == "score")
+    _refuse_if_no_query_is_shared(args.qrels, qrels, run_path, ranking)
     # The run's columns are passed straight in, so prepare() can free them early.
-    arrays = M.prepare(
-        qrels,
-        read_run(run_path, args.run_format, require_scores=settings.order == "score"),
-        order=settings.order,
-        depth=depth,
-    )
+    arrays = M.prepare(qrels, ranking, order=settings.order, depth=depth)
+    del ranking
     return arrays, gold
 
 
-def _warn_if_nothing_is_relevant(
+def _refuse_if_nothing_is_relevant(
     args: argparse.Namespace, qrels: M.JudgmentColumns, level: int
 ) -> None:
-    """Say so on stderr (once per file) when no judgment reaches the relevance level: every
-    query would be left out of the means with nothing else saying why. The usual cause: TREC
-    qrels mark relevant with 1, and Goldsmith's default level is 2."""
+    """Bad input when no judgment reaches the relevance level: every query would be left out
+    of the means, and a table of empty means is no figure. The usual cause: TREC qrels mark
+    relevant with 1, and Goldsmith's default level is 2."""
     if len(qrels.grades) == 0 or int(qrels.grades.max()) >= level:
         return
-    warned = vars(args).setdefault("_warned_qrels", set())
-    if args.qrels in warned:
-        return
-    warned.add(args.qrels)
     top = int(qrels.grades.max())
     advice = (
         f"; if grade {top} means relevant in this file (as 1 does in most TREC qrels), "
@@ -426,11 +420,27 @@ def _warn_if_nothing_is_relevant(
         if top >= 1
         else ""
     )
-    print(
-        f"{_PROG}: warning: no judgment in {args.qrels} reaches relevance level {level} (the "
-        f"highest grade is {top}): no query has a relevant chunk, so every query is left out "
-        f"of the means{advice}",
-        file=sys.stderr,
+    raise _BadInput(
+        f"no judgment in {args.qrels} reaches relevance level {level} (the highest grade is "
+        f"{top}): no query has a relevant chunk, so there is nothing to measure{advice}"
+    )
+
+
+def _refuse_if_no_query_is_shared(
+    qrels_path: str, qrels: M.JudgmentColumns, run_path: str, ranking: M.RankingColumns
+) -> None:
+    """Bad input when the run answers none of the judged queries: every figure would be the
+    0 of a query missing from the run, which says nothing of the retriever (usually a run of
+    another query set, or ids written differently: "q1" against "1")."""
+    judged = set(qrels.query_ids)
+    if any(q in judged for q in ranking.query_ids):
+        return
+    if not ranking.query_ids:
+        raise _BadInput(f"{run_path}: the run holds no query")
+    raise _BadInput(
+        f"{run_path} and {qrels_path} share no query id (the run's first: "
+        f"{ranking.query_ids[0]!r}, the judgments' first: {qrels.query_ids[0]!r}): every query "
+        "would score 0 as missing from the run"
     )
 
 
@@ -487,6 +497,13 @@ def _staged_run(
             "response); this is a TREC run"
         )
     run = read_jsonl_stages(path)
+    asked = {k.query_id for k in keys}
+    if run and not any(s.query_id in asked for s in run):
+        raise _BadInput(
+            f"{path} and {args.qrels} share no query id (the run's first: {run[0].query_id!r}"
+            + (f", the judgments' first: {keys[0].query_id!r}" if keys else "")
+            + "): every query would score 0 as missing from the run"
+        )
     if args.extractive:
         texts = {k.query_id: k.query for k in keys if k.query}
         run = answer_run(texts, run, k=5)
