@@ -13,6 +13,8 @@ set with reference answers or key facts, and a JSONL run with contexts and respo
     goldsmith eval ... -m answer_correctness --judge-url URL [--judge-name NAME --judge-model M
         --judge-prompt-version V --judge-temperature X --judge-header-env VAR]
     goldsmith answer-judge-stub [--port 8766] [--delay-ms MS]   (the stub judge, for trying it)
+    goldsmith cmrc2018 SOURCE --out OUT [--max-chars 200 --overlap 30]   (CMRC 2018 as a RAG
+        collection: corpus, queries and golden set; docs/formats.md)
 
 Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
 3 from ``drift`` when a drift rule fired or the verdict is at or below ``--gate``.
@@ -269,6 +271,17 @@ def _build_parser() -> _Parser:
         metavar="VAR",
         help="require 'Authorization: Bearer <the value of VAR>' (HTTP 401 otherwise)",
     )
+    cm = sub.add_parser(
+        "cmrc2018",
+        help="turn CMRC 2018 (SQuAD-style JSON) into a corpus, a query set and a golden set",
+        description="Write OUT/corpus.jsonl (chunks with offsets), OUT/queries.jsonl and "
+        "OUT/goldset.jsonl (the chunk holding an answer span is relevant; the human answers "
+        "are the references). SOURCE is the JSON file or a folder holding cmrc2018_dev.json.",
+    )
+    cm.add_argument("source", metavar="SOURCE")
+    cm.add_argument("--out", required=True, metavar="OUT", help="folder to write (created)")
+    cm.add_argument("--max-chars", type=int, default=200, metavar="N", help="chunk size (200)")
+    cm.add_argument("--overlap", type=int, default=30, metavar="N", help="chunk overlap (30)")
     return parser
 
 
@@ -306,6 +319,8 @@ def _run(argv: list[str] | None) -> int:
             return _judge_stub(args, out)
         elif args.command == "answer-judge-stub":
             return _answer_judge_stub(args, out)
+        elif args.command == "cmrc2018":
+            _cmrc2018(args, out)
         else:
             _agreement(args, out)
     except FormatError as e:
@@ -353,6 +368,33 @@ def _answer_judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _cmrc2018(args: argparse.Namespace, out: IO[str]) -> None:
+    from goldsmith.formats.cmrc2018 import cmrc2018_collection, write_collection
+
+    source = args.source
+    if os.path.isdir(source):
+        source = os.path.join(source, "cmrc2018_dev.json")
+        if not os.path.isfile(source):
+            raise _BadInput(f"{args.source}: no cmrc2018_dev.json in this folder")
+    try:
+        collection = cmrc2018_collection(source, max_chars=args.max_chars, overlap=args.overlap)
+    except ValueError as error:
+        if isinstance(error, FormatError):
+            raise
+        raise _BadInput(f"--max-chars/--overlap: {error}") from None
+    files = write_collection(collection, args.out)
+    relevant = sum(any(j.grade == 2 for j in q.judgments) for q in collection.golden)
+    print(
+        f"{len(collection.chunks)} chunks, {len(collection.golden)} queries "
+        f"({relevant} with a relevant chunk), "
+        f"{collection.answers_not_found} answers not found in their paragraph, "
+        f"{collection.questions_left_out} questions left out",
+        file=out,
+    )
+    for name, path in files.items():
+        print(f"{name}: {path}", file=out)
 
 
 def _fail(message: str) -> int:
