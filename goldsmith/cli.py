@@ -38,7 +38,13 @@ from goldsmith.answers import scoring as AS
 from goldsmith.answers.extractive import answer_run
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.formats import FormatError
-from goldsmith.formats.detect import detect_format, read_qrels, read_run
+from goldsmith.formats.detect import (
+    detect_format,
+    read_qrels,
+    read_run,
+    repeats_warning,
+    run_repeats,
+)
 from goldsmith.formats.goldset import (
     GoldSet,
     goldset_answer_keys,
@@ -444,7 +450,18 @@ def _load_arrays(
     # The run's columns are passed straight in, so prepare() can free them early.
     arrays = M.prepare(qrels, ranking, order=settings.order, depth=depth)
     del ranking
+    if arrays.repeated_in:
+        _warn_about_repeats(args, run_path, arrays.repeated_in)
     return arrays, gold
+
+
+def _warn_about_repeats(args: argparse.Namespace, run_path: str, queries: Sequence[str]) -> None:
+    """Say on stderr where a run lists an id twice for one query (trec_eval refuses such a
+    file): the first copy in the ranking counts, the later ones are dropped (docs/formats.md)."""
+    fmt = args.run_format or detect_format(run_path)
+    repeats = run_repeats(run_path, "jsonl" if fmt == "jsonl" else "trec", queries)
+    if repeats:
+        print(f"{_PROG}: warning: {repeats_warning(run_path, repeats)}", file=sys.stderr)
 
 
 def _refuse_if_nothing_is_relevant(
