@@ -496,6 +496,8 @@ def _refuse_if_no_query_is_shared(
         return
     if not ranking.query_ids:
         raise _BadInput(f"{run_path}: the run holds no query")
+    if not qrels.query_ids:
+        raise _BadInput(f"{qrels_path}: the judgments hold no query")
     raise _BadInput(
         f"{run_path} and {qrels_path} share no query id (the run's first: "
         f"{ranking.query_ids[0]!r}, the judgments' first: {qrels.query_ids[0]!r}): every query "
