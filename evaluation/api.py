@@ -100,6 +100,8 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
                 "sha256": run_file.sha256,
                 "queries": run_file.query_count,
                 "rows": run_file.row_count,
+                "repeated_ids": run_file.repeated_ids,
+                "first_repeat": run_file.first_repeat,
             }
             if run_file
             else None

@@ -147,6 +147,11 @@ class RunFile(models.Model):
     format = models.CharField(max_length=8)
     query_count = models.PositiveIntegerField(default=0)
     row_count = models.PositiveIntegerField(default=0)
+    # Ids the file listed again for one query: the later copies are not stored (an id counts
+    # once, at its first place in the ranking); the first repeat's place, for the page to name:
+    # {"line", "first_line", "query_id", "id"} (the same line twice in a JSONL run).
+    repeated_ids = models.PositiveIntegerField(default=0)
+    first_repeat = models.JSONField(null=True, blank=True, default=None)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -14,6 +14,8 @@ set with reference answers or key facts, and a JSONL run with contexts and respo
     goldsmith eval ... -m answer_correctness --judge-url URL [--judge-name NAME --judge-model M
         --judge-prompt-version V --judge-temperature X --judge-header-env VAR]
     goldsmith answer-judge-stub [--port 8766] [--delay-ms MS]   (the stub judge, for trying it)
+    goldsmith cmrc2018 SOURCE --out OUT [--max-chars 200 --overlap 30]   (CMRC 2018 as a RAG
+        collection: corpus, queries and golden set; docs/formats.md)
 
 Exit status: 0 on success, 2 on bad input (one line on stderr: ``goldsmith: FILE:LINE: why``),
 3 from ``drift`` when a drift rule fired or the verdict is at or below ``--gate``.
@@ -37,7 +39,13 @@ from goldsmith.answers import scoring as AS
 from goldsmith.answers.extractive import answer_run
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.formats import FormatError
-from goldsmith.formats.detect import detect_format, read_qrels, read_run
+from goldsmith.formats.detect import (
+    detect_format,
+    read_qrels,
+    read_run,
+    repeats_warning,
+    run_repeats,
+)
 from goldsmith.formats.goldset import (
     GoldSet,
     goldset_answer_keys,
@@ -283,6 +291,17 @@ def _build_parser() -> _Parser:
         metavar="VAR",
         help="require 'Authorization: Bearer <the value of VAR>' (HTTP 401 otherwise)",
     )
+    cm = sub.add_parser(
+        "cmrc2018",
+        help="turn CMRC 2018 (SQuAD-style JSON) into a corpus, a query set and a golden set",
+        description="Write OUT/corpus.jsonl (chunks with offsets), OUT/queries.jsonl and "
+        "OUT/goldset.jsonl (the chunk holding an answer span is relevant; the human answers "
+        "are the references). SOURCE is the JSON file or a folder holding cmrc2018_dev.json.",
+    )
+    cm.add_argument("source", metavar="SOURCE")
+    cm.add_argument("--out", required=True, metavar="OUT", help="folder to write (created)")
+    cm.add_argument("--max-chars", type=int, default=200, metavar="N", help="chunk size (200)")
+    cm.add_argument("--overlap", type=int, default=30, metavar="N", help="chunk overlap (30)")
     return parser
 
 
@@ -320,6 +339,8 @@ def _run(argv: list[str] | None) -> int:
             return _judge_stub(args, out)
         elif args.command == "answer-judge-stub":
             return _answer_judge_stub(args, out)
+        elif args.command == "cmrc2018":
+            _cmrc2018(args, out)
         else:
             _agreement(args, out)
     except FormatError as e:
@@ -369,6 +390,33 @@ def _answer_judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def _cmrc2018(args: argparse.Namespace, out: IO[str]) -> None:
+    from goldsmith.formats.cmrc2018 import cmrc2018_collection, write_collection
+
+    source = args.source
+    if os.path.isdir(source):
+        source = os.path.join(source, "cmrc2018_dev.json")
+        if not os.path.isfile(source):
+            raise _BadInput(f"{args.source}: no cmrc2018_dev.json in this folder")
+    try:
+        collection = cmrc2018_collection(source, max_chars=args.max_chars, overlap=args.overlap)
+    except ValueError as error:
+        if isinstance(error, FormatError):
+            raise
+        raise _BadInput(f"--max-chars/--overlap: {error}") from None
+    files = write_collection(collection, args.out)
+    relevant = sum(any(j.grade == 2 for j in q.judgments) for q in collection.golden)
+    print(
+        f"{len(collection.chunks)} chunks, {len(collection.golden)} queries "
+        f"({relevant} with a relevant chunk), "
+        f"{collection.answers_not_found} answers not found in their paragraph, "
+        f"{collection.questions_left_out} questions left out",
+        file=out,
+    )
+    for name, path in files.items():
+        print(f"{name}: {path}", file=out)
+
+
 def _fail(message: str) -> int:
     print(f"{_PROG}: {' '.join(message.split())}", file=sys.stderr)
     return 2
@@ -406,33 +454,38 @@ def _load_arrays(
     fmt = args.qrels_format or detect_format(args.qrels)
     gold = read_goldset(args.qrels) if fmt == "goldset" else None
     qrels = goldset_judgments(gold) if gold else read_qrels(args.qrels, fmt)
-    _warn_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
+    _refuse_if_nothing_is_relevant(args, qrels, settings.relevance_threshold)
     specs = [M.parse_metric(m) for m in metrics]
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
     if depth is not None:
         depth = max(depth, at_least)
+    ranking = read_run(run_path, args.run_format, require_scores=settings.order == "score")
+    _refuse_if_no_query_is_shared(args.qrels, qrels, run_path, ranking)
     # The run's columns are passed straight in, so prepare() can free them early.
-    arrays = M.prepare(
-        qrels,
-        read_run(run_path, args.run_format, require_scores=settings.order == "score"),
-        order=settings.order,
-        depth=depth,
-    )
+    arrays = M.prepare(qrels, ranking, order=settings.order, depth=depth)
+    del ranking
+    if arrays.repeated_in:
+        _warn_about_repeats(args, run_path, arrays.repeated_in)
     return arrays, gold
 
 
-def _warn_if_nothing_is_relevant(
+def _warn_about_repeats(args: argparse.Namespace, run_path: str, queries: Sequence[str]) -> None:
+    """Say on stderr where a run lists an id twice for one query (trec_eval refuses such a
+    file): the first copy in the ranking counts, the later ones are dropped (docs/formats.md)."""
+    fmt = args.run_format or detect_format(run_path)
+    repeats = run_repeats(run_path, "jsonl" if fmt == "jsonl" else "trec", queries)
+    if repeats:
+        print(f"{_PROG}: warning: {repeats_warning(run_path, repeats)}", file=sys.stderr)
+
+
+def _refuse_if_nothing_is_relevant(
     args: argparse.Namespace, qrels: M.JudgmentColumns, level: int
 ) -> None:
-    """Say so on stderr (once per file) when no judgment reaches the relevance level: every
-    query would be left out of the means with nothing else saying why. The usual cause: TREC
-    qrels mark relevant with 1, and Goldsmith's default level is 2."""
+    """Bad input when no judgment reaches the relevance level: every query would be left out
+    of the means, and a table of empty means is no figure. The usual cause: TREC qrels mark
+    relevant with 1, and Goldsmith's default level is 2."""
     if len(qrels.grades) == 0 or int(qrels.grades.max()) >= level:
         return
-    warned = vars(args).setdefault("_warned_qrels", set())
-    if args.qrels in warned:
-        return
-    warned.add(args.qrels)
     top = int(qrels.grades.max())
     advice = (
         f"; if grade {top} means relevant in this file (as 1 does in most TREC qrels), "
@@ -440,11 +493,29 @@ def _warn_if_nothing_is_relevant(
         if top >= 1
         else ""
     )
-    print(
-        f"{_PROG}: warning: no judgment in {args.qrels} reaches relevance level {level} (the "
-        f"highest grade is {top}): no query has a relevant chunk, so every query is left out "
-        f"of the means{advice}",
-        file=sys.stderr,
+    raise _BadInput(
+        f"no judgment in {args.qrels} reaches relevance level {level} (the highest grade is "
+        f"{top}): no query has a relevant chunk, so there is nothing to measure{advice}"
+    )
+
+
+def _refuse_if_no_query_is_shared(
+    qrels_path: str, qrels: M.JudgmentColumns, run_path: str, ranking: M.RankingColumns
+) -> None:
+    """Bad input when the run answers none of the judged queries: every figure would be the
+    0 of a query missing from the run, which says nothing of the retriever (usually a run of
+    another query set, or ids written differently: "q1" against "1")."""
+    judged = set(qrels.query_ids)
+    if any(q in judged for q in ranking.query_ids):
+        return
+    if not ranking.query_ids:
+        raise _BadInput(f"{run_path}: the run holds no query")
+    if not qrels.query_ids:
+        raise _BadInput(f"{qrels_path}: the judgments hold no query")
+    raise _BadInput(
+        f"{run_path} and {qrels_path} share no query id (the run's first: "
+        f"{ranking.query_ids[0]!r}, the judgments' first: {qrels.query_ids[0]!r}): every query "
+        "would score 0 as missing from the run"
     )
 
 
@@ -501,6 +572,13 @@ def _staged_run(
             "response); this is a TREC run"
         )
     run = read_jsonl_stages(path)
+    asked = {k.query_id for k in keys}
+    if run and not any(s.query_id in asked for s in run):
+        raise _BadInput(
+            f"{path} and {args.qrels} share no query id (the run's first: {run[0].query_id!r}"
+            + (f", the judgments' first: {keys[0].query_id!r}" if keys else "")
+            + "): every query would score 0 as missing from the run"
+        )
     if args.extractive:
         texts = {k.query_id: k.query for k in keys if k.query}
         run = answer_run(texts, run, k=5)

@@ -237,6 +237,8 @@ class EvalArrays:
     ideal: FloatArray
     in_run: BoolArray
     not_in_judgments: tuple[str, ...]
+    # Judged queries whose list named an id more than once (the later copies were dropped).
+    repeated_in: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,8 +410,12 @@ def prepare(
     keys = _pair_key(gq, hashes, n_queries)
     del hashes
     grades, lengths, suspect = _join(judgments, gq, ids, keys, n_queries, depth)
+    repeated: tuple[str, ...] = ()
     if suspect.any():
+        before = np.bincount(gq, minlength=n_queries)
         gq, ids, keys = _drop_duplicates(gq, ids, keys, suspect)
+        lost = np.flatnonzero(np.bincount(gq, minlength=n_queries) < before)
+        repeated = tuple(judgments.query_ids[int(q)] for q in lost)
         grades, lengths, suspect = _join(judgments, gq, ids, keys, n_queries, depth)
         if suspect.any():  # a true 64-bit collision inside one list: exact slow join
             grade_col = _dict_join(judgments, gq, ids)
@@ -424,6 +430,7 @@ def prepare(
         ideal=_ideal(judgments, n_queries),
         in_run=in_run,
         not_in_judgments=not_judged,
+        repeated_in=repeated,
     )
 
 

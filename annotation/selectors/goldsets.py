@@ -25,10 +25,10 @@ from goldsmith.formats.goldset import (
     csv_pieces,
     goldset_lines,
 )
-from goldsmith.formats.ragas import RagasRow, ragas_csv_pieces, ragas_jsonl_lines, ragas_rows
+from goldsmith.formats.ragas import RagasRow, ragas_jsonl_lines, ragas_rows
 from goldsmith.formats.trec import topics_pieces, trec_qrels_pieces
 
-EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv", "ragas-jsonl", "ragas-csv")
+EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv", "ragas-jsonl")
 ITEM_FIELDS = (
     "id", "query_id", "text", "category", "stratum", "weight", "split", "reference_answer",
     "answer_type", "choices", "reference_facts",
@@ -194,12 +194,6 @@ def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
             "application/x-ndjson; charset=utf-8",
             f"{base}.ragas.jsonl",
         )
-    if fmt == "ragas-csv":
-        return ExportStream(
-            lambda: ragas_csv_pieces(ragas_samples(version)),
-            "text/csv; charset=utf-8",
-            f"{base}.ragas.csv",
-        )
     if fmt == "beir":
         return ExportStream(
             lambda: beir_zip_pieces(
@@ -219,8 +213,8 @@ def export_stream(version: GoldenSetVersion, fmt: str) -> ExportStream:
 
 
 def ragas_samples(version: GoldenSetVersion) -> Iterator[RagasRow]:
-    """The version as RAGAS-style samples: the question, the reference answer, and as reference
-    contexts the texts of the chunks its key facts link to (else of its chunks graded 2)."""
+    """The version as RAGAS samples: the question, the reference answer, and as reference
+    contexts the chunks its key facts link to (else its chunks graded 2), every id kept."""
     for q in golden_queries(version):
         judged = {q.query_id: [(j.chunk_id, j.text, j.grade) for j in q.judgments]}
         yield from ragas_rows([q.answer_key()], judged)

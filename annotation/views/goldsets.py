@@ -34,8 +34,7 @@ EXPORT_LABELS = {
     "topics": "TREC topics (TSV)",
     "beir": "BEIR zip",
     "csv": gettext_lazy("CSV (judgments; no reference answers or key facts)"),
-    "ragas-jsonl": gettext_lazy("RAGAS-style JSONL"),
-    "ragas-csv": gettext_lazy("RAGAS-style CSV (key facts as their chunks' texts)"),
+    "ragas-jsonl": gettext_lazy("RAGAS JSONL (loads with RAGAS's own loaders)"),
 }
 
 

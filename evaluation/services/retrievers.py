@@ -31,7 +31,7 @@ from evaluation.services.executors import ssrf_policy
 from goldsmith import bands, metrics
 from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
-from goldsmith.formats.detect import detect_format, read_run
+from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats
 from goldsmith.formats.jsonl import read_jsonl_stages
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
@@ -271,6 +271,7 @@ class _RunFileRead:
     lists: dict[str, tuple[list[str], list[float | None]]]
     rows: int
     stages: dict[str, StagedQuery]
+    repeats: list[RepeatedId]
 
 
 def _run_file_read(source: Upload | Path) -> _RunFileRead:
@@ -294,12 +295,22 @@ def _run_file_parse(path: Path, filename: str) -> _RunFileRead:
         ids.append(ranking.ids[i].decode("utf-8"))
         s = float(ranking.scores[i])
         scores.append(None if s != s else s)
+    repeats: list[RepeatedId] = []
+    if any(len(set(ids)) != len(ids) for ids, _ in lists.values()):
+        # Keep each id's first place in the ranking, as scoring does; say where the repeats are.
+        repeats = run_repeats(path, "jsonl" if fmt == "jsonl" else "trec")
+        for qid, (ids, scores) in list(lists.items()):
+            if len(set(ids)) == len(ids):
+                continue
+            firsts = {doc: i for i, doc in reversed(list(enumerate(ids)))}
+            keep = sorted(firsts.values())
+            lists[qid] = ([ids[i] for i in keep], [scores[i] for i in keep])
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     stages: dict[str, StagedQuery] = {}
     if fmt == "jsonl" and any(f'"{k}"'.encode() in data for k in STAGE_KEYS):
         stages = {s.query_id: s for s in read_jsonl_stages(path)}
-    return _RunFileRead(filename[:255], digest, fmt, lists, len(ranking.ids), stages)
+    return _RunFileRead(filename[:255], digest, fmt, lists, len(ranking.ids), stages, repeats)
 
 
 STAGE_KEYS = ("candidates", "contexts", "response")
@@ -328,6 +339,15 @@ def _run_file_store(retriever: Retriever, read: _RunFileRead) -> RunFile:
         format=read.format,
         query_count=len(read.lists),
         row_count=read.rows,
+        repeated_ids=len(read.repeats),
+        first_repeat=None
+        if not read.repeats
+        else {
+            "line": read.repeats[0].line,
+            "first_line": read.repeats[0].first_line,
+            "query_id": read.repeats[0].query_id,
+            "id": read.repeats[0].id,
+        },
     )
     RunFileRow.objects.bulk_create(
         [

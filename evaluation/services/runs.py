@@ -56,6 +56,7 @@ from evaluation.models import (
     Retriever,
     RetrieverKind,
     RunBatch,
+    RunFileRow,
     RunState,
     Schedule,
 )
@@ -163,6 +164,8 @@ def evaluation_run_create(
     )
     if not query_ids:
         raise RunInvalid(gettext("version %(label)s has no queries") % {"label": version.label})
+    if retriever.kind == RetrieverKind.RUNFILE:
+        _refuse_a_run_file_of_other_queries(snapshot, version, query_ids)
     corpus_hash, corpus_chunks = corpus_state(project=project)
     builtin = retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
     if builtin and not corpus_chunks:
@@ -211,6 +214,32 @@ def evaluation_run_create(
 
             evaluation_run_start.delay_on_commit(run.pk, language=translation.get_language())
     return run
+
+
+def _refuse_a_run_file_of_other_queries(
+    snapshot: dict[str, Any], version: GoldenSetVersion, query_ids: list[str]
+) -> None:
+    """A run file that answers none of the version's queries would score every query 0 as
+    missing from the run (a file of another query set, or ids written another way): refused,
+    as `goldsmith eval` refuses it, naming the file and both first ids."""
+    rows = RunFileRow.objects.filter(run_file_id=snapshot["run_file_id"])
+    asked = GoldenItem.objects.filter(version=version).values("query_id")
+    if rows.filter(query_id__in=asked).exists():
+        return
+    first = rows.order_by("pk").values_list("query_id", flat=True).first()
+    raise RunInvalid(
+        gettext(
+            "the run file %(file)s shares no query id with version %(label)s (the file's "
+            "first: %(run_first)r, the version's first: %(gold_first)r): every query would "
+            "score 0 as missing from the run"
+        )
+        % {
+            "file": snapshot.get("filename", ""),
+            "label": version.label,
+            "run_first": first,
+            "gold_first": query_ids[0],
+        }
+    )
 
 
 def _claim_run(run_id: int) -> bool:

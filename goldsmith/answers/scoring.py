@@ -370,11 +370,11 @@ def exact_match(key: AnswerKey, response: str, settings: AnswerSettings) -> tupl
 
 
 def _number_match(ref: str, response: str, tolerance: float) -> tuple[float, str]:
-    want = V.quantities(ref)
+    want = V.number_answer(ref)
     if not want:
         return 0.0, f"the reference {ref!r} states no number"
     target = want[0]
-    said = V.quantities(response)
+    said = V.number_answer(response)
     hits = [q for q in said if q.same_as(target, tolerance)]
     if not hits:
         kin = [q for q in said if q.unit is None or target.unit is None or q.comparable(target)]

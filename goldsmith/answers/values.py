@@ -13,6 +13,9 @@ score can say why it is what it is (docs/formats.md, "Answers: what the rules re
   ``percent``, ``百分之``. Currencies: $, USD, dollars; €, EUR; £, GBP; ¥, 元, 块, RMB, CNY;
   日元, JPY. Chinese units: 天, 日, 周, 星期, 礼拜, 小时, 钟头, 分钟, 秒, 个月, 年, 工作日,
   公斤, 千克, 克, 公里, 千米, 米, 厘米, 毫米. So "7 days" = "7 天" = "one week" = "seven days".
+- **A number answer** (:func:`number_answer`) reads a Chinese year of its own (``1420年``, with
+  no month after it) as the number 1420: "which year..." is asked with a number answer in
+  Chinese, so the year is the answer's number, not a date it cannot match.
 - **Dates**: ISO (``2024-03-05``, also with ``/`` or ``.``), ``5/3/2024`` (both day/month
   readings when both are valid), English (``March 5, 2024``, ``5 March 2024``, ``Mar 5th 2024``,
   ``March 2024``), Chinese (``2024年3月5日``, ``2024年3月5号``, ``二〇二四年三月五日``,
@@ -353,6 +356,17 @@ def _quantity(m: re.Match[str], bare_words: bool, text: str, kind: str) -> Quant
     if value is None or (unit == "year" and value >= 1000):  # 2024年 is a year, not a duration
         return None
     return Quantity(value, unit, text[start : m.end()].strip(), start, m.end())
+
+
+def number_answer(text: str) -> tuple[Quantity, ...]:
+    """The numbers a number answer states: :func:`quantities`, and each Chinese year standing
+    alone (``1420年``, ``公元1420年``: a date with a year only, written with 年) as a number
+    without a unit, so "1420年" equals "1420" and "1420年" (docs/formats.md)."""
+    found = list(quantities(text))
+    for d in dates(text) if "年" in text else ():
+        if d.surface.endswith("年") and all(m is None for _, m, _ in d.readings):
+            found.append(Quantity(float(d.readings[0][0]), None, d.surface, d.start, d.end))
+    return tuple(sorted(found, key=lambda q: q.start))
 
 
 @lru_cache(maxsize=1 << 10)

@@ -6,6 +6,8 @@ Pure module, no Django (see docs/formats.md, "Common rules").
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -58,3 +60,61 @@ def read_run(
             raise FormatError(path, 1, say("this is a golden set, not a run"))
         fmt = detected
     return read_trec_run(path) if fmt == "trec" else read_jsonl_run(path, require_scores)
+
+
+@dataclass(frozen=True)
+class RepeatedId:
+    """An id a run lists again for the same query: at ``line``, already at ``first_line`` (the
+    same line in a JSONL run, whose list is one line)."""
+
+    query_id: str
+    id: str
+    line: int
+    first_line: int
+
+
+def run_repeats(
+    path: str | Path, fmt: Literal["trec", "jsonl"], queries: Collection[str] | None = None
+) -> list[RepeatedId]:
+    """Every repeated (query, id) of a run that its reader accepted, in file order, for the
+    ``queries`` given (all when None). Scoring counts an id once, at its first place in the
+    ranking (docs/formats.md, "TREC run"); this finds the lines to name in the warning. It
+    reads the file again line by line, so callers ask only when the join found repeats."""
+    wanted = None if queries is None else set(queries)
+    first: dict[tuple[str, str], int] = {}
+    out: list[RepeatedId] = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if fmt == "trec":
+                toks = line.split()
+                if not toks or toks[0].startswith("#"):
+                    continue
+                pairs = [(toks[0], toks[2])]
+            else:
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                qid = str(obj["query_id"])
+                pairs = [(qid, str(r["id"])) for r in obj["results"]]
+                first.clear()  # a query is on one line only (the reader refuses it twice)
+            for pair in pairs:
+                if wanted is not None and pair[0] not in wanted:
+                    continue
+                if pair in first:
+                    out.append(RepeatedId(pair[0], pair[1], lineno, first[pair]))
+                else:
+                    first[pair] = lineno
+    return out
+
+
+def repeats_warning(path: str | Path, repeats: list[RepeatedId]) -> str:
+    """One line for a person: where the first repeat is, what scoring does, how many (the
+    command line's words: English)."""
+    r = repeats[0]
+    where = "earlier on this line" if r.line == r.first_line else f"first on line {r.first_line}"
+    queries = len({x.query_id for x in repeats})
+    return (
+        f"{path}:{r.line}: id {r.id!r} is listed again for query {r.query_id!r} ({where}): "
+        "an id counts once, at its first place in the ranking, so later copies are dropped "
+        f"(copies dropped: {len(repeats)}, in queries: {queries}; trec_eval refuses such a file)"
+    )

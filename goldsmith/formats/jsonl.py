@@ -292,7 +292,7 @@ def _check_closed(
 ) -> None:
     if ref is None:
         raise chk.fail(f"answer_type {kind} needs a reference_answer")
-    if kind == "number" and not answer_values.quantities(ref):
+    if kind == "number" and not answer_values.number_answer(ref):
         raise chk.fail(f"reference_answer {ref!r} states no number (answer_type number)")
     if kind == "date" and not answer_values.dates(ref):
         raise chk.fail(f"reference_answer {ref!r} states no date the rules read (answer_type date)")

@@ -1,5 +1,6 @@
-"""RAGAS-style datasets: exported from a golden set and a run (JSONL and CSV), loaded by the
-``datasets`` package's loaders with the expected columns, and read back byte for byte."""
+"""RAGAS datasets: exported from a golden set and a run (JSONL), loaded by the ``datasets``
+package's JSON loader with the expected columns, and read back byte for byte. RAGAS's own
+loaders and its ID-based context recall are in test_ragas_reads_our_datasets_as_we_claim.py."""
 
 from __future__ import annotations
 
@@ -16,10 +17,8 @@ from goldsmith.formats.ragas import (
     RUN_COLUMNS,
     RagasRow,
     ragas_answer_keys,
-    ragas_csv_pieces,
     ragas_jsonl_lines,
     ragas_rows,
-    read_ragas_csv,
     read_ragas_jsonl,
 )
 
@@ -80,9 +79,7 @@ def datasets_module(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("with_run", [False, True])
-def test_the_export_loads_with_the_datasets_json_and_csv_loaders(
-    tmp_path, datasets_module, with_run
-):
+def test_the_export_loads_with_the_datasets_json_loader(tmp_path, datasets_module, with_run):
     datasets, cache = datasets_module
     rows = ragas_rows(goldset.goldset_answer_keys(GOLD), chunks_of(GOLD), RUN if with_run else None)
     columns = [*GOLDEN_COLUMNS, *(RUN_COLUMNS if with_run else ())]
@@ -94,10 +91,6 @@ def test_the_export_loads_with_the_datasets_json_and_csv_loaders(
     assert ds[0]["reference_contexts"] == ["The refund period is 7 days."]
     if with_run:
         assert ds[1]["retrieved_contexts"] == ["退款需要订单号。"] and ds[1]["response"] == "订单号"
-    csv_path = tmp_path / "ragas.csv"
-    csv_path.write_bytes("".join(ragas_csv_pieces(rows)).encode("utf-8"))
-    ds_csv = datasets.load_dataset("csv", data_files=str(csv_path), split="train", cache_dir=cache)
-    assert ds_csv.column_names == columns and ds_csv[1]["user_input"] == "退款需要什么？"
 
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
@@ -137,25 +130,19 @@ def samples(draw):
 def test_ragas_files_read_back_byte_for_byte(tmp_path, rows):
     if not rows:
         return
-    for write, read, name in (
-        (ragas_jsonl_lines, read_ragas_jsonl, "r.jsonl"),
-        (ragas_csv_pieces, read_ragas_csv, "r.csv"),
-    ):
-        first = "".join(write(rows))
-        path = Path(tmp_path) / name
-        path.write_bytes(first.encode("utf-8"))
-        back = read(path)
-        assert back == rows, name
-        assert "".join(write(back)) == first
+    first = "".join(ragas_jsonl_lines(rows))
+    path = Path(tmp_path) / "r.jsonl"
+    path.write_bytes(first.encode("utf-8"))
+    back = read_ragas_jsonl(path)
+    assert back == rows
+    assert "".join(ragas_jsonl_lines(back)) == first
 
 
-def test_a_csv_cell_a_spreadsheet_would_run_is_neutralised_and_restored(tmp_path):
-    rows = [RagasRow("q1", "=1+1", "'=2", ("@x",), ("c1",))]
-    text = "".join(ragas_csv_pieces(rows))
-    assert "'=1+1" in text and "''=2" in text
-    path = tmp_path / "r.csv"
-    path.write_bytes(text.encode())
-    assert read_ragas_csv(path) == rows
+def test_a_text_a_spreadsheet_would_run_is_written_as_it_is():
+    # The file is for programs: a leading apostrophe would reach each of them as text.
+    rows = [RagasRow("q1", "=1+1", "-10 °C", ("@x",), ("c1",))]
+    text = "".join(ragas_jsonl_lines(rows))
+    assert '"reference":"-10 °C"' in text.replace(": ", ":") and "'" not in text
 
 
 def test_an_import_gives_answer_keys_and_names_bad_lines(tmp_path):
@@ -167,12 +154,3 @@ def test_an_import_gives_answer_keys_and_names_bad_lines(tmp_path):
     assert ragas_answer_keys(read_ragas_jsonl(path)) == (
         AnswerKey("q1", reference_answer="yes", query="q?"),
     )
-    csv_path = tmp_path / "r.csv"
-    csv_path.write_text("user_input,reference_contexts\nq?,\"['a', 'b']\"\nq2,[1\n")
-    with pytest.raises(FormatError, match=r"r\.csv:3: reference_contexts must be a JSON array"):
-        read_ragas_csv(csv_path)
-    csv_path.write_text("user_input,reference_contexts\nq?,\"['a', 'b']\"\n")
-    assert read_ragas_csv(csv_path)[0].reference_contexts == ("a", "b")  # as pandas writes it
-    csv_path.write_text("user_input,reference_contexts\nq?,a,b\n")
-    with pytest.raises(FormatError, match=r"r\.csv:2: expected 2 cells, found 3"):
-        read_ragas_csv(csv_path)

@@ -9,16 +9,16 @@ from annotation.management.commands._args import bad_input, project_named, versi
 from annotation.selectors.goldsets import export_stream, golden_queries, version_meta
 from goldsmith.formats.goldset import StreamingHash, goldset_lines
 
-FORMATS = ("jsonl", "trec", "beir", "csv", "ragas-jsonl", "ragas-csv")
+FORMATS = ("jsonl", "trec", "beir", "csv", "ragas-jsonl")
 
 
 class Command(BaseCommand):
     help = (
         "Export a golden-set version, streamed: jsonl (native, hash in its header), trec "
         "(qrels at PATH plus PATH.topics.tsv and PATH.meta.json), beir (zip), csv (plus "
-        "PATH.meta.json; judgments only, no answer keys), ragas-jsonl and ragas-csv "
-        "(user_input, reference, reference_contexts: the texts of the chunks the key facts "
-        "link to). The content hash is printed and written beside every file."
+        "PATH.meta.json; judgments only, no answer keys), ragas-jsonl (RAGAS's columns: "
+        "user_input, reference, reference_contexts and reference_context_ids: the chunks the "
+        "key facts link to). The content hash is printed and written beside every file."
     )
 
     def create_parser(self, prog_name, subcommand, **kwargs):

@@ -1,11 +1,10 @@
-"""When no judgment reaches the relevance level, every query silently drops out of the means:
-`goldsmith eval` says so on stderr and suggests `--relevance-level`, and a run report (its page
-and `run_evaluation`) carries the same warning."""
+"""When no judgment reaches the relevance level, every query would drop out of the means:
+`goldsmith eval` (and compare) refuse with exit 2, say why and suggest `--relevance-level`; a
+run report (its page and `run_evaluation`) carries the same sentence as a warning."""
 
 from __future__ import annotations
 
 import io
-import json
 from contextlib import redirect_stderr, redirect_stdout
 
 from django.core.management import CommandError, call_command
@@ -29,11 +28,11 @@ def files(tmp_path, grades: dict[str, int]):
     return str(qrels), str(run)
 
 
-def test_trec_qrels_that_mark_relevant_with_1_get_a_warning_and_a_way_out(tmp_path):
+def test_trec_qrels_that_mark_relevant_with_1_are_refused_with_a_way_out(tmp_path):
     qrels, run = files(tmp_path, {"a": 1, "b": 0, "c": 1})
     status, out, err = run_cli("eval", qrels, run, "-m", "recall@10", "--format", "json")
-    assert status == 0
-    assert json.loads(out)["aggregate"]["recall@10"]["n"] == 0
+    assert (status, out) == (2, "")
+    assert err.startswith("goldsmith: ") and err.count("\n") == 1
     assert f"no judgment in {qrels} reaches relevance level 2 (the highest grade is 1)" in err
     assert "add --relevance-level 1" in err
 
@@ -47,18 +46,19 @@ def test_qrels_with_a_relevant_grade_get_no_warning(tmp_path):
     assert run_cli("eval", qrels, run, "-m", "recall@10")[2] == ""
 
 
-def test_qrels_with_nothing_above_0_are_warned_without_a_level_to_suggest(tmp_path):
+def test_qrels_with_nothing_above_0_are_refused_without_a_level_to_suggest(tmp_path):
     qrels, run = files(tmp_path, {"a": 0})
-    err = run_cli("eval", qrels, run, "-m", "recall@10", "--relevance-level", "1")[2]
+    status, _, err = run_cli("eval", qrels, run, "-m", "recall@10", "--relevance-level", "1")
+    assert status == 2
     assert "reaches relevance level 1 (the highest grade is 0)" in err
     assert "--relevance-level" not in err
 
 
-def test_compare_warns_once_for_its_one_qrels_file(tmp_path):
+def test_compare_refuses_them_in_one_line(tmp_path):
     qrels, run = files(tmp_path, {"a": 1, "b": 1})
     status, _, err = run_cli("compare", qrels, run, run, "-m", "recall@10", "--permutations", "10")
-    assert status == 0
-    assert err.count("warning:") == 1
+    assert status == 2
+    assert err.count("\n") == 1 and "reaches relevance level 2" in err
 
 
 def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_path, capsys):
