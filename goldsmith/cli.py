@@ -1286,6 +1286,7 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
         "cohen_kappa_linear",
         "cohen_kappa_quadratic",
         "gwet_ac1",
+        "gwet_ac2_linear",
         "fleiss_kappa",
         "krippendorff_alpha_nominal",
         "krippendorff_alpha_ordinal",
@@ -1293,6 +1294,11 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
     for n in names:
         v = getattr(pooled, n)
         out.write(f"{n:<28} {'undefined' if v is None else f'{v:.4f}'}\n")
+    out.write(
+        "gwet_ac1, gwet_ac2_linear (linear weights on the label values) and fleiss_kappa are "
+        "Gwet's definitions for missing labels (as irrCAC): an item labelled once counts in "
+        "the category shares\n"
+    )
     if pooled.unanimous:
         out.write("every label is identical: kappa is undefined (unanimous, not ambiguous)\n")
     if pooled.pairwise:
