@@ -40,7 +40,7 @@ from goldsmith.answers import report as AR
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, RankedItem, StagedQuery
 
-ANSWER_METRICS = (S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH)
+ANSWER_METRICS = (S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH, S.SQUAD_EM)
 MAX_FIRST_STAGE_K = 1000
 
 
@@ -96,7 +96,7 @@ def _metric_names(
     """The stage and answer metrics this run can be scored on: first-stage recall at each K
     of the run and at the first stage's depth (chunk matching only: the first stage is matched
     by chunk id), and, when the version has answer keys, context recall at each K (the
-    headline K first: the quadrants cross it) and the four answer metrics."""
+    headline K first: the quadrants cross it) and the five answer metrics."""
     names: list[str] = []
     depth = max((len(s.candidates) for s in staged if s.candidates is not None), default=0)
     if depth and run.matching == Matching.CHUNK:
