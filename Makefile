@@ -13,6 +13,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	# BEIR's own loader checks our BEIR exports; its declared deps (torch, ...) are not needed.
 	$(PY) -m pip install --quiet --no-deps 'beir==2.2.0'
+	# irrCAC checks AC1, AC2 and Fleiss with missing labels; it pins scipy==1.12 and pandas<3,
+	# which its code does not need (tests/engine/test_ac1_ac2_and_fleiss_*_equal_irrcac.py).
+	$(PY) -m pip install --quiet --no-deps 'irrCAC==0.4.4'
 	@touch $@
 
 # The translation catalogs' .mo files are built here (run and test need install), never committed.

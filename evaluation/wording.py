@@ -323,8 +323,9 @@ ANSWER_METRIC_NAMES = {
     "context_recall": gettext_lazy("context recall"),
     "answer_correctness": gettext_lazy("answer correctness"),
     "fact_coverage": gettext_lazy("key facts stated"),
-    "answer_f1": gettext_lazy("token F1 against the reference"),
+    "answer_f1": gettext_lazy("F1 against the reference answers"),
     "exact_match": gettext_lazy("exact match (closed answers)"),
+    "squad_em": gettext_lazy("exact text match (open answers)"),
     "faithfulness": gettext_lazy("faithfulness (claims the contexts support)"),
     "answer_relevance": gettext_lazy("answer relevance (from the judge)"),
 }
@@ -367,6 +368,28 @@ _REASONS: list[tuple[re.Pattern[str], Any]] = [
      % m.groupdict()),
     (re.compile(r"token F1 (?P<f1>[\d.]+) against the reference answer"),
      lambda m: gettext("token F1 %(f1)s against the reference answer") % m.groupdict()),
+    (re.compile(r"CMRC 2018 F1 (?P<f1>[\d.]+) against the reference answer"
+                r"(?P<tail> \(no key facts\))?"),
+     lambda m: (gettext("CMRC 2018 F1 %(f1)s against the reference answer (no key facts)")
+                if m["tail"] else gettext("CMRC 2018 F1 %(f1)s against the reference answer"))
+     % {"f1": m["f1"]}),
+    (re.compile(r"(?P<kind>token|CMRC 2018) F1 (?P<f1>[\d.]+) against reference answer "
+                r"(?P<i>\d+) of (?P<n>\d+)(?P<tail> \(no key facts\))?"),
+     lambda m: (gettext("%(kind)s F1 %(f1)s against reference answer %(i)s of %(n)s "
+                        "(no key facts)") if m["tail"]
+                else gettext("%(kind)s F1 %(f1)s against reference answer %(i)s of %(n)s"))
+     % {"kind": gettext("token") if m["kind"] == "token" else "CMRC 2018", "f1": m["f1"],
+        "i": m["i"], "n": m["n"]}),
+    (re.compile(r"the text of the reference answer \((?P<rule>.+) normalisation\)"),
+     lambda m: gettext("the text of the reference answer (%(rule)s normalisation)")
+     % m.groupdict()),
+    (re.compile(r"the text of reference answer (?P<i>\d+) of (?P<n>\d+) "
+                r"\((?P<rule>.+) normalisation\)"),
+     lambda m: gettext("the text of reference answer %(i)s of %(n)s (%(rule)s normalisation)")
+     % m.groupdict()),
+    (re.compile(r"not the text of a reference answer \((?P<rule>.+) normalisation\)"),
+     lambda m: gettext("not the text of a reference answer (%(rule)s normalisation)")
+     % m.groupdict()),
     (re.compile(r"missing from the run"), lambda m: gettext("missing from the run")),
     (re.compile(r"no response in the run"), lambda m: gettext("no response in the run")),
     (re.compile(r"says (?P<a>.+), as the reference"),

@@ -25,8 +25,10 @@ Conventions (docs/design.md "Agreement conventions"):
   pairs (for two annotators: the share of items where they agree).
 - With more than two annotators ``cohen_kappa`` is the mean of the defined pairwise kappas,
   reported beside Fleiss' kappa.
-- Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha use every item with at least two labels
-  (items may have different numbers of labels).
+- Krippendorff's alpha uses every item with at least two labels (items may have different
+  numbers of labels). Fleiss' kappa, Gwet's AC1 and AC2 follow Gwet's definitions for missing
+  labels (the irrCAC package): agreement over the items with at least two labels, the category
+  shares over every labelled item, one label being enough.
 """
 
 from __future__ import annotations
@@ -200,41 +202,84 @@ def two_rater_group_stats(group: NDArray[np.int64], a: FloatArray, b: FloatArray
 # Any number of annotators
 
 
+def _gwet_shares(m: FloatArray, cats: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """Gwet's ingredients for ratings with missing labels: ``(counts of the items with ≥ 2
+    labels, π)`` with π_k = (1/n) Σ_i r_ik / r_i over the n items with at least one label, an
+    item labelled once counting in the shares (Gwet, *Handbook of Inter-Rater Reliability*,
+    4th ed., ch. 2; the irrCAC package). None when no item has two labels."""
+    counts = _counts(m, cats)
+    per_item = counts.sum(axis=1)
+    rated = counts[per_item >= 1]
+    if not (per_item >= 2).any():
+        return None
+    pi: FloatArray = (rated / rated.sum(axis=1, keepdims=True)).mean(axis=0)
+    return counts[per_item >= 2], pi
+
+
 def fleiss_kappa(
     ratings: Sequence[Sequence[float | None]] | FloatArray, categories: Sequence[int] | None = None
 ) -> float | None:
-    """Fleiss' kappa: (P̄ − P_e) / (1 − P_e), P̄ the mean pairwise agreement per item, P_e = Σ p_k²
-    with p_k the share of all labels in category k (items with ≥ 2 labels)."""
+    """Fleiss' kappa as Gwet extends it to missing labels (the irrCAC package's ``fleiss``):
+    (p_a − p_e) / (1 − p_e), p_a the mean over items with ≥ 2 labels of the share of agreeing
+    pairs, p_e = Σ π_k² with π_k the mean over every labelled item (one label is enough) of the
+    share of its labels in category k. With complete data π_k is the share of all labels in k,
+    Fleiss' own definition. None when no item has two labels or p_e = 1."""
     m = _matrix(ratings)
-    counts = _counts(m, _categories(m, categories))
-    counts = counts[counts.sum(axis=1) >= 2]
-    if len(counts) == 0:
+    parts = _gwet_shares(m, _categories(m, categories))
+    if parts is None:
         return None
-    p_bar = float(_item_agreement(counts).mean())
-    p_k = counts.sum(axis=0) / counts.sum()
-    p_e = float((p_k**2).sum())
+    counts, pi = parts
+    p_a = float(_item_agreement(counts).mean())
+    p_e = float((pi**2).sum())
     if 1.0 - p_e <= _EPS:
         return None
-    return (p_bar - p_e) / (1.0 - p_e)
+    return (p_a - p_e) / (1.0 - p_e)
 
 
 def gwet_ac1(
     ratings: Sequence[Sequence[float | None]] | FloatArray, categories: Sequence[int] | None = None
 ) -> float | None:
-    """Gwet's AC1: (p_a − p_e) / (1 − p_e) with p_a the mean pairwise agreement per item,
-    π_k the mean over items of the share of the item's labels in category k, and
-    p_e = Σ π_k (1 − π_k) / (K − 1), K the number of categories (observed unless given;
-    p_e = 0 when K = 1). Items with ≥ 2 labels. Robust to the kappa paradox."""
+    """Gwet's AC1 as Gwet defines it with missing labels (the irrCAC package's ``gwet``):
+    (p_a − p_e) / (1 − p_e), p_a the mean over items with ≥ 2 labels of the share of agreeing
+    pairs, p_e = Σ π_k (1 − π_k) / (K − 1) with π_k the mean over every labelled item (one label
+    is enough) of the share of its labels in category k, K the number of categories (observed
+    unless given). K = 1 gives 1 (every label agrees; irrCAC divides by 1 − 10⁻¹⁵ there). None
+    when no item has two labels. Robust to the kappa paradox."""
+    return gwet_ac2(ratings, categories, weights=None)
+
+
+def gwet_ac2(
+    ratings: Sequence[Sequence[float | None]] | FloatArray,
+    categories: Sequence[int] | None = None,
+    weights: Literal["linear"] | None = "linear",
+) -> float | None:
+    """Gwet's AC2 (weighted AC1) as irrCAC computes it, for ordinal labels: with
+    w_kl = 1 − |c_k − c_l| / (c_max − c_min) on the category values c (``linear``; ``None``:
+    w = identity, which is AC1), p_a = mean over items with ≥ 2 labels of
+    Σ_k r_ik (r*_ik − 1) / (r_i (r_i − 1)) with r*_ik = Σ_l w_kl r_il, and
+    p_e = (Σ_kl w_kl) / (K (K − 1)) · Σ_k π_k (1 − π_k), π as for :func:`gwet_ac1`.
+    The categories are the observed labels unless given (give the whole scale, e.g. 0, 1, 2,
+    so that 0 and 2 are as far apart as the scale says)."""
     m = _matrix(ratings)
     cats = _categories(m, categories)
-    counts = _counts(m, cats)
-    counts = counts[counts.sum(axis=1) >= 2]
-    if len(counts) == 0:
+    parts = _gwet_shares(m, cats)
+    if parts is None:
         return None
-    p_a = float(_item_agreement(counts).mean())
-    pi = (counts / counts.sum(axis=1, keepdims=True)).mean(axis=0)
+    counts, pi = parts
     k = len(cats)
-    p_e = float((pi * (1 - pi)).sum() / (k - 1)) if k > 1 else 0.0
+    if k < 2:
+        return 1.0
+    if weights is None:
+        w = np.eye(k)
+    elif weights == "linear":
+        w = 1.0 - np.abs(cats[:, None] - cats[None, :]) / float(cats.max() - cats.min())
+    else:
+        raise ValueError(f"weights must be 'linear' or None, not {weights!r}")
+    n_i = counts.sum(axis=1)
+    p_a = float(((counts * (counts @ w.T - 1)).sum(axis=1) / (n_i * (n_i - 1))).mean())
+    p_e = float(w.sum() / (k * (k - 1)) * (pi * (1 - pi)).sum())
+    if 1.0 - p_e <= _EPS:
+        return None
     return (p_a - p_e) / (1.0 - p_e)
 
 
@@ -293,7 +338,9 @@ class AgreementReport:
 
     ``unanimous``: every label given is the same, so every kappa is undefined (None) — this is
     full agreement, not ambiguity. ``max_label_gap``: the largest difference between two
-    labels of one item (2 on the 0/1/2 scale flags a query for adjudication)."""
+    labels of one item (2 on the 0/1/2 scale flags a query for adjudication).
+    ``gwet_ac1``, ``gwet_ac2_linear`` and ``fleiss_kappa`` are Gwet's definitions for missing
+    labels (irrCAC's): an item labelled once counts in the category shares."""
 
     n_items: int
     n_annotators: int
@@ -303,6 +350,7 @@ class AgreementReport:
     cohen_kappa_linear: float | None
     cohen_kappa_quadratic: float | None
     gwet_ac1: float | None
+    gwet_ac2_linear: float | None
     fleiss_kappa: float | None
     krippendorff_alpha_nominal: float | None
     krippendorff_alpha_ordinal: float | None
@@ -355,6 +403,7 @@ def agreement_report(
         cohen_kappa_linear=_mean(p.kappa_linear for p in pairs),
         cohen_kappa_quadratic=_mean(p.kappa_quadratic for p in pairs),
         gwet_ac1=gwet_ac1(m, categories),
+        gwet_ac2_linear=gwet_ac2(m, categories, weights="linear"),
         fleiss_kappa=fleiss_kappa(m, categories),
         krippendorff_alpha_nominal=krippendorff_alpha(m, "nominal", categories),
         krippendorff_alpha_ordinal=krippendorff_alpha(m, "ordinal", categories),

@@ -115,6 +115,14 @@ def _add_eval_options(p: argparse.ArgumentParser) -> None:
         default="exclude",
         help="queries without a relevant chunk: left out of means (default) or 0",
     )
+    p.add_argument(
+        "--convention",
+        choices=M.CONVENTIONS,
+        default="goldsmith",
+        help="which queries the means are over: goldsmith (default: queries with a relevant "
+        "chunk, missing ones 0; neither of trec_eval's), trec_eval (its default: the run's "
+        "queries with a judgment), trec_eval-c (trec_eval -c: every judged query, missing 0)",
+    )
     p.add_argument("--qrels-format", choices=("trec", "jsonl", "goldset"))
     p.add_argument("--run-format", choices=("trec", "jsonl"))
     p.add_argument(
@@ -433,6 +441,7 @@ def _settings(args: argparse.Namespace) -> M.EvalSettings:
         pass_threshold=args.pass_threshold,
         order=args.order,
         no_relevant=args.no_relevant,
+        convention=getattr(args, "convention", "goldsmith"),
     )
 
 
@@ -754,6 +763,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
         doc: dict[str, Any] = {
             "settings": {
                 **settings.as_dict(),
+                "means_over": settings.means_over(),
                 "metrics": metrics,
                 "bootstrap": args.bootstrap,
                 "seed": args.seed,
@@ -929,12 +939,15 @@ def _eval_table(
         ci = f"[{_f(a.ci_low)}, {_f(a.ci_high)}]"
         out.write(f"{m:<{width}}  {_f(a.mean):>6}  {ci:^16}  {a.n:>6}\n")
     s = result.settings
+    zero = s.no_relevant == "zero" or s.convention != "goldsmith"
     out.write(
         f"\n{len(result.query_ids)} judged queries: {int(result.included.sum())} in the means, "
         f"{len(result.no_relevant)} without a relevant chunk "
-        f"({'left out' if s.no_relevant == 'exclude' else 'scored 0'}), "
-        f"{len(result.missing_from_run)} missing from the run (scored 0); "
+        f"({'scored 0' if zero else 'left out'}), "
+        f"{len(result.missing_from_run)} missing from the run "
+        f"({'left out' if s.convention == 'trec_eval' else 'scored 0'}); "
         f"{len(result.not_in_judgments)} run queries without judgments (ignored).\n"
+        f"means over: {s.means_over()}.\n"
         f"relevant: grade >= {s.relevance_threshold}; gain {s.gain}; order {s.order}; "
         f"pass threshold {s.pass_threshold:g}.\n"
     )
@@ -1401,6 +1414,7 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
         "cohen_kappa_linear",
         "cohen_kappa_quadratic",
         "gwet_ac1",
+        "gwet_ac2_linear",
         "fleiss_kappa",
         "krippendorff_alpha_nominal",
         "krippendorff_alpha_ordinal",
@@ -1408,6 +1422,11 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
     for n in names:
         v = getattr(pooled, n)
         out.write(f"{n:<28} {'undefined' if v is None else f'{v:.4f}'}\n")
+    out.write(
+        "gwet_ac1, gwet_ac2_linear (linear weights on the label values) and fleiss_kappa are "
+        "Gwet's definitions for missing labels (as irrCAC): an item labelled once counts in "
+        "the category shares\n"
+    )
     if pooled.unanimous:
         out.write("every label is identical: kappa is undefined (unanimous, not ambiguous)\n")
     if pooled.pairwise:

@@ -36,8 +36,17 @@ of the query with grade ≥ threshold, ``n`` = number of (deduplicated) results 
 - A query with R = 0 ("no relevant chunk") is left out of every mean and listed separately
   (``no_relevant="exclude"``, the default) or scored like trec_eval (``"zero"``).
 - A judged query missing from the run scores 0 on every metric and stays in the means. Run
-  queries without judgments are ignored and listed. Duplicate ids in one list count once, at
-  their first position; later copies are dropped and the list closes up.
+  queries without judgments are ignored and listed. In trec_eval's terms this default
+  (``convention="goldsmith"``) is neither trec_eval's default nor its ``-c``: the means are
+  over the queries with a relevant chunk, those missing from the run scoring 0.
+  ``convention="trec_eval"`` averages as trec_eval does by default: over the run's queries that
+  have a judgment in the qrels (relevant or not; one without a relevant chunk scores 0, as
+  trec_eval's measures give), leaving out the golden queries missing from the run;
+  ``"trec_eval-c"`` as ``trec_eval -c``: over every query with a judgment, one missing from the
+  run scoring 0. Both score the queries without a relevant chunk whatever ``no_relevant``
+  says.
+- Duplicate ids in one list count once, at their first position; later copies are dropped and
+  the list closes up.
 - ``order="rank"`` keeps the order the retriever returned (TREC: rank column, then file order);
   ``order="score"`` sorts by score descending, ties broken by chunk id in descending byte order
   (trec_eval's ``comp_sim_docno`` rule), so results match trec_eval exactly.
@@ -65,6 +74,8 @@ BytesArray = NDArray[np.bytes_]
 Order = Literal["rank", "score"]
 Gain = Literal["linear", "exp"]
 NoRelevant = Literal["exclude", "zero"]
+Convention = Literal["goldsmith", "trec_eval", "trec_eval-c"]
+CONVENTIONS: tuple[Convention, ...] = ("goldsmith", "trec_eval", "trec_eval-c")
 
 DEFAULT_METRICS: tuple[str, ...] = (
     "recall@5",
@@ -100,8 +111,13 @@ class EvalSettings:
     pass_threshold: float = 0.7
     order: Order = "rank"
     no_relevant: NoRelevant = "exclude"
+    convention: Convention = "goldsmith"
 
     def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise ValueError(
+                f"convention must be one of {', '.join(CONVENTIONS)}, not {self.convention!r}"
+            )
         if self.gain not in ("linear", "exp"):
             raise ValueError(f"gain must be 'linear' or 'exp', not {self.gain!r}")
         if self.order not in ("rank", "score"):
@@ -112,7 +128,30 @@ class EvalSettings:
             raise ValueError(f"pass_threshold must be in [0, 1], not {self.pass_threshold}")
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings as a dict; ``convention`` only when it is not the default (stored
+        reports and their comparisons keep the keys they had)."""
+        out = asdict(self)
+        if self.convention == "goldsmith":
+            del out["convention"]
+        return out
+
+    def means_over(self) -> str:
+        """Which queries the means are over, in trec_eval's terms (every report says it)."""
+        if self.convention == "trec_eval":
+            return (
+                "trec_eval's default: the run's queries with a judgment (relevant or not), "
+                "golden queries missing from the run left out"
+            )
+        if self.convention == "trec_eval-c":
+            return (
+                "trec_eval -c: every query with a judgment (relevant or not), one missing "
+                "from the run scoring 0"
+            )
+        without = "left out" if self.no_relevant == "exclude" else "scoring 0"
+        return (
+            f"Goldsmith's default, neither trec_eval's default nor -c: queries without a "
+            f"relevant chunk {without}, golden queries missing from the run scoring 0"
+        )
 
 
 @dataclass(frozen=True)
@@ -595,7 +634,13 @@ def evaluate(
         )
     n_rel = (arrays.ideal >= settings.relevance_threshold).sum(axis=1)
     no_rel = n_rel == 0
-    included = ~no_rel if settings.no_relevant == "exclude" else np.ones(n_q, dtype=bool)
+    if settings.convention == "goldsmith":
+        included = ~no_rel if settings.no_relevant == "exclude" else np.ones(n_q, dtype=bool)
+    else:  # trec_eval knows a query by its qrels lines: one judgment at least
+        judged = (
+            ~np.isnan(arrays.ideal).all(axis=1) if arrays.ideal.shape[1] else np.zeros(n_q, bool)
+        )
+        included = judged & arrays.in_run if settings.convention == "trec_eval" else judged
     values[~included] = np.nan
     qids = arrays.query_ids
     return EvalResult(

@@ -391,6 +391,7 @@ def build_report(
     report: dict[str, Any] = {
         "settings": {
             **s.eval_settings().as_dict(),
+            "means_over": s.eval_settings().means_over(),
             "ks": sorted(set(s.ks)),
             "matching": s.matching,
             "headline_k": k,

@@ -45,6 +45,15 @@ class AnswerKeyInput(serializers.Serializer):
     reference_answer = serializers.CharField(
         allow_null=True, required=False, default=None, trim_whitespace=False
     )
+    reference_answers = serializers.ListField(
+        child=serializers.CharField(trim_whitespace=False),
+        required=False,
+        default=list,
+        help_text=gettext_lazy(
+            "every reference answer, the primary one first (answer F1 and exact match take the "
+            "best of them); reference_answer, when given, must be the first"
+        ),
+    )
     answer_type = serializers.ChoiceField(
         choices=ANSWER_TYPES, allow_null=True, required=False, default=None
     )
@@ -74,6 +83,8 @@ def _given(request: Request) -> dict[str, object]:
     given = dict(data.validated_data)
     if not given["choices"]:
         given["choices"] = None  # the engine reads an empty list as "choices given"
+    if not given["reference_answers"]:
+        given["reference_answers"] = None  # the engine refuses an empty list
     return given
 
 

@@ -152,6 +152,9 @@ class GoldenItem(FrozenModel):
     answer_type = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     choices = models.JSONField(default=list)
     reference_facts = models.JSONField(default=list)  # [{"text": ..., "chunk_ids": [...]}]
+    # Further reference answers, `reference_answers` in the file after the primary one
+    # (written, and hashed, only when there are some: older versions keep their hash).
+    reference_alternatives = models.JSONField(default=list)
 
     class Meta(FrozenModel.Meta):
         constraints = [

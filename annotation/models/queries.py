@@ -39,6 +39,9 @@ class Query(models.Model):
     answer_type = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     choices = models.JSONField(default=list, blank=True)
     reference_facts = models.JSONField(default=list, blank=True)
+    # Further reference answers (SQuAD and CMRC 2018 have several per question): answer F1 and
+    # exact match take the best over `reference_answer` and these.
+    reference_alternatives = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [

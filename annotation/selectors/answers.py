@@ -25,8 +25,9 @@ def answer_key_get(*, project: Project, query_id: int) -> dict[str, Any]:
     """The answer key of one of `project`'s queries, as the native format names its fields.
     Raises Query.DoesNotExist."""
     query = Query.objects.only(
-        "id", "reference_answer", "answer_type", "choices", "reference_facts"
-    ).get(project=project, pk=query_id)
+        "id", "reference_answer", "answer_type", "choices", "reference_facts",
+        "reference_alternatives",
+    ).get(project=project, pk=query_id)  # fmt: skip
     return answer_key_json(query)
 
 
@@ -34,6 +35,11 @@ def answer_key_json(query: Query) -> dict[str, Any]:
     return {
         "query_id": query.pk,
         "reference_answer": query.reference_answer,
+        "reference_answers": (
+            [query.reference_answer, *query.reference_alternatives]
+            if query.reference_answer is not None
+            else []
+        ),
         "answer_type": query.answer_type,
         "choices": list(query.choices),
         "reference_facts": [
@@ -46,6 +52,7 @@ def empty_key(query_id: int) -> dict[str, Any]:
     return {
         "query_id": query_id,
         "reference_answer": None,
+        "reference_answers": [],
         "answer_type": None,
         "choices": [],
         "reference_facts": [],

@@ -31,7 +31,7 @@ from goldsmith.formats.trec import topics_pieces, trec_qrels_pieces
 EXPORT_FORMATS = ("jsonl", "trec", "topics", "beir", "csv", "ragas-jsonl")
 ITEM_FIELDS = (
     "id", "query_id", "text", "category", "stratum", "weight", "split", "reference_answer",
-    "answer_type", "choices", "reference_facts",
+    "answer_type", "choices", "reference_facts", "reference_alternatives",
 )  # fmt: skip
 BATCH = 1000  # items per read batch (≈ 30 000 judgments for a typical version)
 
@@ -68,7 +68,20 @@ def golden_queries(
             )
         ):
             judged[item_id].append(GoldJudgment(cid, grade, doc, s, e, provenance, text))
-        for pk, qid, text, category, stratum, weight, split, answer, kind, choices, facts in items:
+        for (
+            pk,
+            qid,
+            text,
+            category,
+            stratum,
+            weight,
+            split,
+            answer,
+            kind,
+            choices,
+            facts,
+            more,
+        ) in items:
             yield GoldenQuery(
                 query_id=qid,
                 query=text,
@@ -81,6 +94,7 @@ def golden_queries(
                 answer_type=kind,
                 choices=tuple(choices),
                 reference_facts=_facts(facts),
+                reference_alternatives=tuple(more),
             )
 
 

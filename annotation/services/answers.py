@@ -35,7 +35,9 @@ def _field_of(message: str) -> str:
     """The field an engine message is about (the first word it names, e.g.
     ``reference_facts[1].chunk_ids[0]``), or ``answer_type`` for a message about the type."""
     head = message.split(" ", 1)[0].rstrip(":")
-    for name in ("reference_answer", "answer_type", "choices", "reference_facts"):
+    for name in (
+        "reference_answers", "reference_answer", "answer_type", "choices", "reference_facts",
+    ):  # fmt: skip
         if head.startswith(name):
             return head
     return "answer_type"
@@ -65,8 +67,9 @@ def _check_links(key: AnswerKey, known: set[str], message: str) -> None:
 @transaction.atomic
 def answer_key_set(*, project: Project, query_id: int, data: dict[str, Any]) -> Query:
     """Replace the answer key of one of `project`'s queries with `data` (the native format's
-    fields: ``reference_answer``, ``answer_type``, ``choices``, ``reference_facts``; a field
-    left out is cleared). Raises Query.DoesNotExist, or AnswerKeyError naming the field."""
+    fields: ``reference_answer``, ``reference_answers`` (every reference answer, the primary
+    first), ``answer_type``, ``choices``, ``reference_facts``; a field left out is cleared).
+    Raises Query.DoesNotExist, or AnswerKeyError naming the field."""
     query = Query.objects.select_for_update().get(project=project, pk=query_id)
     key = _checked(query, data)
     linked = {c for f in key.facts for c in f.chunk_ids}
@@ -81,7 +84,13 @@ def answer_key_set(*, project: Project, query_id: int, data: dict[str, Any]) -> 
     query.answer_type = key.answer_type
     query.choices = list(key.choices)
     query.reference_facts = facts_json(key.facts)
-    query.save(update_fields=["reference_answer", "answer_type", "choices", "reference_facts"])
+    query.reference_alternatives = list(key.alternatives)
+    query.save(
+        update_fields=[
+            "reference_answer", "answer_type", "choices", "reference_facts",
+            "reference_alternatives",
+        ]
+    )  # fmt: skip
     return query
 
 

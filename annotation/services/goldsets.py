@@ -67,7 +67,7 @@ ITEM_COLUMNS = [
     ("version_id", "int8"), ("position", "int4"), ("query_id", "varchar"), ("text", "text"),
     ("category", "varchar"), ("stratum", "varchar"), ("weight", "float8"), ("split", "varchar"),
     ("reference_answer", "text"), ("answer_type", "varchar"), ("choices", "jsonb"),
-    ("reference_facts", "jsonb"),
+    ("reference_facts", "jsonb"), ("reference_alternatives", "jsonb"),
 ]  # fmt: skip
 JUDGMENT_COLUMNS = [
     ("item_id", "int8"), ("position", "int4"), ("chunk_id", "varchar"), ("doc_id", "varchar"),
@@ -76,7 +76,7 @@ JUDGMENT_COLUMNS = [
 ]  # fmt: skip
 FREEZE_QUERY_FIELDS = (
     "id", "text", "category", "stratum", "weight",
-    "reference_answer", "answer_type", "choices", "reference_facts",
+    "reference_answer", "answer_type", "choices", "reference_facts", "reference_alternatives",
 )  # fmt: skip
 RESERVED_LABELS = frozenset({"diff", "import", "freeze"})
 JUDGMENT_BATCH = 2000
@@ -255,7 +255,8 @@ def _store(
         ITEM_COLUMNS,
         [
             (version.pk, position, r.query_id, r.query, r.category, r.stratum, r.weight, r.split,
-             r.reference_answer, r.answer_type, list(r.choices), facts_json(r.reference_facts))
+             r.reference_answer, r.answer_type, list(r.choices), facts_json(r.reference_facts),
+             list(r.reference_alternatives))
             for position, r in enumerate(ordered)
         ],
     )  # fmt: skip
@@ -397,8 +398,9 @@ def golden_set_version_freeze(
             answer_type=answer_type or None,
             choices=tuple(choices or ()),
             reference_facts=_frozen_facts(pk, facts, judged.get(pk, ())),
+            reference_alternatives=tuple(more or ()) if answer is not None else (),
         )
-        for pk, text, category, stratum, weight, answer, answer_type, choices, facts in rows
+        for pk, text, category, stratum, weight, answer, answer_type, choices, facts, more in rows
     ]
     guideline = latest_guideline_version(project.pk)
     agreement = _agreement_summary(project, approved)

@@ -381,6 +381,7 @@ def _adjudicate_page(
     key = merge or {
         **drafts.key,
         "choices_text": "\n".join(drafts.key["choices"]),
+        "alternatives_text": "\n".join(drafts.key.get("reference_answers", [])[1:]),
         "facts": [(f["text"], " ".join(f["chunk_ids"])) for f in drafts.key["reference_facts"]],
     }
     return render(
@@ -406,7 +407,8 @@ def _adjudicate_page(
 @require_POST
 def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
     """Save the lead's merge of the annotators' drafts as the query's answer key: the reference
-    answer, its type, the choices (one per line) and the key facts (`fact-text` with
+    answer, further reference answers (one per line), its type, the choices (one per line) and
+    the key facts (`fact-text` with
     `fact-chunks`, chunk ids between spaces; a row without words is left out)."""
     project, membership = project_access(
         user=request.user, project_id=project_id, action=Action.LEAD
@@ -416,6 +418,8 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
     kind = request.POST.get("answer_type", "")
     choices_text = request.POST.get("choices", "")
     choices = [line.strip() for line in choices_text.splitlines() if line.strip()]
+    alternatives_text = request.POST.get("reference_alternatives", "")
+    alternatives = [line.strip() for line in alternatives_text.splitlines() if line.strip()]
     rows = list(
         zip(request.POST.getlist("fact-text"), request.POST.getlist("fact-chunks"), strict=False)
     )
@@ -426,6 +430,8 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
         "choices": choices or None,
         "reference_facts": facts,
     }
+    if alternatives and data["reference_answer"] is not None:
+        data["reference_answers"] = [data["reference_answer"], *alternatives]
     try:
         answer_key_set(project=project, query_id=query_id, data=data)
     except Query.DoesNotExist:
@@ -435,6 +441,7 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
             "reference_answer": data["reference_answer"],
             "answer_type": data["answer_type"],
             "choices_text": choices_text,
+            "alternatives_text": alternatives_text,
             "facts": [(t, c) for t, c in rows if t.strip() or c.strip()],
             "error_field": error.field,
         }

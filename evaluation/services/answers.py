@@ -41,7 +41,7 @@ from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, RankedItem, StagedQuery
 
 ANSWER_METRICS = (
-    S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH, S.FAITHFULNESS,
+    S.ANSWER_CORRECTNESS, S.FACT_COVERAGE, S.ANSWER_F1, S.EXACT_MATCH, S.SQUAD_EM, S.FAITHFULNESS,
 )  # fmt: skip
 # Scored only by a run's answer judge (no rule pretends to know it).
 JUDGE_METRICS = (S.ANSWER_RELEVANCE,)

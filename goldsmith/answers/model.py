@@ -34,7 +34,10 @@ class AnswerKey:
     """What a golden query's answer should be.
 
     ``answer_type`` None means not stated; a reference answer without a type is scored as
-    ``open``. ``choices`` is the list a ``choice`` answer picks from (required for that type,
+    ``open``. ``alternatives`` are further reference answers (as SQuAD and CMRC 2018 have
+    several per question): answer F1 and exact match take the best over
+    :attr:`references`, ``reference_answer`` being the primary one the other metrics read.
+    ``choices`` is the list a ``choice`` answer picks from (required for that type,
     empty otherwise); ``query`` and ``category`` are carried for the extractive answerer, the
     RAGAS export and per-category quadrants."""
 
@@ -45,6 +48,18 @@ class AnswerKey:
     facts: tuple[KeyFact, ...] = ()
     query: str | None = None
     category: str | None = None
+    alternatives: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.alternatives and self.reference_answer is None:
+            raise ValueError("further reference answers need a primary reference answer")
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        """Every reference answer, the primary first (empty when there is none)."""
+        if self.reference_answer is None:
+            return ()
+        return (self.reference_answer, *self.alternatives)
 
     @property
     def scored_type(self) -> AnswerType:

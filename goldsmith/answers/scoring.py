@@ -9,11 +9,15 @@ Pure module (numpy and the standard library). Definitions (docs/design.md, "Answ
   :func:`goldsmith.answers.text.fact_in` against the top K context texts (rule ``containment``
   or ``overlap``). Queries without key facts are not scored.
 - ``fact_coverage``: the share of key facts the response states, by the same text rule.
-- ``answer_f1``: token F1 of the response against the reference answer
-  (:func:`goldsmith.answers.text.token_f1`: SQuAD's for English, ``zh-words`` for Chinese).
+- ``answer_f1``: F1 of the response against the reference answers, the best over them
+  (:func:`goldsmith.answers.text.token_f1`: SQuAD v2.0's token F1 for English, CMRC 2018's
+  character F1 for Chinese).
+- ``squad_em`` (open answers): 1 when the response is the text of a reference answer after the
+  official normalisation (:func:`goldsmith.answers.text.text_exact_match`: SQuAD v2.0's, and
+  CMRC 2018's for Chinese), else 0; the best over the reference answers.
 - ``exact_match`` (closed types only: number, date, boolean, choice): 1 when the response
-  states the reference value after normalisation (:mod:`goldsmith.answers.values`) and no
-  other value of the same kind, else 0.
+  states a reference value after normalisation (:mod:`goldsmith.answers.values`) and no
+  other value of the same kind, else 0 (the best over the reference answers).
 - **conflict**: a number with a unit, or a date, in the response that contradicts every
   number of that dimension (or every date) of the reference answer and its facts ("says 14
   days, reference 7 days").
@@ -54,9 +58,10 @@ ANSWER_F1 = "answer_f1"
 EXACT_MATCH = "exact_match"
 FAITHFULNESS = "faithfulness"
 ANSWER_RELEVANCE = "answer_relevance"
+SQUAD_EM = "squad_em"
 ANSWER_FAMILIES: tuple[str, ...] = (
-    CONTEXT_RECALL, ANSWER_CORRECTNESS, FACT_COVERAGE, ANSWER_F1, EXACT_MATCH, FAITHFULNESS,
-    ANSWER_RELEVANCE,
+    CONTEXT_RECALL, ANSWER_CORRECTNESS, FACT_COVERAGE, ANSWER_F1, EXACT_MATCH, SQUAD_EM,
+    FAITHFULNESS, ANSWER_RELEVANCE,
 )  # fmt: skip
 JUDGE_ONLY: tuple[str, ...] = (ANSWER_RELEVANCE,)  # no rule scores these
 FIRST_STAGE = "first_stage:"
@@ -320,7 +325,7 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     """Contradictions of the response with the reference answer and its facts: each number
     with a unit whose dimension the reference states but whose value it never gives, and each
     date that agrees with none of the reference's dates ("says 14 days, reference 7 days")."""
-    reference = " \n ".join([key.reference_answer or "", *(f.text for f in key.facts)])
+    reference = " \n ".join([*key.references, *(f.text for f in key.facts)])
     ref_numbers = V.quantities(reference, bare_words=False)
     ref_dates = V.dates(reference)
     out: list[str] = []
@@ -340,8 +345,21 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
 
 
 def exact_match(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[float, str]:
-    """(1 or 0, reason) for a closed answer type (see the module docstring)."""
-    ref = key.reference_answer or ""
+    """(1 or 0, reason) for a closed answer type (see the module docstring): the first
+    reference answer the response matches, else the primary one's reason."""
+    first: tuple[float, str] | None = None
+    for ref in key.references or ("",):
+        value, why = _exact_match_one(key, ref, response, settings)
+        if value == 1.0:
+            return value, why
+        first = first or (value, why)
+    assert first is not None
+    return first
+
+
+def _exact_match_one(
+    key: AnswerKey, ref: str, response: str, settings: AnswerSettings
+) -> tuple[float, str]:
     kind = key.scored_type
     if kind == "number":
         return _number_match(ref, response, settings.number_tolerance)
@@ -406,6 +424,37 @@ def _date_match(ref: str, response: str) -> tuple[float, str]:
     if others:
         return 0.0, f"says {V.iso(hits[0])} but also {V.iso(others[0])}"
     return 1.0, f"says {V.iso(hits[0])}, as the reference"
+
+
+def _which(at: int, n: int) -> str:
+    return "the reference answer" if n == 1 else f"reference answer {at + 1} of {n}"
+
+
+def answer_f1(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[float, str]:
+    """(value, reason) of ``answer_f1``: the best F1 over the reference answers."""
+    refs = key.references
+    f1, at = T.best_over_references(T.token_f1, response, refs, settings.tokenizer)
+    kind = (
+        "CMRC 2018 F1"
+        if settings.tokenizer == T.AUTO and T.is_cmrc_pair(response, refs[at])
+        else "token F1"
+    )
+    return f1, f"{kind} {f1:.2f} against {_which(at, len(refs))}"
+
+
+def squad_em(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[float, str]:
+    """(1 or 0, reason) of ``squad_em``: the response is a reference answer's text after the
+    pair's normalisation (SQuAD v2.0's, CMRC 2018's for Chinese)."""
+    refs = key.references
+    em, at = T.best_over_references(T.text_exact_match, response, refs, settings.tokenizer)
+    rule = (
+        "CMRC 2018"
+        if settings.tokenizer == T.AUTO and T.is_cmrc_pair(response, refs[at])
+        else "SQuAD v2.0"
+    )
+    if em == 1.0:
+        return em, f"the text of {_which(at, len(refs))} ({rule} normalisation)"
+    return em, f"not the text of a reference answer ({rule} normalisation)"
 
 
 def score_query(
@@ -495,8 +544,14 @@ def score_query(
             elif response is None:
                 record(name, 0.0, absent)
             else:
-                f1 = T.token_f1(response, key.reference_answer, settings.tokenizer)
-                record(name, f1, f"token F1 {f1:.2f} against the reference answer")
+                record(name, *answer_f1(key, response, settings))
+        elif fam == SQUAD_EM:
+            if key.reference_answer is None or key.is_closed:
+                vals.append(nan)
+            elif response is None:
+                record(name, 0.0, absent)
+            else:
+                record(name, *squad_em(key, response, settings))
         elif fam == EXACT_MATCH:
             if not key.is_closed:
                 vals.append(nan)
@@ -518,9 +573,8 @@ def score_query(
                 record(name, v, why)
                 checks.setdefault(FACT_COVERAGE, fc)
             else:
-                assert key.reference_answer is not None
-                f1 = T.token_f1(response, key.reference_answer, settings.tokenizer)
-                record(name, f1, f"token F1 {f1:.2f} against the reference answer (no key facts)")
+                f1, why = answer_f1(key, response, settings)
+                record(name, f1, f"{why} (no key facts)")
     return vals, reasons, checks, found, faithful
 
 

@@ -1,14 +1,25 @@
-"""Text rules of the answer scorers: SQuAD-style normalisation and token F1, and the rule that
-decides whether a key fact is stated in a text.
+"""Text rules of the answer scorers: answer F1 and text exact match as SQuAD v2.0 and CMRC 2018
+compute them, and the rule that decides whether a key fact is stated in a text.
 
-Pure module. Tokens come from the project tokenizers (:mod:`goldsmith.intake.tokenizers`), so
-Chinese is cut into words (``zh-words``) instead of being one token per sentence.
+Pure module. ``tokenizer`` is a tokenizer name or ``auto`` (the default):
 
-``tokenizer`` is a tokenizer name or ``auto`` (the default): English and other space-separated
-text is cut as the official SQuAD evaluation script cuts it (lower-case, punctuation and the
-articles a/an/the removed, split on white space), and a pair of texts either of which holds Han
-characters is cut with ``zh-words`` (punctuation and white space dropped). ``squad`` forces the
-SQuAD cut.
+- ``auto``: a pair of texts either of which holds a Han character or a CJK or full-width
+  punctuation mark of CMRC 2018's list (，。《》（）...) is scored as the CMRC 2018 evaluation
+  script scores it (``cmrc2018_evaluate.py``, v5): lower-cased and stripped, its punctuation
+  list removed, cut into single Han characters (U+4E00–U+9FA5) and, between them, runs of
+  other characters cut into words as NLTK's ``word_tokenize`` cuts them; F1 is
+  character-level on the longest common *substring* of the two cuts; exact match compares the
+  texts after the punctuation removal.
+  No traditional/simplified folding: 臺灣 against 台湾 scores 0, as in CMRC. Any other pair is
+  scored as the official SQuAD v2.0 script (lower-case, ASCII punctuation and the articles
+  a/an/the removed, split on white space; token F1 on the shared words).
+- ``squad``: the SQuAD rule for every pair.
+- a project tokenizer name (``zh-words``, ``zh-bigrams``, ...): token F1 on that tokenizer's
+  words (NFKC, traditional folded to simplified, punctuation dropped): the project's own
+  normalisation, asked for by naming it, not a peer's.
+
+With several reference answers F1 and exact match are the maximum over them, as both scripts
+take it; SQuAD leaves out references that normalise to nothing unless all do.
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -87,9 +98,12 @@ def answer_tokens(text: str, tokenizer: str = AUTO, *, chinese: bool | None = No
 
 
 def token_f1(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
-    """Token F1 of ``prediction`` against ``reference``, as SQuAD v2.0's ``compute_f1``: the
-    shared tokens counted with multiplicity; precision over the prediction's tokens, recall over
-    the reference's; 1.0 when both have no token, 0.0 when one has none."""
+    """F1 of ``prediction`` against one ``reference`` under ``tokenizer`` (see the module
+    docstring): CMRC 2018's for a Chinese pair under ``auto``, else token F1 as SQuAD v2.0's
+    ``compute_f1`` (shared tokens counted with multiplicity; precision over the prediction's
+    tokens, recall over the reference's; 1.0 when both have no token, 0.0 when one has none)."""
+    if tokenizer == AUTO and is_cmrc_pair(prediction, reference):
+        return cmrc_f1(prediction, reference)
     chinese = has_han(prediction) or has_han(reference)
     pred = answer_tokens(prediction, tokenizer, chinese=chinese)
     gold = answer_tokens(reference, tokenizer, chinese=chinese)
@@ -108,6 +122,147 @@ def token_f1(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
         return 0.0
     precision, recall = same / len(pred), same / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+def text_exact_match(prediction: str, reference: str, tokenizer: str = AUTO) -> float:
+    """1.0 when ``prediction`` equals ``reference`` after the pair's normalisation, else 0.0:
+    CMRC 2018's ``calc_em_score`` for a Chinese pair under ``auto``, SQuAD v2.0's
+    ``compute_exact`` (``normalize_answer`` of both equal) otherwise; under a project
+    tokenizer, the same tokens in the same order."""
+    if tokenizer == AUTO and is_cmrc_pair(prediction, reference):
+        return cmrc_exact_match(prediction, reference)
+    if tokenizer in (AUTO, SQUAD):
+        return float(_squad_words(prediction) == _squad_words(reference))
+    chinese = has_han(prediction) or has_han(reference)
+    same = answer_tokens(prediction, tokenizer, chinese=chinese) == answer_tokens(
+        reference, tokenizer, chinese=chinese
+    )
+    return float(same)
+
+
+def best_over_references(
+    score: Callable[[str, str, str], float],
+    prediction: str,
+    references: Sequence[str],
+    tokenizer: str = AUTO,
+) -> tuple[float, int]:
+    """(the best ``score(prediction, reference, tokenizer)`` over ``references``, the index of
+    the first reference that gives it). SQuAD leaves out the references that normalise to
+    nothing unless all do; CMRC keeps every reference; both take the maximum."""
+    candidates = list(enumerate(references))
+    if len(candidates) > 1 and tokenizer in (AUTO, SQUAD):
+        kept = [
+            (i, r)
+            for i, r in candidates
+            if (tokenizer == AUTO and is_cmrc_pair(prediction, r)) or _squad_words(r)
+        ]
+        candidates = kept or candidates[:1]
+    best, at = -1.0, 0
+    for i, ref in candidates:
+        value = score(prediction, ref, tokenizer)
+        if value > best:
+            best, at = value, i
+    return max(best, 0.0), at
+
+
+# --------------------------------------------------------------------------------------------
+# CMRC 2018
+
+# The punctuation list of cmrc2018_evaluate.py (its "……" is two characters and never equals
+# the one character it is compared with, so "…" is not removed, as there).
+CMRC_PUNCTUATION = frozenset("-:_*^/\\~`+=，。：？！“”；’《》·、「」（）－～『』")
+# What makes a text without Han Chinese for ``auto``: the CJK and full-width marks of that list
+# (，。《》（）...), not the curly quotes and middle dot English text uses too (“”’·).
+_CMRC_FULL_WIDTH = frozenset(c for c in CMRC_PUNCTUATION if ord(c) >= 0x3000)
+# A run of ASCII letters, digits and white space is cut by word_tokenize at the white space,
+# unless it holds one of the words the Treebank rules split (cannot → can not, gonna → gon na).
+_PLAIN_RUN = re.compile(r"[a-z0-9\s]*").fullmatch
+_TREEBANK_SPLITS = ("cannot", "gimme", "gonna", "gotta", "lemme", "wanna", "whaddya", "whatcha")
+
+
+def is_cmrc_pair(prediction: str, reference: str) -> bool:
+    """Whether ``auto`` scores the pair by CMRC 2018's rule: one of the texts holds a Han
+    character or a CJK or full-width punctuation mark of CMRC's list (，。《》（）...)."""
+    return _cmrc_text(prediction) or _cmrc_text(reference)
+
+
+def _cmrc_text(text: str) -> bool:
+    return not text.isascii() and (has_han(text) or not _CMRC_FULL_WIDTH.isdisjoint(text))
+
+
+@lru_cache(maxsize=1)
+def _word_tokenize() -> Callable[[str], list[str]]:
+    """NLTK's Treebank word tokenizer, imported the first time a run needs it (importing NLTK
+    costs about a second). ``word_tokenize`` splits into sentences with the Punkt model first;
+    that model is a data download, so a run is tokenized as one line (``preserve_line``)."""
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    tokenize: Callable[[str], list[str]] = NLTKWordTokenizer().tokenize
+    return tokenize
+
+
+def _latin_words(run: str) -> list[str]:
+    if run.isascii() and _PLAIN_RUN(run) and not any(w in run for w in _TREEBANK_SPLITS):
+        return run.split()
+    return _word_tokenize()(run)
+
+
+def cmrc_segments(text: str) -> list[str]:
+    """``mixed_segmentation(text, rm_punc=True)`` of CMRC 2018: lower-cased and stripped, the
+    punctuation list left out, each Han character (U+4E00–U+9FA5) one segment, and each run of
+    other characters between them cut into words by NLTK's ``word_tokenize``."""
+    out: list[str] = []
+    run: list[str] = []
+    for ch in text.lower().strip():
+        if ch in CMRC_PUNCTUATION:
+            continue
+        if "\u4e00" <= ch <= "\u9fa5":
+            if run:
+                out.extend(_latin_words("".join(run)))
+                run = []
+            out.append(ch)
+        else:
+            run.append(ch)
+    if run:
+        out.extend(_latin_words("".join(run)))
+    return out
+
+
+def longest_common_substring(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest run of consecutive segments that ``a`` and ``b`` share."""
+    best = 0
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                current[j] = n = previous[j - 1] + 1
+                if n > best:
+                    best = n
+        previous = current
+    return best
+
+
+def cmrc_f1(prediction: str, reference: str) -> float:
+    """CMRC 2018's F1 for one reference: with ``L`` the longest common substring of the two
+    :func:`cmrc_segments`, 0 when ``L`` is 0, else 2PR / (P + R) with P = L / |prediction| and
+    R = L / |reference| (so two texts with no segment score 0, unlike SQuAD)."""
+    gold, pred = cmrc_segments(reference), cmrc_segments(prediction)
+    common = longest_common_substring(gold, pred)
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def cmrc_strip(text: str) -> str:
+    """``remove_punctuation`` of CMRC 2018: lower-cased, stripped, its punctuation list out."""
+    return "".join(c for c in text.lower().strip() if c not in CMRC_PUNCTUATION)
+
+
+def cmrc_exact_match(prediction: str, reference: str) -> float:
+    """CMRC 2018's exact match for one reference: :func:`cmrc_strip` of both equal."""
+    return float(cmrc_strip(prediction) == cmrc_strip(reference))
 
 
 # --------------------------------------------------------------------------------------------

@@ -106,6 +106,8 @@ class GoldenQuery:
     answer_type: AnswerType | None = None
     choices: tuple[str, ...] = ()
     reference_facts: tuple[KeyFact, ...] = ()
+    # Further reference answers (``reference_answers`` in the file, the primary first).
+    reference_alternatives: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -131,6 +133,7 @@ class GoldenQuery:
             facts=self.reference_facts,
             query=self.query,
             category=self.category,
+            alternatives=self.reference_alternatives,
         )
 
 
@@ -164,6 +167,7 @@ class QueryRecord:
     answer_type: str | None = None
     choices: tuple[str, ...] = ()
     reference_facts: tuple[KeyFact, ...] = ()
+    reference_alternatives: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, q: GoldenQuery) -> QueryRecord:
@@ -171,7 +175,7 @@ class QueryRecord:
             q.query_id, q.query, q.category, q.stratum, q.weight, q.split, q.reference_answer,
             [(j.chunk_id, j.doc_id, j.start, j.end, j.text, j.grade, j.provenance)
              for j in q.judgments],
-            q.answer_type, q.choices, q.reference_facts,
+            q.answer_type, q.choices, q.reference_facts, q.reference_alternatives,
         )  # fmt: skip
 
 
@@ -190,8 +194,9 @@ def _canonical_line(r: QueryRecord) -> bytes:
     """A query's canonical JSON and ``\\n``: every key of the query line (null for a missing
     value), keys sorted at every level, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
     The objects are built with their keys already in sorted order, so no sort is needed.
-    ``answer_type``, ``choices`` and ``reference_facts`` are there only when set, so the hash
-    of a golden set without them is the one it had before they existed."""
+    ``answer_type``, ``choices``, ``reference_facts`` and ``reference_answers`` (every reference,
+    with further references only) are there only when set, so the hash of a golden set without
+    them is the one it had before they existed."""
     obj: dict[str, Any] = {
         "category": r.category,
         "judgments": [
@@ -206,7 +211,11 @@ def _canonical_line(r: QueryRecord) -> bytes:
         "stratum": r.stratum,
         "weight": r.weight,
     }  # fmt: skip
-    if r.answer_type is not None or r.choices or r.reference_facts:
+    if r.answer_type is not None or r.choices or r.reference_facts or r.reference_alternatives:
+        if r.reference_alternatives:
+            if r.reference_answer is None:
+                raise ValueError(f"query {r.query_id}: further references need a reference answer")
+            obj["reference_answers"] = [r.reference_answer, *r.reference_alternatives]
         if r.answer_type is not None:
             obj["answer_type"] = r.answer_type
         if r.choices:
@@ -407,6 +416,7 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
         answer_type=key.answer_type,
         choices=key.choices,
         reference_facts=key.facts,
+        reference_alternatives=key.alternatives,
     )
 
 

@@ -225,7 +225,9 @@ def read_jsonl_qrels(path: str | Path) -> JudgmentColumns:
 # --------------------------------------------------------------------------------------------
 # Answers: the fields a golden query may carry about its answer (qrels and golden sets alike)
 
-ANSWER_KEYS = frozenset({"reference_answer", "answer_type", "choices", "reference_facts"})
+ANSWER_KEYS = frozenset(
+    {"reference_answer", "reference_answers", "answer_type", "choices", "reference_facts"}
+)
 QRELS_KEYS = frozenset({"query_id", "judgments", "query", "category"}) | ANSWER_KEYS
 _FACT_KEYS = {"text", "chunk_ids"}
 
@@ -236,8 +238,25 @@ def answer_key(chk: LineCheck, obj: dict[str, Any], qid: str) -> AnswerKey:
     states a value of that type), ``choices`` (for ``choice`` only: two or more distinct
     strings, the reference answer one of them), ``reference_facts`` (``[{"text",
     "chunk_ids"}]``, chunk ids distinct within a fact). ``query`` and ``category`` are taken
-    when present."""
+    when present. ``reference_answers`` (a list of distinct non-empty strings) gives several
+    reference answers, the first the primary one: ``reference_answer``, when also given, must
+    be that first one."""
     ref = chk.opt_str(obj.get("reference_answer"), "reference_answer")
+    alternatives: tuple[str, ...] = ()
+    if obj.get("reference_answers") is not None:
+        refs = chk.array(obj["reference_answers"], "reference_answers")
+        if not refs:
+            raise chk.fail("reference_answers must hold at least one answer")
+        for i, r in enumerate(refs):
+            if not isinstance(r, str) or not r.strip():
+                raise chk.fail(f"reference_answers[{i}] must be a non-empty string")
+            if r in refs[:i]:
+                raise chk.fail(f"reference_answers[{i}]: {r!r} appears twice")
+        if ref is not None and ref != refs[0]:
+            raise chk.fail(
+                f"reference_answer {ref!r} must be the first of reference_answers ({refs[0]!r})"
+            )
+        ref, alternatives = refs[0], tuple(refs[1:])
     raw_type = obj.get("answer_type")
     kind: AnswerType | None = None
     if raw_type is not None:
@@ -284,6 +303,7 @@ def answer_key(chk: LineCheck, obj: dict[str, Any], qid: str) -> AnswerKey:
         facts=tuple(facts),
         query=chk.opt_str(obj.get("query"), "query"),
         category=chk.opt_str(obj.get("category"), "category"),
+        alternatives=alternatives,
     )
 
 
@@ -307,10 +327,13 @@ def _check_closed(
 
 def answer_json(key: AnswerKey) -> dict[str, Any]:
     """The answer fields as a query line writes them: each only when set, in the order
-    ``reference_answer``, ``answer_type``, ``choices``, ``reference_facts``."""
+    ``reference_answer``, ``reference_answers`` (only with further references: every
+    reference, the primary first), ``answer_type``, ``choices``, ``reference_facts``."""
     out: dict[str, Any] = {}
     if key.reference_answer is not None:
         out["reference_answer"] = key.reference_answer
+    if key.alternatives:
+        out["reference_answers"] = list(key.references)
     if key.answer_type is not None:
         out["answer_type"] = key.answer_type
     if key.choices:

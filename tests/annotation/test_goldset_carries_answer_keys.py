@@ -69,11 +69,14 @@ def _export(project, label, fmt, path):
 def test_the_lead_reads_back_what_was_set(keyed, personas, api_client_for):
     project, queries = keyed
     got = api_client_for(personas.alice).get(_url(project, queries[1])).json()
-    assert got == {"query_id": queries[1].pk, "choices": [], **REFUND_KEY}
+    assert got == {
+        "query_id": queries[1].pk, "choices": [], "reference_answers": ["7 days"], **REFUND_KEY,
+    }  # fmt: skip
     empty = api_client_for(personas.alice).get(_url(project, queries[2])).json()
     assert empty == {
         "query_id": queries[2].pk,
         "reference_answer": None,
+        "reference_answers": [],
         "answer_type": None,
         "choices": [],
         "reference_facts": [],

@@ -1,5 +1,6 @@
 """Token F1 equals the official SQuAD v2.0 evaluation script's ``compute_f1`` on English text,
-and cuts Chinese into words (a Chinese sentence is not one token)."""
+and cuts Chinese into words when the project names a Chinese tokenizer (a Chinese sentence is
+not one token; under ``auto`` Chinese is CMRC 2018's: test_chinese_answers_score_as_cmrc_2018)."""
 
 from __future__ import annotations
 
@@ -79,8 +80,10 @@ def test_auto_is_squad_for_text_without_chinese(prediction, reference):
     )
 
 
-def test_chinese_is_cut_into_words():
+def test_chinese_is_cut_into_words_by_the_tokenizer_the_project_names():
     # 退款/期限/为/7/天 against 退款/期限/是/7/天: 4 shared words of 5 on each side.
-    assert token_f1("退款期限为7天", "退款期限是7天") == pytest.approx(0.8)
+    assert token_f1("退款期限为7天", "退款期限是7天", "zh-words") == pytest.approx(0.8)
     assert compute_f1("退款期限是7天", "退款期限为7天") == 0  # one token each: SQuAD sees nothing
-    assert token_f1("退款期限为7天。", "退款期限为7天") == 1.0  # punctuation is not a token
+    assert (
+        token_f1("退款期限为7天。", "退款期限为7天", "zh-words") == 1.0
+    )  # punctuation is no token
