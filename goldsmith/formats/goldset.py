@@ -265,12 +265,8 @@ def goldset_content_hash(queries: Iterable[GoldenQuery | QueryRecord]) -> str:
 
 
 _HEADER_KEYS = {"goldsmith_version", "format", "format_version", "project", "label", "content_hash"}
-# `reference_answers` (several human answers, the first being `reference_answer`) is written by
-# `goldsmith cmrc2018`; the golden-set format's several references read it (a change under
-# way). Until then it is checked here and not kept.
 _QUERY_KEYS = {
     "query_id", "query", "category", "stratum", "weight", "split", "judgments", *ANSWER_KEYS,
-    "reference_answers",
 }  # fmt: skip
 _JUDGMENT_KEYS = {"chunk_id", "doc_id", "start", "end", "grade", "provenance", "text"}
 
@@ -394,9 +390,6 @@ def _query(chk: LineCheck, value: Any) -> GoldenQuery:
             )
         )
     key = answer_key(chk, {k: v for k, v in obj.items() if k in ANSWER_KEYS}, qid)
-    for i, ref in enumerate(chk.array(obj.get("reference_answers") or [], "reference_answers")):
-        if not isinstance(ref, str):
-            raise chk.fail(f"reference_answers[{i}] must be a string")
     for i, fact in enumerate(key.facts):
         for cid in fact.chunk_ids:
             if cid not in chunks:
