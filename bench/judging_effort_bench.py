@@ -6,6 +6,7 @@ Usage (no database, no Django):
     .venv/bin/python bench/judging_effort_bench.py                  # the tables, markdown
     .venv/bin/python bench/judging_effort_bench.py --format json    # one JSON object
     .venv/bin/python bench/judging_effort_bench.py --collections cranfield
+    .venv/bin/python bench/judging_effort_bench.py --json-out var/judging_effort.json  # both
 
 The collections (`../shared/data`, or $GOLDSMITH_SHARED_DATA; read their PROVENANCE.md):
 
@@ -462,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--collections", nargs="+", choices=COLLECTIONS, default=COLLECTIONS)
     parser.add_argument("--relevant-from", type=int, default=jo.RELEVANT_FROM)
     parser.add_argument("--random-seeds", type=int, default=RANDOM_SEEDS)
+    parser.add_argument("--json-out", type=Path, help="also write the JSON object to this file")
     args = parser.parse_args(argv)
     data = shared_data_dir()
     readers = {"cranfield": cranfield, "cisi": cisi}
@@ -474,6 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result[name], extras[name] = measure(
             readers[name](path), args.relevant_from, args.random_seeds
         )
+    if args.json_out:
+        args.json_out.write_text(json.dumps(result) + "\n")
     if args.format == "json":
         print(json.dumps(result))
     else:

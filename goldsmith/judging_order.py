@@ -76,7 +76,7 @@ PRIOR_INTERCEPT = -3.0
 PRIOR_SCALE = 1.5  # prior weight of band b: PRIOR_SCALE / sqrt(its first rank)
 PRIOR_STRENGTH = 2.0  # L2 penalty pulling the fitted weights toward the prior
 QUERY_SHRINK = 1.0  # prior variance of the query's offset
-SOURCE_SHRINK = 0.5  # prior variance of each source's offset on the query
+SOURCE_SHRINK = 0.1  # prior variance of each source's offset on the query (chosen on Cranfield)
 
 
 def band(rank: int) -> int:
