@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from annotation.api.shapes import RefusalOutput
 from annotation.i18n import localize
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
+from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import chunk_search
 from annotation.selectors.judging import (
@@ -211,6 +212,14 @@ class AnnotationApi(APIView):
 class JudgmentInput(serializers.Serializer):
     grade = serializers.ChoiceField(choices=[0, 1, 2])
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    order = serializers.ChoiceField(
+        choices=[o for o in JudgingOrder.values if o],
+        required=False,
+        help_text=gettext_lazy(
+            "The order the annotator was following: likely (most likely relevant first), "
+            "plain (the pool's plain order) or check (drawn at random for the stop estimate)."
+        ),
+    )
 
 
 class JudgmentOutput(serializers.Serializer):
@@ -251,6 +260,7 @@ class JudgmentApi(APIView):
                 candidate=candidate,
                 grade=int(data.validated_data["grade"]),
                 note=data.validated_data.get("note"),
+                order=data.validated_data.get("order"),
             )
         except JudgingClosed as error:
             return conflict(error)

@@ -158,8 +158,19 @@ class Guideline(models.Model):
         return f"v{self.version}"
 
 
+class JudgingOrder(models.TextChoices):
+    """The order the annotator was following when they gave a grade (goldsmith.judging_order),
+    kept so that a study of order effects is possible later."""
+
+    UNKNOWN = "", gettext_lazy("Not recorded")
+    LIKELY = "likely", gettext_lazy("Most likely relevant first")
+    PLAIN = "plain", gettext_lazy("The pool's plain order")
+    CHECK = "check", gettext_lazy("Drawn at random for the stop estimate")
+
+
 class Judgment(models.Model):
-    """One annotator's grade for one candidate, under guideline version `guideline_version`."""
+    """One annotator's grade for one candidate, under guideline version `guideline_version`,
+    given while following `order`."""
 
     candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="judgments")
     annotator = models.ForeignKey(
@@ -168,6 +179,9 @@ class Judgment(models.Model):
     grade = models.PositiveSmallIntegerField(choices=GRADE_CHOICES)
     note = models.TextField(blank=True, default="")
     guideline_version = models.PositiveIntegerField(null=True, blank=True)
+    order = models.CharField(
+        max_length=8, choices=JudgingOrder.choices, blank=True, default=JudgingOrder.UNKNOWN
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

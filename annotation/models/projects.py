@@ -58,6 +58,9 @@ class Project(models.Model):
     description = models.TextField(blank=True)
     annotators_per_query = models.PositiveSmallIntegerField(default=2)
     kappa_threshold = models.FloatField(default=0.6)
+    # Annotators may finish a query once the stop estimate says 95 % of its relevant candidates
+    # are found (goldsmith.judging_order); off until the judging-effort benchmark holds.
+    stopping_allowed = models.BooleanField(default=False)
     tie_rule = models.CharField(max_length=8, choices=TieRule.choices, default=TieRule.LOWER)
     kappa_weights = models.CharField(
         max_length=12, choices=KappaWeights.choices, default=KappaWeights.UNWEIGHTED

@@ -20,7 +20,7 @@ from annotation.models import (
     QueryReview,
     VisitTime,
 )
-from annotation.models.judging import AssignmentStatus, ReviewState
+from annotation.models.judging import AssignmentStatus, JudgingOrder, ReviewState
 from annotation.services.adjudication import query_settle
 
 # A tab left open overnight must not count as a day of work: one save, and one visit of the
@@ -64,7 +64,12 @@ class SavedGrade:
 
 @transaction.atomic
 def judgment_save(
-    *, assignment: Assignment, candidate: Candidate, grade: int, note: str | None = None
+    *,
+    assignment: Assignment,
+    candidate: Candidate,
+    grade: int,
+    note: str | None = None,
+    order: str | None = None,
 ) -> SavedGrade:
     """Save the assigned annotator's grade for `candidate` (insert or update, never two rows).
 
@@ -80,6 +85,8 @@ def judgment_save(
     """
     if grade not in (0, 1, 2):
         raise ValueError(gettext("a grade is 0, 1 or 2"))
+    if order is not None and order not in JudgingOrder.values:
+        raise ValueError(gettext("unknown judging order %(order)r") % {"order": order})
     if candidate.query_id != assignment.query_id:
         raise ValueError(gettext("that candidate belongs to another query"))
     assignment = (
@@ -102,10 +109,13 @@ def judgment_save(
         grade=grade,
         note=note or "",
         guideline_version=assignment.guideline_version,
+        order=order or "",
     )
     update_fields = ["grade", "guideline_version", "updated_at"]
     if note is not None:
         update_fields.append("note")
+    if order is not None:
+        update_fields.append("order")
     Judgment.objects.bulk_create(
         [row],
         update_conflicts=True,

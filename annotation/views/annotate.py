@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.i18n import localize
 from annotation.models import Guideline, Project, QueryAnnotation
+from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.answers import answer_draft_get
 from annotation.selectors.judging import (
@@ -24,6 +25,7 @@ from annotation.selectors.judging import (
     next_assignment,
     queue_summary,
 )
+from annotation.selectors.judging_order import judging_order_for
 from annotation.services.judging import guideline_publish
 
 FLAG_LABELS = [
@@ -99,6 +101,15 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
     if assignment is None:
         raise Http404(gettext("That query is not in your queue"))
     view = annotation_view(assignment=assignment)
+    # Most likely relevant first (what is left, then what is graded), unless asked for the
+    # pool's plain order; the order rests on the caller's own grades and resolved queries only.
+    order = JudgingOrder.PLAIN if request.GET.get("order") == "plain" else JudgingOrder.LIKELY
+    if order == JudgingOrder.LIKELY and view.candidates:
+        place = {
+            pk: i
+            for i, pk in enumerate(judging_order_for(query=view.query, annotator=request.user))
+        }
+        view.candidates.sort(key=lambda c: place.get(c.id, len(place)))
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()
     summary = queue_summary(user=request.user, project=project)
@@ -124,6 +135,9 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
         summary=summary,
         api_base=reverse("api-project-detail", args=[project.pk]),
         next_url=reverse("annotate-next", args=[project.pk]) + f"?after={query_id}",
+        order=order,
+        switch_url=reverse("annotate-query", args=[project.pk, query_id])
+        + ("" if order == JudgingOrder.PLAIN else "?order=plain"),
     )
     return render(request, "annotation/annotate.html", context)
 

@@ -20,6 +20,7 @@
   const queryId = root.dataset.queryId;
   const nextUrl = root.dataset.nextUrl;
   const locked = root.dataset.locked === "1";
+  const judgingOrder = root.dataset.order || ""; // "likely" or "plain", recorded with each grade
   const storageKey = "goldsmith:outbox:" + root.dataset.userId + ":" + apiBase;
   const syncStatus = document.getElementById("sync-status");
   const judgedCount = document.getElementById("judged-count");
@@ -268,7 +269,8 @@
     const id = card.dataset.candidateId;
     showGrade(card, value);
     markEntry("grade:" + id, "saving");
-    enqueue("grade:" + id, apiBase + "candidates/" + id + "/judgment/", { grade: value });
+    const body = judgingOrder ? { grade: value, order: judgingOrder } : { grade: value };
+    enqueue("grade:" + id, apiBase + "candidates/" + id + "/judgment/", body);
     // A chunk graded not relevant can support no key fact (the server refuses such a link, and
     // would refuse every later save of the draft): its links go with the new grade.
     if (value === 0) unlinkChunk(card);

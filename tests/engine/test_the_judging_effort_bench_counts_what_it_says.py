@@ -1,0 +1,39 @@
+"""`bench/judging_effort_bench.py` on small cases, so that its figures in docs/benchmarks.md
+("Judging effort") can be trusted: judgments needed are counted per query as stated, a pool is
+the union of the systems' top lists in the app's shuffle order, and CISI's citation lines never
+reach a document's text."""
+
+from __future__ import annotations
+
+import re
+
+from bench import judging_effort_bench as bench
+from tests.conftest import require_shared_data
+
+
+def test_judgments_needed_count_until_the_ceiling_of_the_share_is_found():
+    grades = {"a": 0, "b": 2, "c": 0, "d": 1, "e": 2}
+    order = ["a", "b", "c", "d", "e"]
+    assert bench.needed(order, grades, 50, 1) == 4  # ⌈1.5⌉ = 2 relevant: b (2nd), d (4th)
+    assert bench.needed(order, grades, 100, 1) == 5
+    assert bench.needed(order, grades, 100, 2) == 5
+    assert bench.needed(order, {"a": 0}, 95, 1) == 0  # nothing relevant: nothing needed
+
+
+def test_a_pool_is_the_union_of_the_systems_lists_in_the_apps_shuffle_order():
+    col = bench.Collection("t", [], [], [("7", "x")], {"7": {}})
+    runs = {s: {"7": ["d1", "d2"]} for s in bench.SYSTEMS}
+    runs["ql"] = {"7": ["d3", "d1"]}
+    (p,) = bench.pools(col, runs)
+    assert set(p.candidates) == {"d1", "d2", "d3"}
+    assert list(p.candidates) == sorted(p.candidates, key=lambda d: bench.shuffle_key("7", d))
+    assert p.ranks["d1"]["ql"] == 2 and p.ranks["d1"]["bm25"] == 1 and "ql" not in p.ranks["d2"]
+
+
+def test_cisi_documents_leave_their_citation_lines_out():
+    col = bench.cisi(require_shared_data("cisi"))
+    assert len(col.docs) == 1460 and len(col.queries) == 76
+    assert sum(len(v) for v in col.truth.values()) == 3114
+    assert not any(".X" in text for _, text in col.docs)
+    # A citation line is "docid count docid", tab-separated: no run of such numbers is left.
+    assert not any(re.search(r"\d+\t\d+\t\d+", text) for _, text in col.docs)
