@@ -11,6 +11,7 @@ from goldsmith.corpus import text_sha256
 from goldsmith.formats.goldset import QueryRecord, goldset_content_hash, record_order
 from goldsmith.refresh import FrozenRow, PlacedChunk, refresh_plan, rows_after
 
+PROVENANCES = ["unanimous", "majority"]
 WORDS = ["alpha", "beta", "gamma", "delta", "10", "kg"]
 
 
@@ -32,7 +33,7 @@ def corpus_and_golden(draw):
         golden[f"q{q}"] = sorted(
             (
                 FrozenRow(c, draw(st.integers(0, 2)), chunks[c].doc_id, chunks[c].start,
-                          chunks[c].end, chunks[c].text, draw(st.sampled_from(["unanimous", "majority"])))
+                          chunks[c].end, chunks[c].text, draw(st.sampled_from(PROVENANCES)))
                 for c in ids
             ),
             key=lambda r: (-r.grade, r.chunk_id),
