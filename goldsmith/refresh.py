@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from goldsmith.corpus import (
@@ -59,22 +59,36 @@ class FrozenRow:
     end: int | None = None
     text: str | None = None
     provenance: str | None = None
+    # sha256 of `text`, when the caller has it (else computed from the text)
+    text_sha256: str | None = field(default=None, compare=False)
 
     def as_judged(self) -> JudgedChunk:
-        sha = text_sha256(self.text) if self.text is not None else None
+        sha = self.text_sha256
+        if sha is None and self.text is not None:
+            sha = text_sha256(self.text)
         return JudgedChunk(self.chunk_id, self.grade, sha, self.text)
 
 
 @dataclass(frozen=True, slots=True)
-class PlacedChunk:
-    """A live chunk of the corpus now, with where it sits."""
+class PlacedChunk(LiveChunk):
+    """A live chunk of the corpus now, with where it sits (a :class:`LiveChunk`, so that the
+    corpus's effect reads it as it is)."""
 
-    chunk_id: str
-    text_sha256: str
-    text: str | None = None
+    chunk_id: str = ""
     doc_id: str | None = None
     start: int | None = None
     end: int | None = None
+
+
+def placed(
+    chunk_id: str,
+    text_sha256: str,
+    text: str | None = None,
+    doc_id: str | None = None,
+    start: int | None = None,
+    end: int | None = None,
+) -> PlacedChunk:
+    return PlacedChunk(text_sha256, text, chunk_id, doc_id, start, end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +160,7 @@ def _index_by_document(live: Iterable[PlacedChunk]) -> dict[str, list[PlacedChun
     return by_doc
 
 
-def _placed(live: PlacedChunk, grade: int, provenance: str) -> FrozenRow:
+def _row_of(live: PlacedChunk, grade: int, provenance: str) -> FrozenRow:
     return FrozenRow(live.chunk_id, grade, live.doc_id, live.start, live.end, live.text, provenance)
 
 
@@ -157,6 +171,7 @@ def plan_query(
     by_doc: Mapping[str, Sequence[PlacedChunk]],
     *,
     touched: bool,
+    judged_rows: Sequence[JudgedChunk] | None = None,
 ) -> QueryPlan:
     """The plan of one golden query (see the module's text). `by_doc`: live chunks with a span,
     per document id."""
@@ -174,7 +189,7 @@ def plan_query(
             held.append(Held(row, "kept", row.chunk_id))
         elif fate == "carried":
             assert now is not None  # a carried chunk is live
-            held.append(Held(_placed(now, row.grade, CARRIED), "text", row.chunk_id))
+            held.append(Held(_row_of(now, row.grade, CARRIED), "text", row.chunk_id))
         elif not touched:
             held.append(Held(row, "kept", row.chunk_id))  # an untouched query keeps it as frozen
         elif fate == "changed":
@@ -189,7 +204,7 @@ def plan_query(
             ]
             if exact and exact[0].chunk_id not in graded and exact[0].chunk_id not in taken:
                 taken.add(exact[0].chunk_id)
-                held.append(Held(_placed(exact[0], row.grade, CARRIED), "span", row.chunk_id))
+                held.append(Held(_row_of(exact[0], row.grade, CARRIED), "span", row.chunk_id))
                 continue
             dropped.append(row.chunk_id)
             for chunk in overlapping:
@@ -221,21 +236,20 @@ def refresh_plan(
     golden: Mapping[str, Sequence[FrozenRow]],
     live: Mapping[str, PlacedChunk],
     *,
-    placed: Iterable[PlacedChunk] | None = None,
+    placed_in: Iterable[PlacedChunk] | None = None,
     min_grade: int = 1,
 ) -> RefreshPlan:
     """The refresh of ``golden`` (query id -> its frozen rows) on the corpus ``live`` (chunk id ->
-    live chunk; retired chunks absent). `placed`: the live chunks to look for replacements in
+    live chunk; retired chunks absent). `placed_in`: the live chunks to look for replacements in
     (default: every chunk of `live`); a caller that holds a large corpus passes only the chunks
     of the documents that lost a graded chunk."""
-    effect = corpus_effect(
-        {q: [r.as_judged() for r in rows] for q, rows in golden.items()},
-        {c: LiveChunk(p.text_sha256, p.text) for c, p in live.items()},
-        min_grade=min_grade,
-    )
-    by_doc = _index_by_document(live.values() if placed is None else placed)
+    judged = {q: [r.as_judged() for r in rows] for q, rows in golden.items()}
+    effect = corpus_effect(judged, live, min_grade=min_grade)
+    by_doc = _index_by_document(live.values() if placed_in is None else placed_in)
     queries = {
-        q: plan_query(q, golden[q], live, by_doc, touched=q in effect.touched)
+        q: plan_query(
+            q, golden[q], live, by_doc, touched=q in effect.touched, judged_rows=judged[q]
+        )
         for q in effect.queries
     }
     return RefreshPlan(effect, queries)

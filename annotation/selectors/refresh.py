@@ -20,8 +20,8 @@ from annotation.models import (
     RefreshState,
 )
 from annotation.models.judging import ReviewState
-from goldsmith.corpus import corpus_hash
-from goldsmith.refresh import FrozenRow, PlacedChunk, RefreshPlan, refresh_plan
+from goldsmith.corpus import corpus_hash, text_sha256
+from goldsmith.refresh import FrozenRow, PlacedChunk, RefreshPlan, placed, refresh_plan
 
 BATCH = 5000
 
@@ -45,7 +45,8 @@ def version_rows(version: GoldenSetVersion) -> dict[str, list[FrozenRow]]:
             "item__query_id", "chunk_id", "doc_id", "start", "end", "text", "grade", "provenance"
         )
     ):
-        out[qid].append(FrozenRow(cid, grade, doc, s, e, text, prov))
+        sha = text_sha256(text) if text is not None else None
+        out[qid].append(FrozenRow(cid, grade, doc, s, e, text, prov, sha))
     return out
 
 
@@ -68,8 +69,7 @@ def refresh_plan_read(*, version: GoldenSetVersion) -> PlanRead:
     lost: set[str] = set()
     for rows in golden.values():
         for r in rows:
-            sha = r.as_judged().text_sha256
-            graded[r.chunk_id].add(sha)
+            graded[r.chunk_id].add(r.text_sha256)
             if r.chunk_id not in hashes and r.doc_id is not None:
                 lost.add(r.doc_id)
     moved = [
@@ -77,14 +77,15 @@ def refresh_plan_read(*, version: GoldenSetVersion) -> PlanRead:
         for c, shas in graded.items()
         if c in hashes and any(s not in (None, hashes[c]) for s in shas)
     ]
-    live = {c: PlacedChunk(c, sha) for c, sha in hashes.items()}
+    # Only the graded chunks and those that may replace one: the rest cannot change a grade.
+    live = {c: placed(c, hashes[c]) for c in graded if c in hashes}
     fields = ("chunk_id", "text_sha256", "text", "document__doc_id", "start", "end")
     for lo in range(0, len(moved), BATCH):
         for cid, sha, text, doc, s, e in Chunk.objects.filter(
             project_id=version.project_id, chunk_id__in=moved[lo : lo + BATCH]
         ).values_list(*fields):
-            live[cid] = PlacedChunk(cid, sha, text, doc, s, e)
-    placed: list[PlacedChunk] = []
+            live[cid] = placed(cid, sha, text, doc, s, e)
+    near: list[PlacedChunk] = []
     docs = sorted(lost)
     for lo in range(0, len(docs), BATCH):
         for cid, sha, text, doc, s, e in Chunk.objects.filter(
@@ -92,9 +93,9 @@ def refresh_plan_read(*, version: GoldenSetVersion) -> PlanRead:
             removed=False,
             document__doc_id__in=docs[lo : lo + BATCH],
         ).values_list(*fields):
-            live[cid] = PlacedChunk(cid, sha, text, doc, s, e)
-            placed.append(live[cid])
-    return PlanRead(refresh_plan(golden, live, placed=placed), digest, live)
+            live[cid] = placed(cid, sha, text, doc, s, e)
+            near.append(live[cid])
+    return PlanRead(refresh_plan(golden, live, placed_in=near), digest, live)
 
 
 def retired_in(*, project: Project, chunk_ids: list[str]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from goldsmith.corpus import text_sha256
 from goldsmith.formats.goldset import QueryRecord, goldset_content_hash, record_order
-from goldsmith.refresh import FrozenRow, PlacedChunk, refresh_plan, rows_after
+from goldsmith.refresh import FrozenRow, placed, refresh_plan, rows_after
 
 PROVENANCES = ["unanimous", "majority"]
 WORDS = ["alpha", "beta", "gamma", "delta", "10", "kg"]
@@ -25,7 +25,7 @@ def corpus_and_golden(draw):
     at = 0
     for i, text in enumerate(texts):
         doc = f"d{i % 3}"
-        chunks[f"c{i}"] = PlacedChunk(f"c{i}", text_sha256(text), text, doc, at, at + len(text))
+        chunks[f"c{i}"] = placed(f"c{i}", text_sha256(text), text, doc, at, at + len(text))
         at += len(text) + 1
     golden = {}
     for q in range(draw(st.integers(1, 6))):
@@ -50,10 +50,10 @@ def updated(draw):
         if op == "retire":
             continue
         text = {"keep": c.text, "punct": f" {c.text}, !", "change": f"{c.text} 10"}[op]
-        live[cid] = PlacedChunk(cid, text_sha256(text), text, c.doc_id, c.start, c.end)
+        live[cid] = placed(cid, text_sha256(text), text, c.doc_id, c.start, c.end)
     for i in range(draw(st.integers(0, 3))):
         text = "alpha beta"
-        live[f"new{i}"] = PlacedChunk(f"new{i}", text_sha256(text), text, "d0", 3 * i, 3 * i + 10)
+        live[f"new{i}"] = placed(f"new{i}", text_sha256(text), text, "d0", 3 * i, 3 * i + 10)
     return chunks, golden, live
 
 
