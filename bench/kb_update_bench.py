@@ -12,12 +12,16 @@ It migrates the database and builds, seeded and not timed: a corpus of `--chunks
 with `--per-query` graded chunks each (grades 0/1/2 ~ 60/25/15 %, drawn from two documents), and
 an update that adds 5 % new chunks (each over the characters of a chunk it retires, reworded),
 changes 5 % (half of them only in punctuation and spacing, half in words) and retires 5 % (the
-chunks the new ones replace). Then it times `annotation.selectors.refresh.refresh_plan_read`
-(reading the version and the live corpus, then `goldsmith.refresh.refresh_plan`, which computes
-`goldsmith.corpus.corpus_effect`): the update's effect on the version, as opening a refresh
-reads it. Reports the share of queries touched, the share of grades carried over, and the grades
-the refresh asks for against judging the touched queries from scratch (every chunk they hold
-after the update). Pool hits of built-in retrievers are not counted (no pool source here).
+chunks the new ones replace). Then it times, three times each:
+- the update's effect on the version: `refresh_plan_read(texts=False)` (the database compares
+  each frozen row's text with its live chunk's and returns the rows of the queries with a row
+  not kept; then `goldsmith.refresh.refresh_plan`, which computes `corpus_effect`): touched
+  and untouched queries, grades held and asked;
+- the same with the texts of the changed queries' rows (what opening a refresh reads);
+- the live corpus's content hash (what a refresh records, and checks again at its freeze).
+Reports the share of queries touched, the share of grades carried over, and the grades the
+refresh asks for against judging the touched queries from scratch (every chunk they hold after
+the update). Pool hits of built-in retrievers are not counted (no pool source here).
 """
 
 from __future__ import annotations
@@ -231,7 +235,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from annotation.selectors.refresh import refresh_plan_read
+    from annotation.selectors.refresh import live_corpus_hash, refresh_plan_read
 
     call_command("migrate", verbosity=0)
     name = f"kb-bench-{int(time.time())}"
@@ -240,11 +244,17 @@ def main() -> None:
     built = time.perf_counter() - t
     moved = update(project, texts, args.share)
 
-    timings = []
+    timings, whole, hashing = [], [], []
     for _ in range(3):
         t = time.perf_counter()
-        read = refresh_plan_read(version=version)
+        refresh_plan_read(version=version, texts=False)
         timings.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        read = refresh_plan_read(version=version)
+        whole.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        live_corpus_hash(project)
+        hashing.append(time.perf_counter() - t)
     plan = read.plan
     counts = plan.counts()
     total_rows = version.judgment_count
@@ -264,6 +274,8 @@ def main() -> None:
         "update": moved,
         "build_s": round(built, 1),
         "effect_s": [round(x, 2) for x in timings],
+        "plan_with_texts_s": [round(x, 2) for x in whole],
+        "corpus_hash_s": [round(x, 2) for x in hashing],
         "queries_touched": counts["touched"],
         "share_touched": round(counts["touched"] / args.queries, 4),
         "grades_held": held_all,

@@ -152,7 +152,7 @@ class RefreshPlan:
         }
 
 
-def _index_by_document(live: Iterable[PlacedChunk]) -> dict[str, list[PlacedChunk]]:
+def index_by_document(live: Iterable[PlacedChunk]) -> dict[str, list[PlacedChunk]]:
     by_doc: dict[str, list[PlacedChunk]] = defaultdict(list)
     for chunk in live:
         if chunk.doc_id is not None and chunk.start is not None and chunk.end is not None:
@@ -180,11 +180,10 @@ def plan_query(
     dropped: list[str] = []
     graded = {r.chunk_id for r in rows}
     taken: set[str] = set()
-    for row in rows:
+    judged = judged_rows if judged_rows is not None else [r.as_judged() for r in rows]
+    for row, judged_row in zip(rows, judged, strict=True):
         now = live.get(row.chunk_id)
-        fate = chunk_fate(
-            row.as_judged(), None if now is None else LiveChunk(now.text_sha256, now.text)
-        )
+        fate = chunk_fate(judged_row, now)
         if fate == "kept":
             held.append(Held(row, "kept", row.chunk_id))
         elif fate == "carried":
@@ -245,7 +244,7 @@ def refresh_plan(
     of the documents that lost a graded chunk."""
     judged = {q: [r.as_judged() for r in rows] for q, rows in golden.items()}
     effect = corpus_effect(judged, live, min_grade=min_grade)
-    by_doc = _index_by_document(live.values() if placed_in is None else placed_in)
+    by_doc = index_by_document(live.values() if placed_in is None else placed_in)
     queries = {
         q: plan_query(
             q, golden[q], live, by_doc, touched=q in effect.touched, judged_rows=judged[q]

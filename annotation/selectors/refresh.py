@@ -7,8 +7,9 @@ the documents that lost a graded chunk) and hands them to `goldsmith.refresh.ref
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from django.db import connection
 
 from annotation.models import (
     Chunk,
@@ -21,7 +22,13 @@ from annotation.models import (
 )
 from annotation.models.judging import ReviewState
 from goldsmith.corpus import corpus_hash, text_sha256
-from goldsmith.refresh import FrozenRow, PlacedChunk, RefreshPlan, placed, refresh_plan
+from goldsmith.refresh import (
+    FrozenRow,
+    PlacedChunk,
+    RefreshPlan,
+    placed,
+    refresh_plan,
+)
 
 BATCH = 5000
 
@@ -29,21 +36,23 @@ BATCH = 5000
 @dataclass(frozen=True)
 class PlanRead:
     plan: RefreshPlan
-    corpus_hash: str  # of the live corpus it was computed on
     live: dict[str, PlacedChunk]
 
 
-def version_rows(version: GoldenSetVersion) -> dict[str, list[FrozenRow]]:
-    """Every golden query of the version (in position order) with its frozen rows."""
-    out: dict[str, list[FrozenRow]] = {
-        qid: [] for qid in version.items.order_by("position").values_list("query_id", flat=True)
-    }
-    for qid, cid, doc, s, e, text, grade, prov in (
-        GoldenJudgment.objects.filter(item__version=version)
-        .order_by("item__position", "position")
-        .values_list(
-            "item__query_id", "chunk_id", "doc_id", "start", "end", "text", "grade", "provenance"
-        )
+def version_rows(
+    version: GoldenSetVersion, query_ids: list[str] | None = None
+) -> dict[str, list[FrozenRow]]:
+    """Golden queries of the version (all, or those of `query_ids`) with their frozen rows."""
+    items = version.items.order_by("position")
+    judgments = GoldenJudgment.objects.filter(item__version=version)
+    if query_ids is not None:
+        items = items.filter(query_id__in=query_ids)
+        judgments = judgments.filter(item__query_id__in=query_ids)
+    out: dict[str, list[FrozenRow]] = {qid: [] for qid in items.values_list("query_id", flat=True)}
+    for qid, cid, doc, s, e, text, grade, prov in judgments.order_by(
+        "item__position", "position"
+    ).values_list(
+        "item__query_id", "chunk_id", "doc_id", "start", "end", "text", "grade", "provenance"
     ):
         sha = text_sha256(text) if text is not None else None
         out[qid].append(FrozenRow(cid, grade, doc, s, e, text, prov, sha))
@@ -56,33 +65,57 @@ def live_corpus_hash(project: Project) -> str:
     )
 
 
-def refresh_plan_read(*, version: GoldenSetVersion) -> PlanRead:
-    """The refresh plan of `version` on its project's live corpus now."""
-    golden = version_rows(version)
-    hashes = dict(
-        Chunk.objects.filter(project_id=version.project_id, removed=False).values_list(
-            "chunk_id", "text_sha256"
-        )
-    )
-    digest = corpus_hash(hashes.items())
-    graded: dict[str, set[str | None]] = defaultdict(set)
+# Each frozen row beside its live chunk, the texts compared by the database. A row is *kept*
+# when its chunk is live with the graded text (or its graded text is not known). Only the
+# queries with a row not kept come back (the others are untouched and hold every row as frozen),
+# with all their rows; a kept row's text only when asked for.
+_ROWS_SQL = """
+WITH r AS (
+  SELECT j.item_id, i.position AS ipos, j.position, i.query_id, j.chunk_id, j.grade, j.doc_id,
+         j.start, j."end", j.provenance, j.text, c.text_sha256 AS live_sha,
+         (c.id IS NOT NULL AND (j.text IS NULL OR c.text = j.text)) AS kept
+  FROM annotation_goldenjudgment j
+  JOIN annotation_goldenitem i ON i.id = j.item_id
+  LEFT JOIN annotation_chunk c
+    ON c.project_id = %s AND c.chunk_id = j.chunk_id AND c.removed = %s
+  WHERE i.version_id = %s
+)
+SELECT query_id, chunk_id, grade, doc_id, start, "end", provenance, live_sha,
+       CASE WHEN kept AND NOT %s THEN NULL ELSE text END, kept
+FROM r
+WHERE item_id IN (SELECT item_id FROM r WHERE NOT kept)
+ORDER BY ipos, position
+"""
+
+
+def refresh_plan_read(*, version: GoldenSetVersion, texts: bool = True) -> PlanRead:
+    """The refresh plan of `version` on its project's live corpus now. With `texts`, the rows of
+    the queries the plan changes carry their texts (as a refresh stores them); without, the
+    plan's counts and touched queries are the same, and a kept row has no text."""
+    golden: dict[str, list[FrozenRow]] = {}
+    live: dict[str, PlacedChunk] = {}
+    moved: set[str] = set()
     lost: set[str] = set()
-    for rows in golden.values():
-        for r in rows:
-            graded[r.chunk_id].add(r.text_sha256)
-            if r.chunk_id not in hashes and r.doc_id is not None:
-                lost.add(r.doc_id)
-    moved = [
-        c
-        for c, shas in graded.items()
-        if c in hashes and any(s not in (None, hashes[c]) for s in shas)
-    ]
-    # Only the graded chunks and those that may replace one: the rest cannot change a grade.
-    live = {c: placed(c, hashes[c]) for c in graded if c in hashes}
+    with connection.cursor() as cursor:
+        cursor.execute(_ROWS_SQL, [version.project_id, False, version.pk, texts])
+        for qid, cid, grade, doc, s, e, prov, live_sha, text, kept in cursor.fetchall():
+            rows = golden.setdefault(qid, [])
+            if kept:
+                rows.append(FrozenRow(cid, grade, doc, s, e, text, prov, live_sha))
+                live.setdefault(cid, placed(cid, live_sha))
+                continue
+            sha = text_sha256(text) if text is not None else None
+            rows.append(FrozenRow(cid, grade, doc, s, e, text, prov, sha))
+            if live_sha is None:
+                if doc is not None:
+                    lost.add(doc)
+            else:
+                moved.add(cid)
     fields = ("chunk_id", "text_sha256", "text", "document__doc_id", "start", "end")
-    for lo in range(0, len(moved), BATCH):
+    ids = sorted(moved)
+    for lo in range(0, len(ids), BATCH):
         for cid, sha, text, doc, s, e in Chunk.objects.filter(
-            project_id=version.project_id, chunk_id__in=moved[lo : lo + BATCH]
+            project_id=version.project_id, removed=False, chunk_id__in=ids[lo : lo + BATCH]
         ).values_list(*fields):
             live[cid] = placed(cid, sha, text, doc, s, e)
     near: list[PlacedChunk] = []
@@ -95,7 +128,14 @@ def refresh_plan_read(*, version: GoldenSetVersion) -> PlanRead:
         ).values_list(*fields):
             live[cid] = placed(cid, sha, text, doc, s, e)
             near.append(live[cid])
-    return PlanRead(refresh_plan(golden, live, placed_in=near), digest, live)
+    # Every other query of the version is untouched, its rows all kept.
+    for qid in version.items.values_list("query_id", flat=True):
+        golden.setdefault(qid, [])
+    plan = refresh_plan(golden, live, placed_in=near)
+    relevant = GoldenJudgment.objects.filter(
+        item__version=version, grade__gte=plan.effect.min_grade
+    ).count()
+    return PlanRead(RefreshPlan(replace(plan.effect, relevant_total=relevant), plan.queries), live)
 
 
 def retired_in(*, project: Project, chunk_ids: list[str]) -> dict[str, int]:

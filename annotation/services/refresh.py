@@ -140,7 +140,7 @@ def golden_set_refresh_open(*, version: GoldenSetVersion, by: AbstractBaseUser) 
         project=project,
         base=version,
         corpus_version=CorpusVersion.objects.filter(project=project).order_by("-number").first(),
-        corpus_hash=read.corpus_hash,
+        corpus_hash=live_corpus_hash(project),
         created_by=by,
         counts=counts,
     )
