@@ -148,12 +148,11 @@ def golden_set_refresh_open(*, version: GoldenSetVersion, by: AbstractBaseUser) 
     chunk_pks = dict(
         Chunk.objects.filter(project=project, removed=False).values_list("chunk_id", "id")
     )
-    sources = {
-        s.kind: s.k
-        for s in PoolSource.objects.filter(
-            project=project, kind__in=[SourceKind.BM25, SourceKind.TFIDF]
-        )
-    }
+    sources: dict[str, int] = {}
+    for source in PoolSource.objects.filter(
+        project=project, kind__in=[SourceKind.BM25, SourceKind.TFIDF]
+    ).order_by("name"):
+        sources[source.kind] = max(sources.get(source.kind, 0), source.k)
     rows: list[RefreshQuery] = []
     rejudged: dict[int, QueryPlan] = {}
     for qid, p in sorted(plan.queries.items()):
@@ -177,6 +176,12 @@ def golden_set_refresh_open(*, version: GoldenSetVersion, by: AbstractBaseUser) 
     RefreshQuery.objects.bulk_create(rows, batch_size=2000)
     asked_rows = _ask(project, refresh, rejudged, chunk_pks)
     pool = _ask_pool(project, refresh, rejudged, sources, asked_rows)
+    # A touched query with nothing to grade is not reopened: its held rows are its new rows.
+    asking = set(refresh.candidates.values_list("candidate__query_id", flat=True).distinct())
+    idle = [qid for qid in rejudged if qid not in asking]
+    RefreshQuery.objects.filter(refresh=refresh, live_id__in=idle).update(live=None)
+    for qid in idle:
+        del rejudged[qid]
     live_ids = sorted(rejudged)
     # Queries nobody judged yet (made from an imported version) get annotators as usual.
     unassigned = set(live_ids) - set(
@@ -266,7 +271,8 @@ def _ask_pool(
     )
     total = 0
     for kind, per_query in hits.items():
-        source = PoolSource.objects.get(project=project, kind=kind, name=kind)
+        source = PoolSource.objects.filter(project=project, kind=kind).order_by("name").first()
+        assert source is not None  # the kinds come from the project's sources
         new = {
             q: [c for c in cids if c not in graded[q] and (q, c) not in asked]
             for q, cids in per_query.items()
