@@ -244,11 +244,12 @@ def main() -> None:
     built = time.perf_counter() - t
     moved = update(project, texts, args.share)
 
-    timings, whole, hashing = [], [], []
+    timings, cpu, whole, hashing = [], [], [], []
     for _ in range(3):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         refresh_plan_read(version=version, texts=False)
         timings.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
         t = time.perf_counter()
         read = refresh_plan_read(version=version)
         whole.append(time.perf_counter() - t)
@@ -274,6 +275,8 @@ def main() -> None:
         "update": moved,
         "build_s": round(built, 1),
         "effect_s": [round(x, 2) for x in timings],
+        "effect_cpu_s_of_this_process": [round(x, 2) for x in cpu],
+        "load_average": os.getloadavg()[0],
         "plan_with_texts_s": [round(x, 2) for x in whole],
         "corpus_hash_s": [round(x, 2) for x in hashing],
         "queries_touched": counts["touched"],
