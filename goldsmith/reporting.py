@@ -28,6 +28,7 @@ import numpy as np
 
 from goldsmith import metrics
 from goldsmith.formats.trec import trec_list_in_order
+from goldsmith.refresh import spans_overlap
 
 FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
 # Metrics of the whole returned list (trec_eval's set_P and set_F), beside the ones at each K.
@@ -241,7 +242,7 @@ def _span_key(
     for j in item.judgments:
         if j.start is None or j.end is None or j.doc_id != doc:
             continue
-        overlaps = place.start < j.end and j.start < place.end
+        overlaps = spans_overlap(place.start, place.end, j.start, j.end)
         if overlaps and (best is None or j.grade > best.grade):
             best = j
     return best.chunk_id if best is not None else chunk_id

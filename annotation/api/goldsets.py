@@ -31,6 +31,12 @@ from annotation.selectors.goldsets import (
     golden_set_versions,
     version_diff,
 )
+from annotation.selectors.refresh import (
+    open_refresh,
+    refresh_for_diff,
+    refresh_plan_read,
+    refresh_progress,
+)
 from annotation.services.goldsets import (
     IMPORT_FORMATS,
     SplitSpec,
@@ -38,6 +44,7 @@ from annotation.services.goldsets import (
     golden_set_version_import,
     goldset_load,
 )
+from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.formats.goldset import parse_grade_map
 
@@ -237,6 +244,13 @@ class GoldenSetDiffOutput(serializers.Serializer):
     changed_grades = serializers.ListField(child=serializers.DictField())
     added_judgments = serializers.ListField(child=serializers.DictField())
     removed_judgments = serializers.ListField(child=serializers.DictField())
+    reasons = serializers.ListField(
+        child=serializers.DictField(),
+        help_text=gettext_lazy(
+            "when b is a refresh of a: why each row changed (query_id, chunk_id, kind: retired, "
+            "carried_text, carried_span or rejudged, and its values)"
+        ),
+    )
 
 
 class GoldenSetDiffInput(serializers.Serializer):
@@ -264,7 +278,119 @@ class GoldenSetDiffApi(APIView):
             "b": {"label": b.label, "content_hash": b.content_hash},
             **diff.to_json(),
         }
+        refresh = refresh_for_diff(a=a, b=b)
+        payload["reasons"] = refresh.reasons if refresh is not None else []
         return Response(GoldenSetDiffOutput(payload).data)
+
+
+class GoldenSetRefreshOutput(serializers.Serializer):
+    base = serializers.CharField(help_text=gettext_lazy("label of the version refreshed"))
+    state = serializers.CharField(
+        help_text=gettext_lazy("open, frozen, identical (nothing stored) or current")
+    )
+    identical_to = serializers.CharField(allow_null=True)
+    corpus_hash = serializers.CharField(allow_blank=True)
+    counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=gettext_lazy(
+            "untouched (carried over), touched, asked (grades asked: changed, replaces, pool), "
+            "carried_text, carried_span, dropped (retired chunks nothing carries), rejudged"
+        ),
+    )
+    progress = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    result = serializers.CharField(allow_null=True, help_text=gettext_lazy("the version stored"))
+
+
+class GoldenSetRefreshFreezeInput(serializers.Serializer):
+    label = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+def _refresh_json(refresh, *, base: str, identical_to: str | None = None, counts=None):  # type: ignore[no-untyped-def]
+    if refresh is None:
+        return {
+            "base": base, "state": "current", "identical_to": identical_to, "corpus_hash": "",
+            "counts": counts or {}, "progress": None, "result": None,
+        }  # fmt: skip
+    return {
+        "base": base,
+        "state": refresh.state,
+        "identical_to": identical_to,
+        "corpus_hash": refresh.corpus_hash,
+        "counts": refresh.counts,
+        "progress": refresh_progress(refresh) if refresh.state == "open" else None,
+        "result": refresh.result.label if refresh.result else None,
+    }
+
+
+class GoldenSetRefreshApi(APIView):
+    @extend_schema(
+        responses=GoldenSetRefreshOutput,
+        summary="The open refresh of a version, or what a refresh would ask (dry run)",
+    )
+    def get(self, request: Request, project_id: int, label: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        version = _version_or_404(project, label)
+        refresh = open_refresh(version=version)
+        if refresh is not None:
+            return Response(GoldenSetRefreshOutput(_refresh_json(refresh, base=label)).data)
+        plan = refresh_plan_read(version=version).plan
+        payload = _refresh_json(
+            None,
+            base=label,
+            identical_to=label if plan.identical else None,
+            counts=plan.counts(),
+        )
+        return Response(GoldenSetRefreshOutput(payload).data)
+
+    @extend_schema(
+        request=None,
+        responses={201: GoldenSetRefreshOutput, 200: GoldenSetRefreshOutput},
+        summary="Open a refresh of a version on the current corpus (lead)",
+    )
+    def post(self, request: Request, project_id: int, label: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        version = _version_or_404(project, label)
+        try:
+            opened = golden_set_refresh_open(version=version, by=request.user)
+        except ValueError as error:
+            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+        payload = _refresh_json(
+            opened.refresh, base=label, identical_to=opened.identical_to, counts=opened.counts
+        )
+        code = status.HTTP_201_CREATED if opened.refresh is not None else status.HTTP_200_OK
+        return Response(GoldenSetRefreshOutput(payload).data, status=code)
+
+
+class GoldenSetRefreshFreezeApi(APIView):
+    @extend_schema(
+        request=GoldenSetRefreshFreezeInput,
+        responses={201: GoldenSetRefreshOutput, 200: GoldenSetRefreshOutput},
+        summary="Freeze the open refresh of a version into the next version (lead)",
+    )
+    def post(self, request: Request, project_id: int, label: str) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        version = _version_or_404(project, label)
+        data = GoldenSetRefreshFreezeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        refresh = open_refresh(version=version)
+        if refresh is None:
+            raise NotFound(gettext("no open refresh of %(label)s") % {"label": label})
+        try:
+            done = golden_set_refresh_freeze(
+                refresh=refresh,
+                by=request.user,
+                label=data.validated_data.get("label") or None,
+                note=data.validated_data["note"],
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+        payload = _refresh_json(done.refresh, base=label, identical_to=done.identical_to)
+        code = status.HTTP_201_CREATED if done.version is not None else status.HTTP_200_OK
+        response = Response(GoldenSetRefreshOutput(payload).data, status=code)
+        if done.version is not None:
+            response[HASH_HEADER] = done.version.content_hash
+        return response
 
 
 class GoldenSetImportInput(serializers.Serializer):
@@ -336,6 +462,12 @@ urlpatterns = [
     path(f"{P}diff/", GoldenSetDiffApi.as_view(), name="api-goldset-diff"),
     path(f"{P}<str:label>/", GoldenSetDetailApi.as_view(), name="api-goldset-detail"),
     path(f"{P}<str:label>/items/", GoldenItemListApi.as_view(), name="api-goldset-items"),
+    path(f"{P}<str:label>/refresh/", GoldenSetRefreshApi.as_view(), name="api-goldset-refresh"),
+    path(
+        f"{P}<str:label>/refresh/freeze/",
+        GoldenSetRefreshFreezeApi.as_view(),
+        name="api-goldset-refresh-freeze",
+    ),
     path(
         f"{P}<str:label>/export/<str:fmt>/",
         GoldenSetExportApi.as_view(),

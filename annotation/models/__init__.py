@@ -46,6 +46,12 @@ from annotation.models.projects import (
 )
 from annotation.models.queries import Query
 from annotation.models.querylogs import LogQuery, QueryLog, ScrubPattern
+from annotation.models.refresh import (
+    GoldenSetRefresh,
+    RefreshCandidate,
+    RefreshQuery,
+    RefreshState,
+)
 from annotation.models.sampling import Sample
 
 __all__ = [
@@ -64,6 +70,7 @@ __all__ = [
     "FrozenVersionError",
     "GoldenItem",
     "GoldenJudgment",
+    "GoldenSetRefresh",
     "GoldenSetVersion",
     "Guideline",
     "ImportJob",
@@ -82,6 +89,9 @@ __all__ = [
     "QueryAnnotation",
     "QueryLog",
     "QueryReview",
+    "RefreshCandidate",
+    "RefreshQuery",
+    "RefreshState",
     "Resolution",
     "Role",
     "Sample",

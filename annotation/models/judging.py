@@ -328,6 +328,9 @@ class Provenance(models.TextChoices):
     TIE_HIGHER = "tie_higher", gettext_lazy("Tie → higher")
     ADJUDICATED = "adjudicated", gettext_lazy("Adjudicated")
     MACHINE = "machine", gettext_lazy("Machine judge")
+    # A grade a refresh kept on a chunk whose text changed only in white space or punctuation,
+    # or moved by span onto a live chunk covering the same characters (goldsmith.refresh).
+    CARRIED = "carried", gettext_lazy("Carried over (corpus update)")
 
 
 class Resolution(models.Model):

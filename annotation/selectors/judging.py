@@ -23,6 +23,8 @@ from annotation.models import (
     QueryAgreement,
     QueryAnnotation,
     QueryReview,
+    RefreshCandidate,
+    RefreshState,
     Resolution,
 )
 from annotation.models.judging import AssignmentStatus, Escalation, Provenance, ReviewState
@@ -121,6 +123,10 @@ class CandidateView:
     segments: list[tuple[str, bool]]  # the text in pieces, query terms marked True
     grade: int | None
     note: str
+    # Why an open refresh asks for this candidate's grade ("changed", "replaces", "pool"), and
+    # the retired chunk it replaces; empty for an ordinary candidate.
+    asked: str = ""
+    replaces: str = ""
 
 
 @dataclass
@@ -194,6 +200,12 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
         .order_by("shuffle_key", "id")
         .values_list("id", "chunk__chunk_id", "chunk__document__title", graded_text())
     )
+    asked = {
+        cid: (why, replaces)
+        for cid, why, replaces in RefreshCandidate.objects.filter(
+            candidate__query_id=query.pk, refresh__state=RefreshState.OPEN
+        ).values_list("candidate_id", "why", "replaces")
+    }
     candidates = [
         CandidateView(
             id=cid,
@@ -203,6 +215,8 @@ def annotation_view(*, assignment: Assignment) -> AnnotationView:
             segments=highlight_segments(text, terms, tokenizer=tokenizer),
             grade=own.get(cid, (None, ""))[0],
             note=own.get(cid, (None, ""))[1],
+            asked=asked.get(cid, ("", ""))[0],
+            replaces=asked.get(cid, ("", ""))[1],
         )
         for cid, chunk_id, title, text in rows
     ]

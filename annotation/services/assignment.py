@@ -35,10 +35,13 @@ class AssignResult:
 
 
 @transaction.atomic
-def queries_assign(*, project: Project, per_query: int | None = None) -> AssignResult:
-    """Give every pooled query of `project` up to `per_query` annotators (the project setting
-    by default). Each missing slot goes to the annotator with the fewest assignments in the
-    project (ties: username order). Running it again only fills missing slots."""
+def queries_assign(
+    *, project: Project, per_query: int | None = None, query_ids: Iterable[int] | None = None
+) -> AssignResult:
+    """Give every pooled query of `project` (or only those of `query_ids`) up to `per_query`
+    annotators (the project setting by default). Each missing slot goes to the annotator with
+    the fewest assignments in the project (ties: username order). Running it again only fills
+    missing slots."""
     n = per_query if per_query is not None else project.annotators_per_query
     if n < 1:
         raise ValueError(gettext("each query needs at least one annotator"))
@@ -59,12 +62,10 @@ def queries_assign(*, project: Project, per_query: int | None = None) -> AssignR
         if uid in load:
             load[uid] += 1
             next_order[uid] = max(next_order[uid], order + 1)
-    totals = dict(
-        Candidate.objects.filter(query__project=project)
-        .values("query_id")
-        .annotate(n=Count("id"))
-        .values_list("query_id", "n")
-    )
+    pooled = Candidate.objects.filter(query__project=project)
+    if query_ids is not None:
+        pooled = pooled.filter(query_id__in=list(query_ids))
+    totals = dict(pooled.values("query_id").annotate(n=Count("id")).values_list("query_id", "n"))
     heap = [(load[uid], position, uid) for position, uid in enumerate(annotators)]
     heapq.heapify(heap)
     new: list[Assignment] = []

@@ -201,6 +201,8 @@ def _store(
     filters: dict[str, Any] | None = None,
     split: SplitSpec | None = None,
     corpus_counts: dict[str, int] | None = None,
+    corpus_version: Any = None,
+    corpus_hash: str = "",
 ) -> GoldenSetVersion:
     """Write one version with its items and judgments (inside the caller's transaction)."""
     ordered = sorted(records, key=lambda r: r.query_id)
@@ -248,6 +250,8 @@ def _store(
         split_seed=split.seed if split else None,
         test_share=split.test_share if split else None,
         header=header,
+        corpus_version=corpus_version,
+        corpus_hash=corpus_hash,
     )
     version.save()
     _insert_rows(

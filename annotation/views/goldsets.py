@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.api.goldsets import streamed_export
@@ -25,7 +25,9 @@ from annotation.selectors.goldsets import (
     golden_set_versions,
     version_diff,
 )
+from annotation.selectors.refresh import open_refresh, refresh_for_diff, refresh_progress
 from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
+from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 
 PAGE_SIZE = 50
 EXPORT_LABELS = {
@@ -174,12 +176,15 @@ def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpRes
         if label != version.label
     ]
     counts = version.counts
+    refresh = open_refresh(version=version) if role_allows(membership.role, Action.LEAD) else None
     return render(
         request,
         "annotation/goldset_detail.html",
         _context(
             project,
             membership,
+            refresh=refresh,
+            refresh_progress=refresh_progress(refresh) if refresh else None,
             version=version,
             queries=queries,
             page=page,
@@ -260,12 +265,96 @@ def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
             "judgments_added": diff.added_judgments[:limit],
             "judgments_removed": diff.removed_judgments[:limit],
         }
+    reasons: dict[str, list[dict[str, object]]] = {}
+    refresh = refresh_for_diff(a=a, b=b) if a is not None and b is not None else None
+    if refresh is not None:
+        for reason in refresh.reasons:
+            reasons.setdefault(str(reason["query_id"]), []).append(reason)
+        wanted_texts = dict(
+            GoldenItem.objects.filter(version=b, query_id__in=list(reasons)[:limit]).values_list(
+                "query_id", "text"
+            )
+        )
+        texts.update(wanted_texts)
+    why = [(q, texts.get(q, ""), reasons[q]) for q in sorted(reasons)[:limit]]
     return render(
         request,
         "annotation/goldset_diff.html",
         _context(
-            project, membership, versions=versions, a=a, b=b, diff=diff, rows=rows, limit=limit
+            project,
+            membership,
+            versions=versions,
+            a=a,
+            b=b,
+            diff=diff,
+            rows=rows,
+            limit=limit,
+            refresh=refresh,
+            why=why,
         ),
+    )
+
+
+@login_required
+def goldset_refresh(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
+    """A lead opens a refresh of the version on the current corpus (POST only)."""
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    version = _version_or_404(project, label)
+    if request.method != "POST":
+        return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    try:
+        opened = golden_set_refresh_open(version=version, by=request.user)
+    except ValueError as error:
+        messages.error(request, localize(error))
+        return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    c = opened.counts
+    if opened.refresh is None:
+        messages.success(
+            request,
+            gettext(
+                "Identical to %(label)s: the current corpus holds every grade of it, nothing to "
+                "refresh."
+            )
+            % {"label": version.label},
+        )
+    else:
+        messages.success(
+            request,
+            gettext(
+                "Opened a refresh of %(label)s: untouched carried %(untouched)s, touched "
+                "%(touched)s, judgments asked %(asked)s."
+            )
+            % {"label": version.label, **c},
+        )
+    return redirect("goldset-detail", project_id=project.pk, label=version.label)
+
+
+@login_required
+def goldset_refresh_freeze(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
+    """A lead freezes the open refresh of the version into the next version (POST only)."""
+    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    version = _version_or_404(project, label)
+    refresh = open_refresh(version=version)
+    if request.method != "POST" or refresh is None:
+        return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    try:
+        done = golden_set_refresh_freeze(refresh=refresh, by=request.user)
+    except ValueError as error:
+        messages.error(request, localize(error))
+        return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    if done.version is None:
+        messages.success(
+            request,
+            gettext("Identical to %(label)s: nothing stored.") % {"label": done.identical_to},
+        )
+        return redirect("goldset-detail", project_id=project.pk, label=version.label)
+    messages.success(
+        request,
+        gettext("Froze %(label)s, the refresh of %(base)s.")
+        % {"label": done.version.label, "base": version.label},
+    )
+    return redirect(
+        reverse("goldset-diff", args=[project.pk]) + f"?a={version.label}&b={done.version.label}"
     )
 
 
@@ -275,4 +364,6 @@ urlpatterns = [
     path(f"{P}diff/", goldset_diff, name="goldset-diff"),
     path(f"{P}<str:label>/", goldset_detail, name="goldset-detail"),
     path(f"{P}<str:label>/export/<str:fmt>/", goldset_export, name="goldset-export"),
+    path(f"{P}<str:label>/refresh/", goldset_refresh, name="goldset-refresh"),
+    path(f"{P}<str:label>/refresh/freeze/", goldset_refresh_freeze, name="goldset-refresh-freeze"),
 ]
