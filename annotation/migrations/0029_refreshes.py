@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0026_corpus_versions"),
+        ("annotation", "0028_judging_order"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
