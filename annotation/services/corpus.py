@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from django.conf import settings
+from django.core import signing
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone, translation
@@ -50,7 +52,7 @@ from annotation.selectors.corpus import chunks_cited, corpus_version_live
 from annotation.services.bulk import bulk_insert
 from annotation.services.corpus_versions import ChangeRows, corpus_version_record
 from annotation.services.imports import import_run
-from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.progress import ProgressCallback, ProgressWriter, uploads_dir
 from annotation.services.projects import project_tokenizer_detect
 from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
 from annotation.services.uploads import Upload, upload_file, upload_name
@@ -598,3 +600,135 @@ def corpus_preview(
         + len(store.changes.added)
         - counts["chunks_removed"],
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The page's two steps: preview a replace, then confirm it
+
+PREVIEW_PREFIX = "preview-"
+PREVIEW_MAX_AGE = 24 * 3600  # seconds a preview can be confirmed; its file is swept after
+_PREVIEW_SALT = "annotation.corpus.preview"
+
+
+@dataclass(frozen=True)
+class PendingPreview:
+    """A dry run of an uploaded file kept for confirmation: the counts, and `key`, which names
+    the kept copy (signed: only this project and uploader can confirm it)."""
+
+    preview: CorpusPreview
+    key: str
+    seconds: float  # how long the dry run took (the page computes it in the request)
+
+
+def corpus_preview_upload(
+    *,
+    project: Project,
+    upload: Upload,
+    created_by: object,
+    chunk_size: int,
+    overlap: int,
+    replace: bool = True,
+) -> PendingPreview:
+    """The dry run of an upload, its copy kept for :func:`corpus_preview_confirm`. Nothing is
+    stored in the database. Raises ReadError/ValueError for a file the import would refuse."""
+    _previews_sweep()
+    with upload_file(upload, keep=True) as path:
+        started = time.perf_counter()
+        preview = corpus_preview(
+            project=project,
+            path=path,
+            filename=upload_name(upload),
+            chunk_size=chunk_size,
+            overlap=overlap,
+            replace=replace,
+        )
+        seconds = time.perf_counter() - started
+        kept = path.with_name(PREVIEW_PREFIX + path.name)
+        path.rename(kept)
+    key = signing.dumps(
+        {
+            "project": project.pk,
+            "user": getattr(created_by, "pk", None),
+            "file": kept.name,
+            "name": preview.filename,
+            "chunk_size": chunk_size,
+            "overlap": overlap,
+            "replace": replace,
+            "version": preview.live_version,
+        },
+        salt=_PREVIEW_SALT,
+    )
+    return PendingPreview(preview=preview, key=key, seconds=seconds)
+
+
+class PreviewExpired(ValueError):
+    """A preview that can no longer be confirmed (too old, already used, or the corpus changed
+    since): the lead uploads the file again to see the counts of now."""
+
+
+def _preview_opened(project: Project, key: str, created_by: object) -> tuple[dict[str, Any], Path]:
+    try:
+        data = signing.loads(key, salt=_PREVIEW_SALT, max_age=PREVIEW_MAX_AGE)
+    except signing.BadSignature:
+        raise PreviewExpired(
+            gettext("this preview has expired: upload the file again to see its counts")
+        ) from None
+    if data["project"] != project.pk or data["user"] != getattr(created_by, "pk", None):
+        raise PreviewExpired(gettext("this preview belongs to another upload"))
+    path = uploads_dir() / Path(data["file"]).name
+    if not path.is_file():
+        raise PreviewExpired(
+            gettext("this preview was already confirmed or cancelled: upload the file again")
+        )
+    return data, path
+
+
+def corpus_preview_confirm(*, project: Project, key: str, created_by: object) -> CorpusImport:
+    """Queue the import a preview showed. Refused (:class:`PreviewExpired`) when the corpus
+    changed since the preview, since its counts would no longer be what the import does."""
+    from annotation.tasks import corpus_import_execute
+
+    data, path = _preview_opened(project, key, created_by)
+    live = corpus_version_live(project=project)
+    if (live.number if live else None) != data["version"]:
+        path.unlink(missing_ok=True)
+        raise PreviewExpired(
+            gettext(
+                "the corpus changed since this preview (it is now at version %(number)s): "
+                "upload the file again to see the new counts"
+            )
+            % {"number": live.number if live else 0}
+        )
+    queued = path.with_name(path.name.removeprefix(PREVIEW_PREFIX))
+    path.rename(queued)
+    record = corpus_import_create(
+        project=project,
+        filename=data["name"],
+        upload_path=queued,
+        created_by=created_by,
+        chunk_size=data["chunk_size"],
+        overlap=data["overlap"],
+        replace=data["replace"],
+    )
+    corpus_import_execute.delay_on_commit(record.pk, language=translation.get_language())
+    return record
+
+
+def corpus_preview_cancel(*, project: Project, key: str, created_by: object) -> None:
+    """Drop a preview's kept copy (nothing else was stored)."""
+    try:
+        _data, path = _preview_opened(project, key, created_by)
+    except PreviewExpired:
+        return
+    path.unlink(missing_ok=True)
+
+
+def _previews_sweep() -> None:
+    """Delete the copies of previews nobody confirmed within PREVIEW_MAX_AGE."""
+    limit = time.time() - PREVIEW_MAX_AGE
+    for old in uploads_dir().glob(PREVIEW_PREFIX + "*"):
+        try:
+            if old.stat().st_mtime < limit:
+                old.unlink(missing_ok=True)
+        except OSError:
+            continue

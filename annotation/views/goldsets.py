@@ -25,7 +25,7 @@ from annotation.selectors.goldsets import (
     golden_set_versions,
     version_diff,
 )
-from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
+from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
 
 PAGE_SIZE = 50
 EXPORT_LABELS = {
@@ -124,6 +124,9 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     strata=data.get("strata"),
                     split=split,
                 )
+            except FreezeIdentical as same:
+                messages.info(request, str(same))
+                return redirect("goldset-detail", project_id=project.pk, label=same.latest.label)
             except ValueError as error:
                 form.add_error(None, localize(error))
             else:
