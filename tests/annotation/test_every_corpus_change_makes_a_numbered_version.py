@@ -22,9 +22,7 @@ def engine_hash(texts: dict[str, str]) -> str:
     return corpus_hash((cid, text_sha256(text)) for cid, text in texts.items())
 
 
-def test_versions_are_numbered_and_hashed_as_the_engine_hashes_the_live_chunks(
-    personas, tmp_path
-):
+def test_versions_are_numbered_and_hashed_as_the_engine_hashes_the_live_chunks(personas, tmp_path):
     project = personas.project
     assert corpus_version_live(project=project) is None
     import_corpus(project, write_corpus(tmp_path, "v1.jsonl", V1))
@@ -51,7 +49,11 @@ def test_versions_are_numbered_and_hashed_as_the_engine_hashes_the_live_chunks(
 
     import_corpus(project, write_corpus(tmp_path, "back.jsonl", {"kb-4": V1["kb-4"]}))
     v3 = corpus_version_live(project=project)
-    assert (v3.number, v3.added, v3.content_hash) == (3, 1, engine_hash({**now, "kb-4": V1["kb-4"]}))
+    assert (v3.number, v3.added, v3.content_hash) == (
+        3,
+        1,
+        engine_hash({**now, "kb-4": V1["kb-4"]}),
+    )
     live = Chunk.objects.filter(project=project, removed=False).values_list(
         "chunk_id", "text_sha256"
     )
@@ -74,14 +76,19 @@ def test_the_api_and_the_command_list_the_versions(personas, tmp_path, api_clien
     project = personas.project
     import_corpus(project, write_corpus(tmp_path, "v1.jsonl", V1))
     import_corpus(project, write_corpus(tmp_path, "v2.jsonl", {"kb-5": "Plans renew yearly."}))
-    body = api_client_for(personas.victor).get(
-        f"/api/v1/projects/{project.pk}/corpus/versions/"
-    ).json()
+    body = (
+        api_client_for(personas.victor)
+        .get(f"/api/v1/projects/{project.pk}/corpus/versions/")
+        .json()
+    )
     assert [(v["number"], v["added"], v["live_chunks"]) for v in body] == [(2, 1, 5), (1, 4, 4)]
     assert body[0]["content_hash"] == corpus_version_live(project=project).content_hash
-    assert api_client_for(personas.mallory).get(
-        f"/api/v1/projects/{project.pk}/corpus/versions/"
-    ).status_code == 404
+    assert (
+        api_client_for(personas.mallory)
+        .get(f"/api/v1/projects/{project.pk}/corpus/versions/")
+        .status_code
+        == 404
+    )
     out = io.StringIO()
     call_command("corpus_versions", project.name, stdout=out)
     lines = out.getvalue().splitlines()
