@@ -8,8 +8,10 @@ from __future__ import annotations
 import importlib
 import io
 
+import pytest
 from django.apps import apps
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from annotation.models import Chunk, CorpusChange, CorpusVersion
 from annotation.selectors.corpus import corpus_version_live
@@ -65,10 +67,8 @@ def test_a_failed_import_makes_no_version(personas, tmp_path):
     import_corpus(project, write_corpus(tmp_path, "v1.jsonl", V1))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "new", "doc_id": "n", "text": "x"}\n{"id": \n', encoding="utf-8")
-    try:
+    with pytest.raises(CommandError, match=r"bad\.jsonl:2"):
         import_corpus(project, bad)
-    except Exception:
-        pass
     assert CorpusVersion.objects.filter(project=project).count() == 1
 
 
