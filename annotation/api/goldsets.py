@@ -39,6 +39,7 @@ from annotation.selectors.refresh import (
 )
 from annotation.services.goldsets import (
     IMPORT_FORMATS,
+    FreezeIdentical,
     SplitSpec,
     golden_set_version_freeze,
     golden_set_version_import,
@@ -77,6 +78,15 @@ class GoldenSetVersionOutput(serializers.Serializer):
     filters = serializers.JSONField()
     split_seed = serializers.IntegerField(allow_null=True)
     test_share = serializers.FloatField(allow_null=True)
+    corpus_version = serializers.IntegerField(
+        source="corpus_version.number",
+        allow_null=True,
+        default=None,
+        help_text=gettext_lazy("the corpus version its judgments were made on (null: not known)"),
+    )
+    corpus_hash = serializers.CharField(
+        help_text=gettext_lazy("content hash of that corpus ('' when not known)")
+    )
 
 
 class GoldenSetFreezeInput(serializers.Serializer):
@@ -99,7 +109,13 @@ class GoldenSetListApi(APIView):
 
     @extend_schema(
         request=GoldenSetFreezeInput,
-        responses={201: GoldenSetVersionOutput},
+        responses={
+            201: GoldenSetVersionOutput,
+            409: OpenApiResponse(
+                description="identical to the latest version: nothing stored "
+                "({detail, code: identical, label, content_hash})"
+            ),
+        },
         summary="Freeze the approved queries into a new version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
@@ -120,6 +136,14 @@ class GoldenSetListApi(APIView):
                 strata=given.get("strata"),
                 split=split,
             )
+        except FreezeIdentical as same:
+            body = {
+                "detail": str(same),
+                "code": "identical",
+                "label": same.latest.label,
+                "content_hash": same.latest.content_hash,
+            }
+            return Response(body, status=status.HTTP_409_CONFLICT)
         except ValueError as error:
             raise serializers.ValidationError({"detail": [localize(error)]}) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)

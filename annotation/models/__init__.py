@@ -9,7 +9,9 @@ from annotation.models.corpus import (
     CorpusChange,
     CorpusImport,
     CorpusVersion,
+    CorpusVersionOrigin,
     Document,
+    FileKind,
     SearchBacklog,
 )
 from annotation.models.goldsets import (
@@ -66,7 +68,9 @@ __all__ = [
     "CorpusChange",
     "CorpusImport",
     "CorpusVersion",
+    "CorpusVersionOrigin",
     "Document",
+    "FileKind",
     "FrozenVersionError",
     "GoldenItem",
     "GoldenJudgment",

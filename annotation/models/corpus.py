@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
@@ -99,11 +99,22 @@ class SearchBacklog(models.Model):
 CHANGED_IDS_SHOWN = 100
 
 
+class FileKind(models.TextChoices):
+    CHUNKS = "chunks", gettext_lazy("chunks")
+    DOCUMENTS = "documents", gettext_lazy("whole documents")
+
+
 class CorpusImport(ImportJob):
-    """One import of a corpus file: its progress while running, then its report."""
+    """One import of a corpus file: its progress while running, then its report.
+
+    `mode` is the kind of file (chunks, or whole documents that the import chunks); `replace`
+    says how it updates the corpus: False (*add or update*, the default) adds new chunk ids and
+    updates known ones whose text changed, retiring nothing; True (*replace*: the file is the
+    whole corpus now) also retires every live chunk the file does not hold."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="corpus_imports")
-    mode = models.CharField(max_length=16, blank=True)  # "chunks" or "documents"
+    mode = models.CharField(max_length=16, blank=True, choices=FileKind.choices)
+    replace = models.BooleanField(default=False)
     chunk_size = models.PositiveIntegerField(default=1000)
     overlap = models.PositiveIntegerField(default=100)
     documents_created = models.PositiveIntegerField(default=0)
@@ -116,12 +127,22 @@ class CorpusImport(ImportJob):
     # the changed chunks had been graded: their candidates keep the graded text.
     changed_chunk_ids = models.JSONField(default=list, blank=True)
     judged_chunks_changed = models.PositiveIntegerField(default=0)
+    # Of the chunks this import changed or retired, how many frozen versions cite (a golden
+    # judgment) and how many open work cites (a grade of a query no frozen version holds).
+    cited_by_frozen = models.PositiveIntegerField(default=0)
+    cited_by_open = models.PositiveIntegerField(default=0)
 
 
 class ChangeKind(models.TextChoices):
     ADDED = "added", pgettext_lazy("a chunk in a corpus version", "added")
     CHANGED = "changed", pgettext_lazy("a chunk in a corpus version", "changed")
     RETIRED = "retired", pgettext_lazy("a chunk in a corpus version", "retired")
+
+
+class CorpusVersionOrigin(models.TextChoices):
+    IMPORT = "import", gettext_lazy("corpus import")
+    GOLDEN_SET = "golden_set", gettext_lazy("golden-set import")
+    BASELINE = "baseline", gettext_lazy("corpus before versions")
 
 
 class CorpusVersion(models.Model):
@@ -132,6 +153,11 @@ class CorpusVersion(models.Model):
     live chunks whose text changed; `retired` chunks that left the live corpus (kept, never
     deleted). The chunk ids behind each count are its :class:`CorpusChange` rows, so the diff of
     two versions is the changes in between.
+
+    `origin` says what made it: a corpus import, a golden-set import that brought chunks, or
+    (``baseline``) migration 0027, which gave each project that already had chunks its version
+    1. A baseline lists no change rows: the history before it is not known, so its `added` is
+    its live chunks and a diff starts from it.
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="corpus_versions")
@@ -149,6 +175,10 @@ class CorpusVersion(models.Model):
         related_name="corpus_version",
     )
     filename = models.CharField(max_length=255, blank=True)
+    origin = models.CharField(
+        max_length=16, choices=CorpusVersionOrigin.choices, default=CorpusVersionOrigin.IMPORT
+    )
+    replace = models.BooleanField(default=False)  # made by a replace (else add or update)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -1,4 +1,4 @@
-"""Reads of the corpus: figures and full-text search.
+"""Reads of the corpus: figures, full-text search, corpus versions and their diffs.
 
 Search uses PostgreSQL full-text search (``websearch_to_tsquery``, English configuration, ranked
 by ``ts_rank``) over the chunks' search vectors (``annotation_chunksearch``, GIN-indexed; see
@@ -16,13 +16,30 @@ finds API), in document order. Chunks not indexed yet are matched on their own t
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 
-from annotation.models import Chunk, CorpusImport, Project, SearchBacklog
+from annotation.models import (
+    Candidate,
+    Chunk,
+    CorpusChange,
+    CorpusImport,
+    CorpusVersion,
+    GoldenItem,
+    GoldenJudgment,
+    Judgment,
+    Project,
+    Resolution,
+    SearchBacklog,
+)
+from annotation.models.goldsets import VersionOrigin
+from goldsmith.corpus import corpus_hash
 from goldsmith.intake.tokenizers import SearchTerm, get_tokenizer, search_terms
 
 
@@ -164,3 +181,187 @@ def _search_postgresql(
             chunk.rank = ranks[chunk.pk]
         hits = sorted(hits + more, key=lambda c: (-c.rank, c.pk))[:limit]
     return hits
+
+
+# --------------------------------------------------------------------------------------------
+# Corpus versions
+
+
+def corpus_version_live(*, project: Project) -> CorpusVersion | None:
+    """The project's newest corpus version (the corpus as it is now), None before any."""
+    return CorpusVersion.objects.filter(project=project).order_by("-number").first()
+
+
+def corpus_versions(*, project: Project) -> QuerySet[CorpusVersion]:
+    """Every corpus version of the project, newest first, with who made it."""
+    return (
+        CorpusVersion.objects.filter(project=project)
+        .select_related("created_by", "corpus_import")
+        .order_by("-number")
+    )
+
+
+def corpus_version_get(*, project: Project, number: int) -> CorpusVersion:
+    """One version by its number (raises CorpusVersion.DoesNotExist)."""
+    return CorpusVersion.objects.get(project=project, number=number)
+
+
+def live_corpus_hash(*, project: Project) -> str:
+    """`goldsmith.corpus.corpus_hash` of the project's live chunks as stored now."""
+    return corpus_hash(
+        Chunk.objects.filter(project=project, removed=False)
+        .values_list("chunk_id", "text_sha256")
+        .iterator(chunk_size=5000)
+    )
+
+
+_IN_BATCH = 2000
+
+
+def _batches(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _IN_BATCH):
+        yield items[start : start + _IN_BATCH]
+
+
+def frozen_query_pks(*, project: Project) -> set[int]:
+    """The queries of the project that a frozen version holds (by the freeze's query id)."""
+    ids = (
+        GoldenItem.objects.filter(version__project=project, version__origin=VersionOrigin.FROZEN)
+        .values_list("query_id", flat=True)
+        .distinct()
+    )
+    return {int(q) for q in ids if q.isdigit()}
+
+
+@dataclass(frozen=True)
+class Citations:
+    """Which of some chunks are cited: by a frozen version (a golden judgment of the chunk id),
+    or by open work (a judgment or final grade of a query no frozen version holds yet)."""
+
+    frozen: frozenset[str]
+    open: frozenset[str]
+
+
+def chunks_cited(*, project: Project, chunks: Sequence[tuple[int, str]]) -> Citations:
+    """The citations of `chunks` ((primary key, chunk id) pairs) in the project."""
+    if not chunks:
+        return Citations(frozenset(), frozenset())
+    frozen: set[str] = set()
+    for ids in _batches([cid for _pk, cid in chunks]):
+        frozen.update(
+            GoldenJudgment.objects.filter(item__version__project=project, chunk_id__in=ids)
+            .values_list("chunk_id", flat=True)
+            .distinct()
+        )
+    done = frozen_query_pks(project=project)
+    by_pk = dict(chunks)
+    graded = Exists(Judgment.objects.filter(candidate=OuterRef("pk"))) | Exists(
+        Resolution.objects.filter(candidate=OuterRef("pk"))
+    )
+    open_: set[str] = set()
+    for pks in _batches([pk for pk, _cid in chunks]):
+        for chunk_pk, query_pk in (
+            Candidate.objects.filter(chunk_id__in=pks)
+            .filter(graded)
+            .values_list("chunk_id", "query_id")
+        ):
+            if query_pk not in done:
+                open_.add(by_pk[chunk_pk])
+    return Citations(frozenset(frozen), frozenset(open_))
+
+
+@dataclass(frozen=True)
+class CitedBy:
+    """A golden query citing a chunk: its version's label and its query id."""
+
+    label: str
+    query_id: str
+
+
+@dataclass(frozen=True)
+class DiffChunk:
+    chunk_id: str
+    kind: str  # added, changed, retired
+    old_sha256: str
+    new_sha256: str
+    cited_by: tuple[CitedBy, ...]
+
+
+@dataclass(frozen=True)
+class CorpusDiff:
+    """What changed between two corpus versions: the net change of every chunk touched by the
+    versions after `old` up to `new` (a chunk changed and changed back is not listed)."""
+
+    old: CorpusVersion
+    new: CorpusVersion
+    chunks: tuple[DiffChunk, ...]
+
+    def of(self, kind: str) -> list[DiffChunk]:
+        return [c for c in self.chunks if c.kind == kind]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {kind: len(self.of(kind)) for kind in ("added", "changed", "retired")}
+
+
+def corpus_version_diff(*, project: Project, old: int, new: int) -> CorpusDiff:
+    """The diff of versions `old` and `new` (in either order: the lower one is the start).
+
+    Read from the change rows of the versions in between: a chunk is live at the start unless
+    its first change is an addition, and live at the end unless its last change is a
+    retirement; its text at the start is the first change's old hash, at the end the last
+    one's new hash. Each listed chunk comes with the frozen versions and queries citing it.
+    Raises CorpusVersion.DoesNotExist for a number the project lacks."""
+    low, high = sorted((old, new))
+    start = corpus_version_get(project=project, number=low)
+    end = corpus_version_get(project=project, number=high)
+    first: dict[int, tuple[str, str]] = {}  # chunk pk -> (kind, old sha) of its first change
+    last: dict[int, tuple[str, str]] = {}  # chunk pk -> (kind, new sha) of its last change
+    for chunk_pk, kind, old_sha, new_sha in (
+        CorpusChange.objects.filter(
+            version__project=project, version__number__gt=low, version__number__lte=high
+        )
+        .order_by("version__number")
+        .values_list("chunk_id", "kind", "old_sha256", "new_sha256")
+        .iterator(chunk_size=5000)
+    ):
+        first.setdefault(chunk_pk, (kind, old_sha))
+        last[chunk_pk] = (kind, new_sha)
+    ids = dict(
+        itertools.chain.from_iterable(
+            Chunk.objects.filter(pk__in=pks).values_list("pk", "chunk_id")
+            for pks in _batches(list(first))
+        )
+    )
+    net: list[tuple[str, str, str, str]] = []
+    for pk, (first_kind, old_sha) in first.items():
+        last_kind, new_sha = last[pk]
+        live_before = first_kind != "added"
+        live_after = last_kind != "retired"
+        if live_before and live_after:
+            if old_sha == new_sha:
+                continue
+            kind = "changed"
+        elif live_after:
+            kind, old_sha = "added", ""
+        elif live_before:
+            kind, new_sha = "retired", ""
+        else:
+            continue
+        net.append((ids[pk], kind, old_sha, new_sha))
+    net.sort()
+    citing: dict[str, list[CitedBy]] = {}
+    for batch in _batches([row[0] for row in net]):
+        for chunk_id, label, query_id in (
+            GoldenJudgment.objects.filter(item__version__project=project, chunk_id__in=batch)
+            .order_by("item__version__created_at", "item__version_id", "item__query_id")
+            .values_list("chunk_id", "item__version__label", "item__query_id")
+        ):
+            citing.setdefault(chunk_id, []).append(CitedBy(label, query_id))
+    return CorpusDiff(
+        old=start,
+        new=end,
+        chunks=tuple(
+            DiffChunk(cid, kind, o, n, tuple(citing.get(cid, ()))) for cid, kind, o, n in net
+        ),
+    )

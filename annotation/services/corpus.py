@@ -1,9 +1,15 @@
 """Corpus imports: streaming, all or nothing, and re-imports that update in place.
 
 A re-import compares every chunk with what is stored: an unchanged chunk is not touched; a chunk
-whose text changed gets the new text and ``text_changed=True``; a chunk missing from the new
-file is marked ``removed`` but kept, because golden sets may cite it; a removed chunk that comes
-back is restored.
+whose text changed gets the new text and ``text_changed=True``; a removed chunk that comes back
+is restored. What happens to a live chunk missing from the file depends on the import's kind:
+*add or update* (the default) leaves it live; *replace* (the file is the whole corpus now)
+marks it ``removed`` (retired), kept because golden sets may cite it.
+
+A dry run (:func:`corpus_preview`) reads the file through the same classification and stores
+nothing, so its counts are the ones the import then makes. Every import that changes the live
+chunks makes the project's next corpus version (`annotation.services.corpus_versions`), in the
+import's transaction; an import that changes nothing makes none.
 
 A changed text must not silently change what was graded. Frozen versions already hold the text
 and span of every graded chunk as it was at the freeze. Before the new text is stored, every
@@ -19,10 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from django.conf import settings
+from django.core import signing
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone, translation
@@ -33,14 +42,17 @@ from annotation.models import (
     Chunk,
     CorpusImport,
     Document,
+    FileKind,
     Judgment,
     Project,
     Resolution,
 )
 from annotation.models.corpus import CHANGED_IDS_SHOWN
+from annotation.selectors.corpus import chunks_cited, corpus_version_live
 from annotation.services.bulk import bulk_insert
+from annotation.services.corpus_versions import ChangeRows, corpus_version_record
 from annotation.services.imports import import_run
-from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.progress import ProgressCallback, ProgressWriter, uploads_dir
 from annotation.services.projects import project_tokenizer_detect
 from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
 from annotation.services.uploads import Upload, upload_file, upload_name
@@ -62,7 +74,13 @@ CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "st
 
 
 def corpus_upload_accept(
-    *, project: Project, upload: Upload, created_by: object, chunk_size: int, overlap: int
+    *,
+    project: Project,
+    upload: Upload,
+    created_by: object,
+    chunk_size: int,
+    overlap: int,
+    replace: bool = False,
 ) -> CorpusImport:
     """Store an uploaded corpus file, record its import and queue it for a worker after the
     commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
@@ -76,6 +94,7 @@ def corpus_upload_accept(
             created_by=created_by,
             chunk_size=chunk_size,
             overlap=overlap,
+            replace=replace,
         )
     corpus_import_execute.delay_on_commit(record.pk, language=translation.get_language())
     return record
@@ -89,14 +108,12 @@ def corpus_import_create(
     created_by: object | None = None,
     chunk_size: int = 1000,
     overlap: int = 100,
+    replace: bool = False,
 ) -> CorpusImport:
     """A queued import; `corpus_import_run` does the work (in a Celery task for uploads)."""
-    detect_format(filename, CORPUS_FORMATS)
-    if chunk_size < 50 or not 0 <= overlap < chunk_size // 2:
-        raise ValueError(
-            gettext("chunk size must be ≥ 50 and overlap between 0 and half the chunk size")
-        )
+    _check_settings(filename, chunk_size, overlap)
     return CorpusImport.objects.create(
+        replace=replace,
         project=project,
         filename=filename[-255:],
         upload_path=str(upload_path or ""),
@@ -104,6 +121,14 @@ def corpus_import_create(
         chunk_size=chunk_size,
         overlap=overlap,
     )
+
+
+def _check_settings(filename: str, chunk_size: int, overlap: int) -> None:
+    detect_format(filename, CORPUS_FORMATS)
+    if chunk_size < 50 or not 0 <= overlap < chunk_size // 2:
+        raise ValueError(
+            gettext("chunk size must be ≥ 50 and overlap between 0 and half the chunk size")
+        )
 
 
 def corpus_import_run(
@@ -114,6 +139,9 @@ def corpus_import_run(
 
     def work(source: Path, progress: ProgressWriter) -> None:
         with source.open("rb") as handle, transaction.atomic():
+            # One import of a project at a time: each compares the file with the corpus as the
+            # previous one left it, and numbers the next corpus version.
+            Project.objects.select_for_update().filter(pk=record.project_id).first()
             counts = _store(record, handle, progress)
         for name, value in counts.items():
             setattr(record, name, value)
@@ -157,6 +185,7 @@ def corpus_import(
     created_by: object | None = None,
     chunk_size: int = 1000,
     overlap: int = 100,
+    replace: bool = False,
     on_progress: ProgressCallback | None = None,
 ) -> CorpusImport:
     """Import a file now (the command line's way); the caller's file is left in place."""
@@ -166,15 +195,18 @@ def corpus_import(
         created_by=created_by,
         chunk_size=chunk_size,
         overlap=overlap,
+        replace=replace,
     )
     return corpus_import_run(corpus_import_id=record.pk, path=path, on_progress=on_progress)
 
 
 class _Store:
-    """The writing side of one import, inside its transaction."""
+    """The writing side of one import, inside its transaction; with ``dry_run`` it classifies
+    every chunk the same way and writes nothing."""
 
-    def __init__(self, record: CorpusImport) -> None:
+    def __init__(self, record: CorpusImport, *, dry_run: bool = False) -> None:
         self.record = record
+        self.dry_run = dry_run
         self.project_id = record.project_id
         self.docs: dict[str, int] = dict(
             Document.objects.filter(project_id=self.project_id).values_list("doc_id", "id")
@@ -185,6 +217,8 @@ class _Store:
                 project_id=self.project_id
             ).values_list("chunk_id", "id", "text_sha256", "removed")
         }
+        # Chunks created by this import have larger keys (one import of a project at a time).
+        self.max_pk = max((pk for pk, _sha, _removed in self.existing.values()), default=0)
         self.seen: set[str] = set()
         self.next_position: dict[str, int] = {}
         self.counts = dict.fromkeys(
@@ -200,6 +234,8 @@ class _Store:
             ],
             0,
         )
+        self.changes = ChangeRows()  # for the corpus version (created chunks: by key, later)
+        self.touched: list[tuple[int, str]] = []  # live chunks changed or retired: (pk, id)
         self.changed_ids: list[str] = []  # the first CHANGED_IDS_SHOWN, in file order
         self.pending: list[ChunkRecord] = []
         self.sample: list[str] = []  # the first texts, to detect the corpus's language
@@ -220,7 +256,10 @@ class _Store:
             if chunk.doc_id not in self.docs and chunk.doc_id not in new_docs:
                 new_docs[chunk.doc_id] = chunk.title
         if new_docs:
-            self.docs.update(_documents_insert(self.project_id, new_docs))
+            if self.dry_run:
+                self.docs.update(dict.fromkeys(new_docs, 0))
+            else:
+                self.docs.update(_documents_insert(self.project_id, new_docs))
             self.counts["documents_created"] += len(new_docs)
         to_create: list[tuple[object, ...]] = []
         now = timezone.now()
@@ -242,11 +281,17 @@ class _Store:
             elif found[1] == sha:
                 if found[2]:
                     restored.append(found[0])
+                    self.changes.added.append((found[0], sha))
                 else:
                     self.counts["chunks_unchanged"] += 1
             else:
                 if len(self.changed_ids) < CHANGED_IDS_SHOWN:
                     self.changed_ids.append(chunk.chunk_id)
+                if found[2]:  # a retired chunk back with another text: added again
+                    self.changes.added.append((found[0], sha))
+                else:
+                    self.changes.changed.append((found[0], found[1], sha))
+                    self.touched.append((found[0], chunk.chunk_id))
                 to_update.append(
                     Chunk(
                         pk=found[0],
@@ -262,12 +307,17 @@ class _Store:
                         updated_at=timezone.now(),
                     )
                 )
+        self.pending = []
+        self.counts["chunks_created"] += len(to_create)
+        self.counts["chunks_changed"] += len(to_update)
+        self.counts["chunks_restored"] += len(restored)
+        if self.dry_run:
+            return
         if (to_create or to_update) and not self.backlog:
             search_backlog_add(project_id=self.project_id)
             self.backlog = True
         if to_create:
             bulk_insert(Chunk, CHUNK_FIELDS, to_create, json_fields=frozenset({"metadata"}))
-            self.counts["chunks_created"] += len(to_create)
         if to_update:
             self.counts["judged_chunks_changed"] += candidates_keep_judged_text(
                 chunk_pks=[chunk.pk for chunk in to_update]
@@ -289,23 +339,24 @@ class _Store:
                 ],
                 batch_size=500,
             )
-            self.counts["chunks_changed"] += len(to_update)
         if restored:
             Chunk.objects.filter(pk__in=restored).update(removed=False, updated_at=timezone.now())
-            self.counts["chunks_restored"] += len(restored)
-        self.pending = []
 
-    def finish(self) -> dict[str, int]:
+    def finish(self, *, replace: bool) -> dict[str, int]:
+        """Write what is left; a replace retires every live chunk the file did not hold."""
         self.flush()
-        gone = [
-            pk
-            for chunk_id, (pk, _sha, removed) in self.existing.items()
-            if not removed and chunk_id not in self.seen
-        ]
-        for start in range(0, len(gone), BATCH):
-            Chunk.objects.filter(pk__in=gone[start : start + BATCH]).update(
-                removed=True, updated_at=timezone.now()
-            )
+        gone: list[int] = []
+        if replace:
+            for chunk_id, (pk, sha, removed) in self.existing.items():
+                if not removed and chunk_id not in self.seen:
+                    gone.append(pk)
+                    self.changes.retired.append((pk, sha))
+                    self.touched.append((pk, chunk_id))
+        if not self.dry_run:
+            for start in range(0, len(gone), BATCH):
+                Chunk.objects.filter(pk__in=gone[start : start + BATCH]).update(
+                    removed=True, updated_at=timezone.now()
+                )
         self.counts["chunks_removed"] = len(gone)
         return self.counts
 
@@ -420,8 +471,9 @@ def _document_chunks(record: DocumentRecord, chunk_size: int, overlap: int) -> l
     ]
 
 
-def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) -> dict[str, int]:
-    store = _Store(record)
+def _read(store: _Store, handle: IO[bytes], progress: ProgressWriter | None) -> str:
+    """Feed the file's chunks to `store`; the kind of file ("chunks" or "documents")."""
+    record = store.record
     # Records are parsed a little ahead, in a thread, while the previous batch is written.
     records = read_ahead(
         read_corpus_records(
@@ -432,23 +484,251 @@ def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) ->
     for item in records:
         store.counts["records"] += 1
         if isinstance(item, DocumentRecord):
-            mode = "documents"
+            mode = FileKind.DOCUMENTS
             for chunk in _document_chunks(item, record.chunk_size, record.overlap):
                 store.add(chunk)
         else:
-            mode = "chunks"
+            mode = FileKind.CHUNKS
             store.add(item)
-        if store.counts["records"] % 1000 == 0:
+        if progress is not None and store.counts["records"] % 1000 == 0:
             progress.update(
                 phase="importing",
                 bytes_read=handle.tell(),
                 records=store.counts["records"],
                 total=record.bytes_total,
             )
-    counts = store.finish()
+    return str(mode)
+
+
+def _store(record: CorpusImport, handle: IO[bytes], progress: ProgressWriter) -> dict[str, int]:
+    store = _Store(record)
+    mode = _read(store, handle, progress)
+    counts = store.finish(replace=record.replace)
+    cited = chunks_cited(project=record.project, chunks=store.touched)
+    record.cited_by_frozen, record.cited_by_open = len(cited.frozen), len(cited.open)
     record.tokenizer_detected = project_tokenizer_detect(
         project_id=record.project_id, texts=store.sample
     )
     record.mode = mode
     record.changed_chunk_ids = store.changed_ids
+    corpus_version_record(
+        project=record.project,
+        changes=store.changes,
+        created_after=store.max_pk,
+        corpus_import=record,
+        replace=record.replace,
+        filename=record.filename,
+        by=record.created_by,
+    )
     return counts
+
+
+@dataclass(frozen=True)
+class CorpusPreview:
+    """What importing a file would do, computed without storing anything (a dry run).
+
+    `added` counts new chunk ids and retired chunks the file brings back; `changed` live chunks
+    whose text would change; `retired` live chunks a replace would retire (0 for add or
+    update). `cited_by_frozen` / `cited_by_open`: how many of the changed and retired chunks
+    frozen versions cite, and open work (grades of queries no frozen version holds).
+    `live_version` is the corpus version the counts were computed against (None before any)."""
+
+    filename: str
+    mode: str
+    replace: bool
+    records: int
+    documents_created: int
+    chunks_created: int
+    chunks_restored: int
+    unchanged: int
+    changed: int
+    retired: int
+    cited_by_frozen: int
+    cited_by_open: int
+    live_version: int | None
+    live_chunks_after: int
+
+    @property
+    def added(self) -> int:
+        return self.chunks_created + self.chunks_restored
+
+    @property
+    def changes_anything(self) -> bool:
+        return bool(self.added or self.changed or self.retired)
+
+
+def corpus_preview(
+    *,
+    project: Project,
+    path: Path,
+    filename: str | None = None,
+    chunk_size: int = 1000,
+    overlap: int = 100,
+    replace: bool = False,
+) -> CorpusPreview:
+    """A dry run of importing `path`: the counts the import would make (:class:`CorpusPreview`),
+    read through the import's own classification; stores nothing. Raises ReadError (naming the
+    file, line and field) or ValueError for a file the import would refuse."""
+    name = filename or path.name
+    _check_settings(name, chunk_size, overlap)
+    record = CorpusImport(
+        project=project, filename=name[-255:], chunk_size=chunk_size, overlap=overlap
+    )
+    store = _Store(record, dry_run=True)
+    with path.open("rb") as handle:
+        mode = _read(store, handle, None)
+    counts = store.finish(replace=replace)
+    cited = chunks_cited(project=project, chunks=store.touched)
+    live = corpus_version_live(project=project)
+    live_before = sum(1 for _pk, _sha, removed in store.existing.values() if not removed)
+    return CorpusPreview(
+        filename=name,
+        mode=mode,
+        replace=replace,
+        records=counts["records"],
+        documents_created=counts["documents_created"],
+        chunks_created=counts["chunks_created"],
+        chunks_restored=len(store.changes.added),
+        unchanged=counts["chunks_unchanged"],
+        changed=len(store.changes.changed),
+        retired=counts["chunks_removed"],
+        cited_by_frozen=len(cited.frozen),
+        cited_by_open=len(cited.open),
+        live_version=live.number if live else None,
+        live_chunks_after=live_before
+        + counts["chunks_created"]
+        + len(store.changes.added)
+        - counts["chunks_removed"],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The page's two steps: preview a replace, then confirm it
+
+PREVIEW_PREFIX = "preview-"
+PREVIEW_MAX_AGE = 24 * 3600  # seconds a preview can be confirmed; its file is swept after
+_PREVIEW_SALT = "annotation.corpus.preview"
+
+
+@dataclass(frozen=True)
+class PendingPreview:
+    """A dry run of an uploaded file kept for confirmation: the counts, and `key`, which names
+    the kept copy (signed: only this project and uploader can confirm it)."""
+
+    preview: CorpusPreview
+    key: str
+    seconds: float  # how long the dry run took (the page computes it in the request)
+
+
+def corpus_preview_upload(
+    *,
+    project: Project,
+    upload: Upload,
+    created_by: object,
+    chunk_size: int,
+    overlap: int,
+    replace: bool = True,
+) -> PendingPreview:
+    """The dry run of an upload, its copy kept for :func:`corpus_preview_confirm`. Nothing is
+    stored in the database. Raises ReadError/ValueError for a file the import would refuse."""
+    _previews_sweep()
+    with upload_file(upload, keep=True) as path:
+        started = time.perf_counter()
+        preview = corpus_preview(
+            project=project,
+            path=path,
+            filename=upload_name(upload),
+            chunk_size=chunk_size,
+            overlap=overlap,
+            replace=replace,
+        )
+        seconds = time.perf_counter() - started
+        kept = path.with_name(PREVIEW_PREFIX + path.name)
+        path.rename(kept)
+    key = signing.dumps(
+        {
+            "project": project.pk,
+            "user": getattr(created_by, "pk", None),
+            "file": kept.name,
+            "name": preview.filename,
+            "chunk_size": chunk_size,
+            "overlap": overlap,
+            "replace": replace,
+            "version": preview.live_version,
+        },
+        salt=_PREVIEW_SALT,
+    )
+    return PendingPreview(preview=preview, key=key, seconds=seconds)
+
+
+class PreviewExpired(ValueError):
+    """A preview that can no longer be confirmed (too old, already used, or the corpus changed
+    since): the lead uploads the file again to see the counts of now."""
+
+
+def _preview_opened(project: Project, key: str, created_by: object) -> tuple[dict[str, Any], Path]:
+    try:
+        data = signing.loads(key, salt=_PREVIEW_SALT, max_age=PREVIEW_MAX_AGE)
+    except signing.BadSignature:
+        raise PreviewExpired(
+            gettext("this preview has expired: upload the file again to see its counts")
+        ) from None
+    if data["project"] != project.pk or data["user"] != getattr(created_by, "pk", None):
+        raise PreviewExpired(gettext("this preview belongs to another upload"))
+    path = uploads_dir() / Path(data["file"]).name
+    if not path.is_file():
+        raise PreviewExpired(
+            gettext("this preview was already confirmed or cancelled: upload the file again")
+        )
+    return data, path
+
+
+def corpus_preview_confirm(*, project: Project, key: str, created_by: object) -> CorpusImport:
+    """Queue the import a preview showed. Refused (:class:`PreviewExpired`) when the corpus
+    changed since the preview, since its counts would no longer be what the import does."""
+    from annotation.tasks import corpus_import_execute
+
+    data, path = _preview_opened(project, key, created_by)
+    live = corpus_version_live(project=project)
+    if (live.number if live else None) != data["version"]:
+        path.unlink(missing_ok=True)
+        raise PreviewExpired(
+            gettext(
+                "the corpus changed since this preview (it is now at version %(number)s): "
+                "upload the file again to see the new counts"
+            )
+            % {"number": live.number if live else 0}
+        )
+    queued = path.with_name(path.name.removeprefix(PREVIEW_PREFIX))
+    path.rename(queued)
+    record = corpus_import_create(
+        project=project,
+        filename=data["name"],
+        upload_path=queued,
+        created_by=created_by,
+        chunk_size=data["chunk_size"],
+        overlap=data["overlap"],
+        replace=data["replace"],
+    )
+    corpus_import_execute.delay_on_commit(record.pk, language=translation.get_language())
+    return record
+
+
+def corpus_preview_cancel(*, project: Project, key: str, created_by: object) -> None:
+    """Drop a preview's kept copy (nothing else was stored)."""
+    try:
+        _data, path = _preview_opened(project, key, created_by)
+    except PreviewExpired:
+        return
+    path.unlink(missing_ok=True)
+
+
+def _previews_sweep() -> None:
+    """Delete the copies of previews nobody confirmed within PREVIEW_MAX_AGE."""
+    limit = time.time() - PREVIEW_MAX_AGE
+    for old in uploads_dir().glob(PREVIEW_PREFIX + "*"):
+        try:
+            if old.stat().st_mtime < limit:
+                old.unlink(missing_ok=True)
+        except OSError:
+            continue

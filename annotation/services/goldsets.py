@@ -19,12 +19,14 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Avg, Count, Q
+from django.db.models import Avg, Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.models import (
     Chunk,
+    CorpusVersion,
+    CorpusVersionOrigin,
     Document,
     GoldenItem,
     GoldenJudgment,
@@ -37,6 +39,8 @@ from annotation.models import (
 )
 from annotation.models.goldsets import VersionOrigin
 from annotation.models.judging import ReviewState
+from annotation.selectors.corpus import corpus_version_live, live_corpus_hash
+from annotation.services.corpus_versions import ChangeRows, corpus_version_record
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
 from annotation.services.uploads import upload_limits
@@ -79,6 +83,22 @@ FREEZE_QUERY_FIELDS = (
     "reference_answer", "answer_type", "choices", "reference_facts", "reference_alternatives",
 )  # fmt: skip
 RESERVED_LABELS = frozenset({"diff", "import", "freeze"})
+
+
+class FreezeIdentical(ValueError):
+    """A freeze whose queries and grades are those of the latest version: nothing is stored."""
+
+    def __init__(self, latest: GoldenSetVersion) -> None:
+        self.latest = latest
+        super().__init__(
+            gettext(
+                "identical to %(label)s: the approved queries and their grades have not "
+                "changed since it was frozen, so no new version was made"
+            )
+            % {"label": latest.label}
+        )
+
+
 JUDGMENT_BATCH = 2000
 
 
@@ -201,10 +221,13 @@ def _store(
     filters: dict[str, Any] | None = None,
     split: SplitSpec | None = None,
     corpus_counts: dict[str, int] | None = None,
-    corpus_version: Any = None,
+    corpus_version: CorpusVersion | None = None,
     corpus_hash: str = "",
+    refuse_identical: bool = False,
 ) -> GoldenSetVersion:
-    """Write one version with its items and judgments (inside the caller's transaction)."""
+    """Write one version with its items and judgments (inside the caller's transaction).
+    With `refuse_identical`, raises :class:`FreezeIdentical` when its content hash is the
+    parent's (the latest version's)."""
     ordered = sorted(records, key=lambda r: r.query_id)
     for a, b in itertools.pairwise(ordered):
         if a.query_id == b.query_id:
@@ -220,6 +243,8 @@ def _store(
                     % {"query_id": r.query_id, "chunk": j[0], "grade": j[5]}
                 )
     content_hash = goldset_content_hash(ordered)
+    if refuse_identical and parent is not None and parent.content_hash == content_hash:
+        raise FreezeIdentical(parent)
     counts = _counts(ordered)
     if corpus_counts is not None:
         counts["corpus"] = corpus_counts
@@ -334,8 +359,10 @@ def golden_set_version_freeze(
 
     Judged chunks are the candidates that have a resolution, every grade included (0 is a
     judgment: not relevant). Without `split`, the parent version's split (seed and share) is
-    kept, so that a query keeps its split in every later version. Refuses a taken label and a
-    freeze that matches no approved query.
+    kept, so that a query keeps its split in every later version. Refuses a taken label, a
+    freeze that matches no approved query, and (:class:`FreezeIdentical`) one whose content
+    hash is the latest version's: nothing changed, so nothing is stored. Records the live
+    corpus version and its hash (also in the header the export writes).
     """
     Project.objects.select_for_update().filter(pk=project.pk).first()  # one freeze at a time
     label = _check_label(project, label) if label else next_label(project)
@@ -407,6 +434,10 @@ def golden_set_version_freeze(
         for pk, text, category, stratum, weight, answer, answer_type, choices, facts, more in rows
     ]
     guideline = latest_guideline_version(project.pk)
+    # The corpus the judgments were made on: the live version (its hash), or the hash of the
+    # live chunks for a project whose chunks never went through a versioned write.
+    corpus = corpus_version_live(project=project)
+    judged_on = corpus.content_hash if corpus else live_corpus_hash(project=project)
     agreement = _agreement_summary(project, approved)
     sampling = _sampling_provenance(approved)
     filters = {"categories": cats, "strata": strs}
@@ -425,6 +456,8 @@ def golden_set_version_freeze(
         "sampling_provenance": sampling,
         "filters": filters,
         "split": {"seed": split.seed, "test_share": split.test_share} if split else None,
+        "corpus_version": corpus.number if corpus else None,
+        "corpus_hash": judged_on,
     }
     return _store(
         project=project,
@@ -432,6 +465,9 @@ def golden_set_version_freeze(
         label=label,
         note=note,
         origin=VersionOrigin.FROZEN,
+        corpus_version=corpus,
+        corpus_hash=judged_on,
+        refuse_identical=True,
         records=records,
         parent=parent,
         header=header,
@@ -609,7 +645,10 @@ def golden_set_version_import(
 
     A native file keeps its header (project, created_at and any extra fields) and its content
     hash, so exporting the new version gives the same bytes as the file (unless `label` renames
-    it). When a corpus came with the set, its chunks the project lacks are added.
+    it). When a corpus came with the set, its chunks the project lacks are added (the next
+    corpus version, when any was). A file whose header names the corpus it was judged on
+    (`corpus_hash`) keeps that hash, and the project's corpus version of that hash if it has
+    one; a file that names none records none.
     """
     Project.objects.select_for_update().filter(pk=project.pk).first()
     if not loaded.queries:
@@ -621,7 +660,16 @@ def golden_set_version_import(
     parent = latest_version(project)
     corpus_counts = None
     if with_corpus and loaded.corpus is not None:
+        before = Chunk.objects.filter(project=project).aggregate(top=Max("pk"))["top"] or 0
         corpus_counts = _corpus_add(project, loaded.corpus)
+        corpus_version_record(
+            project=project,
+            changes=ChangeRows(),
+            created_after=before,
+            filename=loaded.source_name,
+            by=by,
+            origin=CorpusVersionOrigin.GOLDEN_SET,
+        )
     if loaded.header is not None:
         header = dict(loaded.header)
         header.setdefault("note", note)
@@ -636,11 +684,21 @@ def golden_set_version_import(
             "origin": VersionOrigin.IMPORTED.value,
             "source": {"format": fmt, "file": loaded.source_name},
         }
+    corpus_hash = str(header.get("corpus_hash") or "")
+    corpus_version = (
+        CorpusVersion.objects.filter(project=project, content_hash=corpus_hash)
+        .order_by("-number")
+        .first()
+        if corpus_hash
+        else None
+    )
     return _store(
         project=project,
         by=by,
         label=label,
         note=note or f"Imported from {loaded.source_name} ({fmt})",
+        corpus_version=corpus_version,
+        corpus_hash=corpus_hash,
         origin=VersionOrigin.IMPORTED,
         records=[QueryRecord.of(q) for q in loaded.queries],
         parent=parent,

@@ -1,20 +1,38 @@
-"""The corpus page: figures and search for every member; upload and imports for leads."""
+"""The corpus page: figures, search and corpus versions for every member; upload and imports
+for leads. A replace is shown with its counts first (computed in the request: a dry run reads
+the file without storing anything) and stored only when the lead confirms."""
 
 from __future__ import annotations
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.i18n import localize
-from annotation.models import CorpusImport
+from annotation.models import CorpusImport, CorpusVersion
 from annotation.permissions import Action, project_access, role_allows
-from annotation.selectors.corpus import chunk_search, corpus_figures, corpus_imports
-from annotation.services.corpus import changed_text_warning, corpus_upload_accept
+from annotation.selectors.corpus import (
+    chunk_search,
+    corpus_figures,
+    corpus_imports,
+    corpus_version_diff,
+    corpus_version_live,
+    corpus_versions,
+)
+from annotation.services.corpus import (
+    changed_text_warning,
+    corpus_preview_cancel,
+    corpus_preview_confirm,
+    corpus_preview_upload,
+    corpus_upload_accept,
+)
 from goldsmith.intake.readers import ReadError
+
+DIFF_SHOWN = 500  # chunks listed on the diff page (the API and the command list every one)
 
 
 class CorpusUploadForm(forms.Form):
@@ -29,6 +47,26 @@ class CorpusUploadForm(forms.Form):
     )
     overlap = forms.IntegerField(
         min_value=0, max_value=50_000, initial=100, label=gettext_lazy("Overlap (characters)")
+    )
+    mode = forms.ChoiceField(
+        choices=[
+            (
+                "add",
+                gettext_lazy(
+                    "Add or update: new chunks are added, changed ones updated, nothing is retired"
+                ),
+            ),
+            (
+                "replace",
+                gettext_lazy(
+                    "Replace: this file is the whole corpus now; chunks it "
+                    "lacks are retired (you see the counts first)"
+                ),
+            ),
+        ],
+        initial="add",
+        widget=forms.RadioSelect,
+        label=gettext_lazy("What the file does"),
     )
 
 
@@ -48,13 +86,24 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(user=request.user, project_id=project_id, action=action)
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
         try:
+            if data["mode"] == "replace":
+                pending = corpus_preview_upload(
+                    project=project,
+                    upload=data["file"],
+                    created_by=request.user,
+                    chunk_size=data["chunk_size"],
+                    overlap=data["overlap"],
+                )
+                context = page_context(project, membership, pending=pending)
+                return render(request, "annotation/corpus_preview.html", context)
             record = corpus_upload_accept(
                 project=project,
-                upload=form.cleaned_data["file"],
+                upload=data["file"],
                 created_by=request.user,
-                chunk_size=form.cleaned_data["chunk_size"],
-                overlap=form.cleaned_data["overlap"],
+                chunk_size=data["chunk_size"],
+                overlap=data["overlap"],
             )
         except (ReadError, ValueError) as error:
             form.add_error("file", localize(error))
@@ -70,8 +119,52 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
         query=query,
         hits=hits,
         imports=corpus_imports(project=project)[:20],
+        versions=corpus_versions(project=project)[:50],
+        live=corpus_version_live(project=project),
     )
     return render(request, "annotation/corpus.html", context)
+
+
+@login_required
+def corpus_preview_decide(request: HttpRequest, project_id: int) -> HttpResponse:
+    """The second step of a replace: confirm (queue the import the preview showed) or cancel."""
+    project, _membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    if request.method != "POST":
+        return redirect("corpus", project_id=project.pk)
+    key = request.POST.get("key", "")
+    if request.POST.get("decision") != "confirm":
+        corpus_preview_cancel(project=project, key=key, created_by=request.user)
+        messages.info(request, gettext("Replace cancelled: nothing was stored."))
+        return redirect("corpus", project_id=project.pk)
+    try:
+        record = corpus_preview_confirm(project=project, key=key, created_by=request.user)
+    except ValueError as error:
+        messages.error(request, localize(error))
+        return redirect("corpus", project_id=project.pk)
+    return redirect("corpus-import", project_id=project.pk, import_id=record.pk)
+
+
+@login_required
+def corpus_version_diff_page(request: HttpRequest, project_id: int) -> HttpResponse:
+    """The chunks added, changed and retired between two corpus versions (?a=3&b=5)."""
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.VIEW
+    )
+    try:
+        a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
+        diff = corpus_version_diff(project=project, old=a, new=b)
+    except (ValueError, CorpusVersion.DoesNotExist):
+        raise Http404(gettext("no such corpus version in this project")) from None
+    context = page_context(
+        project,
+        membership,
+        diff=diff,
+        shown=diff.chunks[:DIFF_SHOWN],
+        more=max(0, len(diff.chunks) - DIFF_SHOWN),
+    )
+    return render(request, "annotation/corpus_diff.html", context)
 
 
 @login_required
@@ -88,6 +181,12 @@ def corpus_import_page(request: HttpRequest, project_id: int, import_id: int) ->
 
 urlpatterns = [
     path("projects/<int:project_id>/corpus/", corpus_home, name="corpus"),
+    path("projects/<int:project_id>/corpus/preview/", corpus_preview_decide, name="corpus-preview"),
+    path(
+        "projects/<int:project_id>/corpus/versions/diff/",
+        corpus_version_diff_page,
+        name="corpus-version-diff",
+    ),
     path(
         "projects/<int:project_id>/corpus/imports/<int:import_id>/",
         corpus_import_page,

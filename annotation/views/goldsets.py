@@ -26,7 +26,7 @@ from annotation.selectors.goldsets import (
     version_diff,
 )
 from annotation.selectors.refresh import open_refresh, refresh_for_diff, refresh_progress
-from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
+from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 
 PAGE_SIZE = 50
@@ -125,6 +125,9 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     strata=data.get("strata"),
                     split=split,
                 )
+            except FreezeIdentical as same:
+                messages.info(request, str(same))
+                return redirect("goldset-detail", project_id=project.pk, label=same.latest.label)
             except ValueError as error:
                 form.add_error(None, localize(error))
             else:

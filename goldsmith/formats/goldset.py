@@ -37,7 +37,12 @@ GRADES = (0, 1, 2)
 @dataclass(frozen=True)
 class GoldsetHeader:
     """First line of a goldset file. ``content_hash`` is ``sha256:<hex>`` of the query lines
-    (see :func:`goldset_content_hash`); ``extra`` keeps any other header keys."""
+    (see :func:`goldset_content_hash`); ``extra`` keeps any other header keys.
+
+    ``corpus_version`` and ``corpus_hash`` name the corpus the judgments were made on (the
+    app's corpus version number and `goldsmith.corpus.corpus_hash` of its live chunks); they
+    are written only when known, and the content hash does not cover them (it covers the
+    queries only), so a version's hash is the same with or without them."""
 
     project: str
     label: str
@@ -47,6 +52,8 @@ class GoldsetHeader:
     created_at: str | None = None
     query_count: int | None = None
     judgment_count: int | None = None
+    corpus_version: int | None = None
+    corpus_hash: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -61,6 +68,10 @@ class GoldsetHeader:
             "query_count": self.query_count,
             "judgment_count": self.judgment_count,
         }
+        if self.corpus_version is not None:
+            out["corpus_version"] = self.corpus_version
+        if self.corpus_hash is not None:
+            out["corpus_hash"] = self.corpus_hash
         out.update(self.extra)
         return out
 
@@ -264,6 +275,8 @@ def goldset_content_hash(queries: Iterable[GoldenQuery | QueryRecord]) -> str:
 # Reader
 
 
+_CORPUS_HASH = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
+_CORPUS_KEYS = frozenset({"corpus_version", "corpus_hash"})
 _HEADER_KEYS = {"goldsmith_version", "format", "format_version", "project", "label", "content_hash"}
 _QUERY_KEYS = {
     "query_id", "query", "category", "stratum", "weight", "split", "judgments", *ANSWER_KEYS,
@@ -330,7 +343,15 @@ def _header(chk: LineCheck, value: Any) -> GoldsetHeader:
         raise chk.fail(
             say("unsupported format_version %(version)s (this reader knows 1)", version=version)
         )
-    known = _HEADER_KEYS | {"created_at", "query_count", "judgment_count"}
+    known = _HEADER_KEYS | {
+        "created_at", "query_count", "judgment_count", "corpus_version", "corpus_hash",
+    }  # fmt: skip
+    corpus_version = chk.opt_int(obj.get("corpus_version"), "corpus_version")
+    if corpus_version is not None and corpus_version < 1:
+        raise chk.fail(say("corpus_version must be a positive number"))
+    corpus_hash = chk.opt_str(obj.get("corpus_hash"), "corpus_hash")
+    if corpus_hash is not None and not _CORPUS_HASH(corpus_hash):
+        raise chk.fail(say('corpus_hash must be "sha256:" and 64 hexadecimal digits'))
     return GoldsetHeader(
         project=chk.ident(obj["project"], "project"),
         label=chk.ident(obj["label"], "label"),
@@ -340,6 +361,8 @@ def _header(chk: LineCheck, value: Any) -> GoldsetHeader:
         created_at=chk.opt_str(obj.get("created_at"), "created_at"),
         query_count=chk.opt_int(obj.get("query_count"), "query_count"),
         judgment_count=chk.opt_int(obj.get("judgment_count"), "judgment_count"),
+        corpus_version=corpus_version,
+        corpus_hash=corpus_hash,
         extra={k: v for k, v in obj.items() if k not in known},
     )
 
@@ -457,8 +480,10 @@ def header_line(header: dict[str, Any]) -> str:
         created_at=header.get("created_at"),
         query_count=header.get("query_count"),
         judgment_count=header.get("judgment_count"),
+        corpus_version=header.get("corpus_version"),
+        corpus_hash=header.get("corpus_hash"),
     ).to_json()
-    extra = {k: v for k, v in header.items() if k not in known}
+    extra = {k: v for k, v in header.items() if k not in known and k not in _CORPUS_KEYS}
     return dumps({**known, **_sorted_json(extra)}) + "\n"
 
 

@@ -1,5 +1,5 @@
-"""Re-importing a corpus: unchanged chunks stay as they are, changed ones are flagged, removed
-ones are kept (marked), and a chunk that comes back is restored."""
+"""Re-importing a corpus as a replace: unchanged chunks stay as they are, changed ones are
+flagged, removed ones are kept (marked), and a chunk that comes back is restored."""
 
 import json
 
@@ -20,7 +20,7 @@ def test_it_updates_the_corpus_in_place(personas, write, run_command):
     before = {c.chunk_id: c for c in Chunk.objects.all()}
 
     second = write("v2.jsonl", lines(**{"a-1": "one", "a-2": "two, edited", "c-1": "four"}))
-    out = run_command("import_corpus", "--project", name, second, "--quiet")
+    out = run_command("import_corpus", "--project", name, second, "--replace", "--quiet")
     assert "1 documents and 1 chunks new, 1 unchanged, 1 changed, 1 removed" in out
 
     after = {c.chunk_id: c for c in Chunk.objects.all()}
@@ -38,7 +38,7 @@ def test_it_updates_the_corpus_in_place(personas, write, run_command):
     assert removed.removed and removed.text == "three"  # kept for golden sets that cite it
     assert Document.objects.filter(doc_id="b").exists()
 
-    out = run_command("import_corpus", "--project", name, first, "--quiet")
+    out = run_command("import_corpus", "--project", name, first, "--replace", "--quiet")
     assert "1 restored" in out
     assert not Chunk.objects.get(chunk_id="b-1").removed
     assert Chunk.objects.get(chunk_id="c-1").removed

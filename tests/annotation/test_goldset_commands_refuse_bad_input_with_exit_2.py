@@ -27,7 +27,7 @@ def test_freeze_then_export_every_format(personas, tmp_path, run_command):
         "alice",
     )
     version = GoldenSetVersion.objects.get()
-    assert out.strip() == (f"froze v1: 3 queries, 6 judgments, {version.content_hash}")
+    assert out.strip().startswith(f"froze v1: 3 queries, 6 judgments, {version.content_hash};")
     assert (version.note, version.created_by, version.split_seed) == ("from the shell", "alice", 3)
     for fmt, name in (
         ("jsonl", "v1.jsonl"),

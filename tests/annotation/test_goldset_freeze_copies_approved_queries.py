@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import Chunk, GoldenItem, GoldenJudgment, Guideline, Project
 from annotation.selectors.goldsets import content_hash_recompute
-from annotation.services.goldsets import golden_set_version_freeze
+from annotation.services.goldsets import FreezeIdentical, golden_set_version_freeze
 from tests.annotation.goldset_factories import make_query, small_project
 
 
@@ -63,19 +63,20 @@ def test_the_copies_do_not_follow_later_edits_of_the_chunks(personas):
 
 
 def test_later_versions_are_labelled_in_order_and_name_their_parent(personas):
-    project, _, _ = small_project(personas)
+    project, chunks, _ = small_project(personas)
     v1 = golden_set_version_freeze(project=project, by=personas.alice)
-    v2 = golden_set_version_freeze(project=project, by=personas.alice, note="same again")
+    make_query(project, "approved after v1", {chunks[8]: 2})
+    v2 = golden_set_version_freeze(project=project, by=personas.alice, note="one more")
     assert (v1.label, v2.label) == ("v1", "v2")
     assert v2.parent == v1
     assert v2.header["parent"] == {"label": "v1", "content_hash": v1.content_hash}
 
 
-def test_equal_content_gives_an_equal_hash_and_other_content_another(personas):
+def test_equal_content_is_not_frozen_again_and_other_content_gets_another_hash(personas):
     project, chunks, _ = small_project(personas)
     v1 = golden_set_version_freeze(project=project, by=personas.alice, note="a")
-    v2 = golden_set_version_freeze(project=project, by=personas.bob, note="b", label="again")
-    assert v1.content_hash == v2.content_hash
+    with pytest.raises(FreezeIdentical, match="identical to v1"):
+        golden_set_version_freeze(project=project, by=personas.bob, note="b", label="again")
     make_query(project, "a new approved query", {chunks[8]: 2})
     v3 = golden_set_version_freeze(project=project, by=personas.alice)
     assert v3.content_hash != v1.content_hash

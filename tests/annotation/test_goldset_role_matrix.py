@@ -7,7 +7,7 @@ from django.test import Client
 
 from annotation.models import GoldenSetVersion
 from annotation.services.goldsets import golden_set_version_freeze
-from tests.annotation.goldset_factories import small_project
+from tests.annotation.goldset_factories import make_query, small_project
 
 ROLES = ["lead", "annotator", "viewer", "outsider"]
 READ = {"lead": 200, "annotator": 200, "viewer": 200, "outsider": 404}
@@ -16,8 +16,9 @@ LEAD = {"lead": 201, "annotator": 403, "viewer": 403, "outsider": 404}
 
 @pytest.fixture
 def project(personas):
-    project, _, _ = small_project(personas)
+    project, chunks, _ = small_project(personas)
     golden_set_version_freeze(project=project, by=personas.alice)
+    make_query(project, "approved after v1", {chunks[8]: 2})  # so a second freeze is not v1
     return project
 
 

@@ -1,13 +1,16 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands._args import bad_input, project_named, user_named
-from annotation.services.goldsets import SplitSpec, golden_set_version_freeze
+from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
+
+IDENTICAL_EXIT = 3  # nothing changed since the latest version: nothing stored
 
 
 class Command(BaseCommand):
     help = (
         "Freeze the project's approved queries (all, or of some categories/strata) into a new "
-        "immutable golden-set version and print its content hash."
+        "immutable golden-set version and print its content hash. Exits 3 and stores nothing "
+        "when the result would be identical to the latest version."
     )
 
     def add_arguments(self, parser):
@@ -37,9 +40,19 @@ class Command(BaseCommand):
                 strata=o["strata"],
                 split=split,
             )
+        except FreezeIdentical as same:
+            raise CommandError(
+                f"{same} ({same.latest.content_hash})", returncode=IDENTICAL_EXIT
+            ) from None
         except ValueError as error:
             raise bad_input(str(error)) from None
+        corpus = (
+            f"corpus version {version.corpus_version.number}"
+            if version.corpus_version
+            else "no corpus version"
+        )
         self.stdout.write(
             f"froze {version.label}: {version.query_count} queries, "
-            f"{version.judgment_count} judgments, {version.content_hash}"
+            f"{version.judgment_count} judgments, {version.content_hash}; judged on {corpus} "
+            f"({version.corpus_hash or 'hash not known'})"
         )
