@@ -1171,7 +1171,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         pass_threshold=targets.pass_threshold,
         order=args.order,
     )
-    metrics = [f"recall@{args.k}", f"pass@{args.k}"]
+    metrics = [f"recall@{args.k}", f"pass@{args.k}", f"judged@{args.k}"]
     baseline, _ = _load(args, args.baseline_run, metrics, settings)
     current, _ = _load(args, args.current_run, metrics, settings)
     out_doc = verdicts.assess(

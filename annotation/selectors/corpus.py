@@ -22,7 +22,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, F, Q, QuerySet
 
-from annotation.models import Chunk, CorpusImport, Project, SearchBacklog
+from annotation.models import Chunk, CorpusImport, CorpusVersion, Project, SearchBacklog
 from goldsmith.intake.tokenizers import SearchTerm, get_tokenizer, search_terms
 
 
@@ -38,6 +38,11 @@ def corpus_figures(*, project: Project) -> dict[str, int]:
         "removed": chunks["n_removed"],
         "changed": chunks["n_changed"],
     }
+
+
+def corpus_version_live(*, project: Project) -> CorpusVersion | None:
+    """The project's newest corpus version (the live corpus), None when it has none."""
+    return CorpusVersion.objects.filter(project=project).order_by("-number").first()
 
 
 def corpus_imports(*, project: Project) -> QuerySet[CorpusImport]:

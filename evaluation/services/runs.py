@@ -44,6 +44,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
+from annotation.selectors.corpus import corpus_version_live
 from evaluation.models import (
     FINISHED_STATES,
     AnswerJudge,
@@ -164,6 +165,7 @@ def evaluation_run_create(
     if not query_ids:
         raise RunInvalid(gettext("version %(label)s has no queries") % {"label": version.label})
     corpus_hash, corpus_chunks = corpus_state(project=project)
+    corpus_version = corpus_version_live(project=project)
     builtin = retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
     if builtin and not corpus_chunks:
         raise RunInvalid(
@@ -190,6 +192,7 @@ def evaluation_run_create(
             retriever_fingerprint=snapshot_fingerprint(snapshot),
             corpus_hash=corpus_hash,
             corpus_chunks=corpus_chunks,
+            corpus_version=corpus_version,
             tokenizer=project.tokenizer if builtin else "",
             total=len(query_ids),
             batch_size=size,
