@@ -22,8 +22,8 @@ from evaluation.models import (
     RunState,
 )
 from goldsmith.agreement import MACHINE
-from goldsmith.corpus import LiveChunk
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, RankedItem, StagedQuery
+from goldsmith.corpus import LiveChunk
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
