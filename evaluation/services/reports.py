@@ -489,6 +489,20 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
 # Drift alerts
 
 
+def _corpus_payload(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A webhook's word on a stale golden set: counts and the engine's sentences."""
+    if not section:
+        return None
+    return {
+        "stale": section.get("stale", False),
+        "touched": len(section.get("touched") or []),
+        "untouched": (section.get("untouched") or {}).get("queries"),
+        "judged_on": section.get("judged_on"),
+        "ran_on": section.get("ran_on"),
+        "words": section.get("words") or [],
+    }
+
+
 def evaluation_alert_notify(*, alert_id: int) -> str:
     """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
     the task to retry."""
@@ -510,6 +524,9 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
         "baseline_run": alert.baseline_run_id,
         "verdict": alert.run.verdict or None,
         "verdict_summary": ((alert.run.report or {}).get("verdict") or {}).get("summary"),
+        # "unjudged" (not enough judgments) is a verdict too; what it rests on, in words
+        "verdict_basis": ((alert.run.report or {}).get("verdict") or {}).get("basis_words"),
+        "corpus": _corpus_payload((alert.run.report or {}).get("corpus")),
         "fired": alert.fired,
         "significance": drift.get("significance") or {},
         "comparable": drift.get("comparable", True),
