@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from evaluation.models import EvaluationRun
 from goldsmith.cli import main
-from tests.evaluation.stale_corpus import make_stale_ready, update_corpus, write_corpus
+from tests.evaluation.stale_corpus import make_stale_ready, update_corpus
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_goldsmith_eval_with_the_corpus_file_reports_what_the_app_reports(stale_
 @pytest.mark.django_db
 def test_a_file_of_live_ids_sees_retirement_only_and_says_so(stale_files, capsys):
     folder, _run = stale_files
-    code, out = cli(
+    _code, out = cli(
         capsys, "eval", folder / "v1.jsonl", folder / "after.trec", "-m", "recall@5",
         "--corpus", folder / "live-ids.txt", "--format", "json",
     )  # fmt: skip
