@@ -57,7 +57,8 @@ def run_bm25(page, base: str, retriever_id: int) -> EvaluationRun:  # type: igno
     run = EvaluationRun.objects.latest("id")
     until(page, lambda: EvaluationRun.objects.get(pk=run.pk).finished_at, "the run to finish")
     run.refresh_from_db()
-    page.reload()
+    page.wait_for_timeout(1500)  # the page reloads itself when the run ends
+    page.goto(f"{base}/runs/{run.pk}/")
     return run
 
 
