@@ -1201,6 +1201,10 @@ drop of exactly the limit does not fire. Each drop says whether it is beyond the
 randomization test on the queries scored in both runs, p < 0.05). The web app computes the same
 numbers with the same functions.
 
+A verdict needs judged@K of at least 0.8: below it the run is "not enough judgments"
+(unjudged), which --gate warn stops on and --gate fail does not. With --corpus, the verdict and
+the drift rules read the queries the corpus change did not touch.
+
 exit status:
   0  no drift rule fired and the verdict is better than --gate
   2  bad input (one line on stderr)
