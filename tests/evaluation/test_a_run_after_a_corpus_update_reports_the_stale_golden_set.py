@@ -81,6 +81,9 @@ def test_the_stale_report_comes_first_and_no_drift_rule_fires_on_touched_queries
     assert "2 of v1&#x27;s 6 relevant chunks were retired and 1 changed" in page
     assert 'id="untouched-metrics"' in page
     assert "Re-judge the queries the corpus update touched" in page
+    assert "Compared on the 3 queries that no corpus update touched in either run" in page
+    first_page = hints.get(f"/projects/{project.pk}/runs/{first.pk}/").content.decode()
+    assert 'id="drift-untouched"' not in first_page and 'id="stale-corpus"' not in first_page
 
 
 @pytest.mark.django_db
