@@ -204,7 +204,7 @@ def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_pat
     capsys.readouterr()
     # Unjudged chunks in the top K (judged@K under 0.8): not enough judgments, which stops a
     # gate of warn (exit 3) as a fail would.
-    with pytest.raises(CommandError, match="verdict (fail|unjudged)") as gate:
+    with pytest.raises(CommandError, match=r"verdict (fail|unjudged)") as gate:
         call_command(
             "run_evaluation",
             project="Acme Support",
