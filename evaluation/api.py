@@ -45,7 +45,12 @@ from evaluation.services import (
     evaluation_run_create,
     retriever_save,
 )
-from evaluation.services.reports import compare_report, pool_unjudged, run_report_cached
+from evaluation.services.reports import (
+    compare_report,
+    corpus_assumed,
+    pool_unjudged,
+    run_report_cached,
+)
 from goldsmith import formats
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -295,13 +300,42 @@ class VerdictMeanOutput(serializers.Serializer):
     band = serializers.ChoiceField(choices=["good", "fair", "poor"])
 
 
+class VerdictJudgedOutput(serializers.Serializer):
+    metric = serializers.CharField(help_text=gettext_lazy("judged@K at the headline K"))
+    mean = serializers.FloatField(allow_null=True)
+    min = serializers.FloatField(help_text=gettext_lazy("the judged@K a verdict needs"))
+
+
+class VerdictBasisOutput(serializers.Serializer):
+    total = serializers.IntegerField(help_text=gettext_lazy("queries of the golden set"))
+    queries = serializers.IntegerField(help_text=gettext_lazy("queries the verdict rests on"))
+    no_relevant = serializers.IntegerField(help_text=gettext_lazy("left out: no relevant chunk"))
+    touched = serializers.IntegerField(
+        help_text=gettext_lazy("left out: touched by a corpus update")
+    )
+    missing = serializers.IntegerField(help_text=gettext_lazy("missing from the run (scored 0)"))
+    named = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text=gettext_lazy("the first query ids of each kind"),
+    )
+    left_out_share = serializers.FloatField()
+    warning = serializers.BooleanField(
+        help_text=gettext_lazy("more than 20% of the queries are left out or missing")
+    )
+
+
 class VerdictOutput(serializers.Serializer):
     verdict = serializers.ChoiceField(
-        choices=["pass", "warn", "fail"],
+        choices=["pass", "warn", "unjudged", "fail"],
         help_text=gettext_lazy(
             "pass: mean recall and pass rate meet their targets; fail: either is below "
-            "its floor; warn: in between"
+            "its floor; warn: in between; unjudged: not enough judgments (judged@K under 0.8)"
         ),
+    )
+    judged = VerdictJudgedOutput(required=False)
+    basis = VerdictBasisOutput(required=False)
+    basis_words = serializers.CharField(
+        required=False, help_text=gettext_lazy("what the verdict rests on, in plain words")
     )
     k = serializers.IntegerField(help_text=gettext_lazy("the headline K"))
     queries = serializers.IntegerField(help_text=gettext_lazy("queries in the means"))
@@ -383,6 +417,24 @@ class DriftOutput(serializers.Serializer):
         child=serializers.ChoiceField(choices=["golden_set", "retriever_config", "corpus"])
     )
     newly_failing = serializers.ListField(child=serializers.CharField())
+    untouched_queries = serializers.IntegerField(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "when a corpus update touched queries: the queries untouched in both runs, the "
+            "only ones compared (null: every query)"
+        ),
+    )
+
+
+class CorpusVersionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    content_hash = serializers.CharField()
+    assumed = serializers.BooleanField(
+        help_text=gettext_lazy(
+            "true for HTTP retrievers and run files: the live corpus at run time, assumed"
+        )
+    )
 
 
 class EvaluationRunOutput(serializers.Serializer):
@@ -409,10 +461,18 @@ class EvaluationRunOutput(serializers.Serializer):
         allow_null=True, help_text=gettext_lazy("null on older runs")
     )
     verdict = serializers.ChoiceField(
-        choices=["pass", "warn", "fail", ""],
-        help_text=gettext_lazy("empty until the run has succeeded"),
+        choices=["pass", "warn", "unjudged", "fail", ""],
+        help_text=gettext_lazy("empty until the run has succeeded; unjudged: not enough judgments"),
     )
     verdict_detail = VerdictOutput(allow_null=True)
+    corpus_version = CorpusVersionOutput(allow_null=True)
+    corpus = serializers.JSONField(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "null unless the corpus moved under the golden set: what the update did, the "
+            "touched queries and every metric over the untouched ones"
+        ),
+    )
     drift = DriftOutput(allow_null=True)
     headline = serializers.JSONField(allow_null=True)
     created_at = serializers.DateTimeField()
@@ -434,6 +494,7 @@ def _drift_output(drift: dict[str, Any] | None) -> dict[str, Any] | None:
         "current": None,
         "baseline": None,
         "significance": {},
+        "untouched_queries": None,
         **drift,
         "fired": [{"significance": None, **f} for f in drift.get("fired") or []],
     }
@@ -475,6 +536,17 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "headline_k": run.headline_k,
         "verdict": run.verdict,
         "verdict_detail": (run.report or {}).get("verdict"),
+        "corpus_version": (
+            {
+                "id": run.corpus_version.pk,
+                "number": run.corpus_version.number,
+                "content_hash": run.corpus_version.content_hash,
+                "assumed": corpus_assumed(run),
+            }
+            if run.corpus_version is not None
+            else None
+        ),
+        "corpus": (run.report or {}).get("corpus"),
         "drift": drift,
         "headline": headline,
         "created_at": run.created_at,
@@ -583,7 +655,9 @@ class EvaluationRunListApi(APIView):
 def _run(request: Request, project_id: int, run_id: int, action: Action) -> EvaluationRun:
     project, _ = project_access(user=request.user, project_id=project_id, action=action)
     return get_object_or_404(
-        EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
+        EvaluationRun.objects.select_related("retriever", "version", "corpus_version"),
+        project=project,
+        pk=run_id,
     )
 
 
@@ -798,7 +872,9 @@ class EvaluationCompareApi(APIView):
             raise serializers.ValidationError(
                 {"detail": gettext("give two run ids as ?a=&b=")}
             ) from None
-        runs = EvaluationRun.objects.select_related("retriever", "version").filter(project=project)
+        runs = EvaluationRun.objects.select_related(
+            "retriever", "version", "corpus_version"
+        ).filter(project=project)
         a = get_object_or_404(runs, pk=a_id)
         b = get_object_or_404(runs, pk=b_id)
         try:

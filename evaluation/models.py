@@ -226,6 +226,16 @@ class EvaluationRun(models.Model):
     retriever_fingerprint = models.CharField(max_length=64, blank=True)
     corpus_hash = models.CharField(max_length=64, blank=True)
     corpus_chunks = models.PositiveIntegerField(default=0)
+    # The corpus version the run ran against: the live one when it was created (null when the
+    # project has none). Built-in retrievers search exactly that corpus; for HTTP retrievers
+    # and run files it is assumed, and the report says so.
+    corpus_version = models.ForeignKey(
+        "annotation.CorpusVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="evaluation_runs",
+    )
     # How the built-in retriever's index cut the texts (the project's tokenizer when the run
     # was made; "" for HTTP retrievers and run files): runs compare only under one tokenizer.
     tokenizer = models.CharField(max_length=16, blank=True, default="")

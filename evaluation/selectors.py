@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -23,6 +23,7 @@ from evaluation.models import (
 )
 from goldsmith.agreement import MACHINE
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, RankedItem, StagedQuery
+from goldsmith.corpus import LiveChunk
 from goldsmith.reporting import ChunkPlace, GoldItem, GoldJudgment, ResultRow
 
 _LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
@@ -217,6 +218,31 @@ def chunk_places(*, project: Project, chunk_ids: Iterable[str]) -> dict[str, Chu
     return out
 
 
+def live_chunks(
+    *, project: Project, chunk_ids: Iterable[str], graded: Mapping[str, str] | None = None
+) -> dict[str, LiveChunk]:
+    """The live (not removed) chunks among ``chunk_ids``, with their text sha256, and their text
+    where it differs from the graded text's sha256 in ``graded`` (chunk id → sha256), so that
+    a change of white space only is seen as such."""
+    wanted = sorted(set(chunk_ids))
+    graded = graded or {}
+    out: dict[str, LiveChunk] = {}
+    for start in range(0, len(wanted), _LOOKUP_BATCH):
+        part = wanted[start : start + _LOOKUP_BATCH]
+        for cid, sha in Chunk.objects.filter(
+            project=project, removed=False, chunk_id__in=part
+        ).values_list("chunk_id", "text_sha256"):
+            out[cid] = LiveChunk(sha)
+    # Texts only where the graded text differs (the rest are kept as they are).
+    differ = sorted(c for c, live in out.items() if c in graded and graded[c] != live.text_sha256)
+    for start in range(0, len(differ), _LOOKUP_BATCH):
+        for cid, text in Chunk.objects.filter(
+            project=project, chunk_id__in=differ[start : start + _LOOKUP_BATCH]
+        ).values_list("chunk_id", "text"):
+            out[cid] = LiveChunk(out[cid].text_sha256, text)
+    return out
+
+
 def chunk_texts(*, project: Project, chunk_ids: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for start in range(0, len(chunk_ids), _LOOKUP_BATCH):
@@ -286,7 +312,9 @@ def run_progress(*, run: EvaluationRun, now: datetime | None = None) -> Progress
 
 
 def runs_of(*, project: Project) -> QuerySet[EvaluationRun]:
-    return EvaluationRun.objects.filter(project=project).select_related("retriever", "version")
+    return EvaluationRun.objects.filter(project=project).select_related(
+        "retriever", "version", "corpus_version"
+    )
 
 
 def retrievers_of(*, project: Project) -> QuerySet[Retriever]:

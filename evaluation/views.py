@@ -56,6 +56,7 @@ from evaluation.services.answers import stage_headline, stage_rows
 from evaluation.services.reports import (
     band_table,
     compare_report,
+    corpus_assumed,
     pool_unjudged,
     report_as_shown,
     report_csv,
@@ -68,6 +69,7 @@ from evaluation.wording import (
     QUADRANT_TITLES,
     UNFAITHFUL_ADVICE,
     answer_reason_words,
+    corpus_in_words,
     drift_in_words,
     settings_differ_in_words,
     verdict_in_words,
@@ -447,6 +449,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
     ctx.update(run=run, progress=run_progress(run=run), report=report)
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
+    ctx["corpus_assumed"] = corpus_assumed(run)
     if run.state == RunState.SUCCEEDED and report:
         band_map = band_table(project)
         k = report["settings"]["headline_k"]
@@ -488,6 +491,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             .select_related("retriever")[:20],
         )
         ctx.update(_diagnosis_context(run, report))
+        ctx.update(_corpus_context(report, k))
         ctx["answers"] = _answers_context(run, report)
     return render(request, "evaluation/run_detail.html", ctx)
 
@@ -693,7 +697,12 @@ def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, 
     return {
         "topk": _topk_context(report),
         "hints": [
-            {**h, "figure_list": [(name, _figure(v)) for name, v in h["figures"].items()]}
+            {
+                **h,
+                "title": localize(h["title"]),
+                "detail": localize(h["detail"]),
+                "figure_list": [(name, _figure(v)) for name, v in h["figures"].items()],
+            }
             for h in report.get("hints") or []
         ],
         "low_recall": low,
@@ -704,6 +713,21 @@ def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, 
         "whole_list": {m: report["aggregate"].get(m) for m in ("precision", "f1")}
         if "precision" in report["aggregate"]
         else None,
+    }
+
+
+def _corpus_context(report: dict[str, Any], k: int) -> dict[str, Any]:
+    """The stale-golden-set card: what the corpus update did (in the reader's language), the
+    headline metrics over the untouched queries, and the touched queries."""
+    section = report.get("corpus")
+    if not section:
+        return {"corpus": None}
+    aggregate = (section.get("untouched") or {}).get("aggregate") or {}
+    names = [f"{f}@{k}" for f in ("recall", "ndcg", "mrr", "hit", "pass", "judged")]
+    return {
+        "corpus": section,
+        "corpus_words": corpus_in_words(section),
+        "untouched_rows": [{"name": m, "a": aggregate[m]} for m in names if m in aggregate],
     }
 
 

@@ -13,6 +13,9 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, pgettext
 
+from annotation.i18n import localize
+from goldsmith import reporting, verdicts
+
 
 def _recall_words(recall: dict[str, Any], k: int) -> str:
     mean = recall.get("mean")
@@ -70,23 +73,73 @@ def verdict_in_words(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
     a figure the sentence needs: a report stored before the figures were)."""
     if not verdict:
         return verdict
+    basis = verdict.get("basis")
+    shown: dict[str, Any] = dict(verdict)
+    if basis:  # what the verdict rests on: the engine's sentences, said again
+        shown["basis_lines"] = [localize(t) for t in verdicts.basis_words(basis)]
     try:
         k = verdict["k"]
         recall = _recall_words(verdict["recall"], k)
         pass_rate = _pass_words(verdict["pass_rate"], k, verdict["pass_threshold"])
+        if verdict["verdict"] == "unjudged":
+            judged = (verdict.get("judged") or {}).get("mean")
+            if judged is None:
+                summary = gettext(
+                    "Not enough judgments: a corpus update touched every query with a relevant "
+                    "chunk (%(n)s), so no query is left to judge the retriever by. Re-judge the "
+                    "touched queries."
+                ) % {"n": basis["touched"]}
+            else:
+                summary = gettext(
+                    "Not enough judgments: judged@%(k)s is %(judged)s, under %(min)s: the "
+                    "unjudged chunks count as not relevant, so pass, warn or fail would not be "
+                    "fair (%(recall)s; %(pass_rate)s). Judge them first: send them to the "
+                    "annotation pools."
+                ) % {
+                    "k": k,
+                    "judged": f"{judged:.2f}",
+                    "min": f"{verdict['judged']['min']:.2f}",
+                    "recall": recall,
+                    "pass_rate": pass_rate,
+                }
+            return {**shown, "summary": summary}
         heading = {
             "pass": gettext("Pass: the run meets its targets"),
             "warn": gettext("Warn: the run is above its floors but below a target"),
             "fail": gettext("Fail: the run is below a floor"),
         }[verdict["verdict"]]
     except (KeyError, TypeError, ValueError):
-        return verdict
+        return shown
     summary = gettext("%(verdict)s: %(recall)s; %(pass_rate)s.") % {
         "verdict": heading,
         "recall": recall,
         "pass_rate": pass_rate,
     }
-    return {**verdict, "summary": summary}
+    return {**shown, "summary": summary}
+
+
+VERDICT_WORDS = {
+    "pass": gettext_lazy("pass"),
+    "warn": gettext_lazy("warn"),
+    "fail": gettext_lazy("fail"),
+    "unjudged": gettext_lazy("not enough judgments"),
+}
+
+
+def verdict_label(verdict: str) -> str:
+    """A verdict value in plain words ("not enough judgments" for ``unjudged``)."""
+    return str(VERDICT_WORDS.get(verdict, verdict))
+
+
+def corpus_in_words(section: dict[str, Any] | None) -> list[str]:
+    """The stored corpus part of a report (`goldsmith.reporting.corpus_report`) in sentences
+    in the active language, from its figures."""
+    if not section:
+        return []
+    try:
+        return [localize(t) for t in reporting.corpus_words(section)]
+    except (KeyError, TypeError, ValueError):
+        return list(section.get("words") or [])
 
 
 # --------------------------------------------------------------------------------------------

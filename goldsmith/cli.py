@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from goldsmith import metrics as M
+from goldsmith import reporting as R
 from goldsmith.answers import report as AR
 from goldsmith.answers import scoring as AS
 from goldsmith.answers.extractive import answer_run
@@ -248,6 +249,7 @@ def _build_parser() -> _Parser:
     _add_eval_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _add_corpus_option(ev)
     _add_sweep_options(ev)
     cmp_ = sub.add_parser("compare", help="compare run B with run A on the same judgments")
     cmp_.add_argument("qrels")
@@ -428,6 +430,109 @@ def _cmrc2018(args: argparse.Namespace, out: IO[str]) -> None:
 def _fail(message: str) -> int:
     print(f"{_PROG}: {' '.join(message.split())}", file=sys.stderr)
     return 2
+
+
+# --------------------------------------------------------------------------------------------
+# --corpus: the corpus the run searched, against the one the golden set was judged on
+
+_CORPUS_FILES = (".jsonl", ".json", ".csv")
+
+
+def _add_corpus_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="the corpus the run searched: its chunks (.jsonl or .csv, as import_corpus reads "
+        "them; texts are compared by sha256 with the golden set's graded texts) or a file of "
+        "live chunk ids, one a line (then only retired chunks are seen). The report then says "
+        "what the corpus changed, gives every metric over the queries it did not touch, and "
+        "the verdict and drift read those only, as the web app does",
+    )
+
+
+def _corpus_state(args: argparse.Namespace) -> R.CorpusState | None:
+    path = getattr(args, "corpus", None)
+    if not path:
+        return None
+    from goldsmith.corpus import LiveChunk, text_sha256
+    from goldsmith.intake.readers import ChunkRecord, read_corpus
+
+    live: dict[str, LiveChunk] = {}
+    label = "the golden set"
+    if os.path.splitext(path)[1].lower() in _CORPUS_FILES:
+        try:
+            with open(path, "rb") as stream:
+                for record in read_corpus(stream, path):
+                    if not isinstance(record, ChunkRecord):
+                        raise _BadInput(
+                            f"{path}:{record.line}: a corpus of whole documents has no chunk "
+                            "ids: give its chunks (an 'id' per record) or a file of chunk ids"
+                        )
+                    live[record.chunk_id] = LiveChunk(text_sha256(record.text), record.text)
+        except OSError as error:
+            raise _BadInput(f"{path}: {error.strerror or error}") from None
+        return R.CorpusState(live=live, label=label)
+    try:
+        with open(path, encoding="utf-8") as lines:
+            for n, line in enumerate(lines, 1):
+                chunk_id = line.strip()
+                if "\x00" in chunk_id:
+                    raise _BadInput(f"{path}:{n}: a chunk id may not hold a NUL character")
+                if chunk_id:
+                    live[chunk_id] = LiveChunk("")
+    except UnicodeDecodeError:
+        raise _BadInput(f"{path}: not UTF-8 text (a file of chunk ids, one a line)") from None
+    except OSError as error:
+        raise _BadInput(f"{path}: {error.strerror or error}") from None
+    return R.CorpusState(live=live, ids_only=True, label=label)
+
+
+def _golden_items(args: argparse.Namespace) -> list[R.GoldItem]:
+    """The golden set as the report reads it: a golden-set file with its graded texts (a
+    changed chunk is then seen), else qrels (ids and grades only)."""
+    fmt = args.qrels_format or detect_format(args.qrels)
+    if fmt == "goldset":
+        gold = read_goldset(args.qrels)
+        return [
+            R.GoldItem(
+                q.query_id,
+                q.query,
+                judgments=tuple(
+                    R.GoldJudgment(j.chunk_id, j.grade, text=j.text) for j in q.judgments
+                ),
+            )
+            for q in gold.queries
+        ]
+    cols = read_qrels(args.qrels, fmt)
+    judged: dict[str, list[R.GoldJudgment]] = {q: [] for q in cols.query_ids}
+    for q, c, g in zip(cols.qidx.tolist(), cols.ids.tolist(), cols.grades.tolist(), strict=True):
+        judged[cols.query_ids[q]].append(R.GoldJudgment(c.decode("utf-8"), int(g)))
+    return [R.GoldItem(q, "", judgments=tuple(js)) for q, js in judged.items()]
+
+
+def _corpus_section(
+    args: argparse.Namespace, state: R.CorpusState, result: M.EvalResult, k: int
+) -> dict[str, Any]:
+    """The report's corpus part, computed by the app's own functions."""
+    items = _golden_items(args)
+    if (
+        state.label == "the golden set"
+        and (args.qrels_format or detect_format(args.qrels)) == "goldset"
+    ):
+        state = R.CorpusState(
+            live=state.live, ids_only=state.ids_only, label=read_goldset(args.qrels).header.label
+        )
+    effect = R.corpus_effect_of(items, state)
+    agg_kw = {"samples": args.bootstrap, "seed": args.seed}
+    return R.corpus_report(items, result, effect, state, {}, k, agg_kw)
+
+
+def _headline_k(metrics: Sequence[str]) -> int:
+    for m in metrics:
+        spec = M.parse_metric(m)
+        if spec.family == "recall" and spec.k:
+            return spec.k
+    return 5
 
 
 # --------------------------------------------------------------------------------------------
@@ -759,6 +864,12 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
         agg: dict[str, M.Aggregate] = {}
     else:
         agg = M.aggregate(result, samples=args.bootstrap, seed=args.seed)
+    state = _corpus_state(args)
+    section: dict[str, Any] | None = None
+    if state is not None:
+        if result is None:
+            raise _BadInput("--corpus needs a retrieval metric (-m recall@5 ...)")
+        section = _corpus_section(args, state, result, _headline_k(retrieval))
     if args.format == "json":
         doc: dict[str, Any] = {
             "settings": {
@@ -772,6 +883,8 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             },
             "aggregate": _agg_json(agg),
         }
+        if section is not None:
+            doc["corpus"] = section
         if answers is not None:
             doc["settings"]["answers"] = {**answers["scorer"], "extractive": args.extractive}
             doc["aggregate"].update(answers["aggregate"])
@@ -818,12 +931,33 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     elif args.format == "csv":
         _eval_csv(args, result, agg, answers, out)
     else:
+        if section is not None:
+            _corpus_table(section, out)
         if result is not None:
             _eval_table(args, result, agg, out)
         if answers is not None:
             _answers_table(args, answers, out, first=result is None)
         if sweep is not None:
             _sweep_table(sweep, out)
+
+
+def _corpus_table(section: dict[str, Any], out: IO[str]) -> None:
+    """A stale golden set, said first: the sentences, then the untouched queries' means."""
+    for line in section["words"]:
+        out.write(f"{line}\n")
+    if section["stale"]:
+        agg = section["untouched"]["aggregate"]
+        width = max([len("metric"), *(len(m) for m in agg)])
+        out.write(f"on the {section['untouched']['queries']} untouched queries:\n")
+        out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
+        for m, a in agg.items():
+            mean = "-" if a["mean"] is None else f"{a['mean']:.4f}"
+            low = "-" if a["ci_low"] is None else f"{a['ci_low']:.4f}"
+            high = "-" if a["ci_high"] is None else f"{a['ci_high']:.4f}"
+            ci = f"[{low}, {high}]"
+            out.write(f"{m:<{width}}  {mean:>6}  {ci:^16}  {a['n']:>6}\n")
+        shown = ", ".join(section["touched"][:20]) + (" …" if len(section["touched"]) > 20 else "")
+        out.write(f"touched (left out of the verdict and drift): {shown}\n\n")
 
 
 def _eval_csv(
@@ -1195,6 +1329,10 @@ drop of exactly the limit does not fire. Each drop says whether it is beyond the
 randomization test on the queries scored in both runs, p < 0.05). The web app computes the same
 numbers with the same functions.
 
+A verdict needs judged@K of at least 0.8: below it the run is "not enough judgments"
+(unjudged), which --gate warn stops on and --gate fail does not. With --corpus, the verdict and
+the drift rules read the queries the corpus change did not touch.
+
 exit status:
   0  no drift rule fired and the verdict is better than --gate
   2  bad input (one line on stderr)
@@ -1242,6 +1380,7 @@ def _add_drift_parser(sub: Any) -> None:
     dr.add_argument("--bootstrap", type=int, default=1000, metavar="N")
     dr.add_argument("--seed", type=int, default=0)
     dr.add_argument("--format", choices=("table", "json"), default="table")
+    _add_corpus_option(dr)
     dr.add_argument(
         "--max-answer-drop",
         action="append",
@@ -1299,15 +1438,21 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         pass_threshold=targets.pass_threshold,
         order=args.order,
     )
-    metrics = [f"recall@{args.k}", f"pass@{args.k}"]
+    metrics = [f"recall@{args.k}", f"pass@{args.k}", f"judged@{args.k}"]
     baseline, _ = _load(args, args.baseline_run, metrics, settings)
     current, _ = _load(args, args.current_run, metrics, settings)
+    state = _corpus_state(args)
+    section = None if state is None else _corpus_section(args, state, current, args.k)
+    untouched = None
+    if section is not None and section["stale"]:
+        untouched = frozenset(current.query_ids) - frozenset(section["touched"])
     out_doc = verdicts.assess(
         current,
         k=args.k,
         targets=targets,
         drops=verdicts.DropLimits(args.max_recall_drop, args.max_pass_rate_drop),
         baseline=baseline,
+        untouched=untouched,
         permutations=args.permutations,
         samples=args.bootstrap,
         seed=args.seed,
@@ -1352,6 +1497,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
             },
             "verdict": verdict,
             "drift": drift,
+            **({"corpus": section} if section is not None else {}),
             # Only with --max-answer-drop: a script reading today's keys sees no new one.
             **({"answer_drift": answers} if answers is not None else {}),
             "exit_status": code,
@@ -1359,7 +1505,9 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         json.dump(_clean(doc), out, indent=1, allow_nan=False)
         out.write("\n")
         return code
-    out.write(f"{verdict['summary']}\n")
+    if section is not None:
+        _corpus_table(section, out)
+    out.write(f"{verdict['summary']}\n{verdict['basis_words']}\n")
     before, now = drift["baseline"], drift["current"]
 
     def num(x: float | None) -> str:

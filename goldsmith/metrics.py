@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -604,6 +604,24 @@ class EvalResult:
         return {
             q: dict(zip(self.metrics, row, strict=True)) for q, row in zip(qids, rows, strict=True)
         }
+
+
+def restrict(result: EvalResult, query_ids: Collection[str]) -> EvalResult:
+    """``result`` over the queries of ``query_ids`` only, in its own order: every per-query value
+    and list as a run scored on the golden set restricted to those queries would give (each
+    query's values depend on that query alone)."""
+    keep = np.fromiter(
+        (q in query_ids for q in result.query_ids), dtype=bool, count=len(result.query_ids)
+    )
+    kept = frozenset(q for q, k in zip(result.query_ids, keep.tolist(), strict=True) if k)
+    return replace(
+        result,
+        query_ids=tuple(q for q in result.query_ids if q in kept),
+        values=result.values[keep],
+        included=result.included[keep],
+        no_relevant=tuple(q for q in result.no_relevant if q in kept),
+        missing_from_run=tuple(q for q in result.missing_from_run if q in kept),
+    )
 
 
 def evaluate(

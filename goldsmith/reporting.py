@@ -19,16 +19,18 @@ Matching modes (docs/design.md, "Metric conventions"):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
 
+from goldsmith import corpus as C
 from goldsmith import metrics
 from goldsmith.formats.trec import trec_list_in_order
 from goldsmith.refresh import spans_overlap
+from goldsmith.text import Text, say
 
 FAMILIES = ("recall", "precision", "hit", "mrr", "ndcg", "map", "pass", "judged")
 # Metrics of the whole returned list (trec_eval's set_P and set_F), beside the ones at each K.
@@ -135,6 +137,51 @@ class Prepared:
     arrays: metrics.EvalArrays
     judgments: dict[str, dict[str, int]]
     ranking: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class CorpusState:
+    """The corpus a run ran against, as its report needs it (docs/design.md, "Corpus versions").
+
+    ``live``: chunk id → live chunk for every live chunk the report may look up (at least the
+    golden set's graded chunks and the retrieved ids); an id absent is not a live chunk (retired,
+    or never in the corpus). ``ids_only``: only the live ids are known (a file of ids), so a
+    changed text cannot be seen and only retirement is reported. ``judged_on`` / ``ran_on``: the
+    corpus version numbers the golden set was judged on and the run ran against, when known
+    (labels only); ``assumed``: the run's corpus is the live one at run time, not one the
+    retriever stated (HTTP retrievers and run files)."""
+
+    live: Mapping[str, C.LiveChunk]
+    ids_only: bool = False
+    judged_on: int | None = None
+    ran_on: int | None = None
+    assumed: bool = False
+    label: str = ""  # the golden set's version label, for the sentences ("v1")
+
+
+def golden_chunks(
+    items: Sequence[GoldItem], *, with_text: bool = True
+) -> dict[str, list[C.JudgedChunk]]:
+    """The golden set's graded chunks as :func:`goldsmith.corpus.corpus_effect` reads them, each
+    with the sha256 of its graded text when the text is known (and ``with_text``)."""
+    return {
+        i.query_id: [
+            C.JudgedChunk(
+                j.chunk_id,
+                j.grade,
+                C.text_sha256(j.text) if with_text and j.text is not None else None,
+                j.text if with_text else None,
+            )
+            for j in i.judgments
+        ]
+        for i in items
+    }
+
+
+def corpus_effect_of(items: Sequence[GoldItem], state: CorpusState) -> C.CorpusEffect:
+    """What the corpus ``state`` did to the golden set ``items`` (the one rule the app, the
+    stored report and ``goldsmith eval --corpus`` use)."""
+    return C.corpus_effect(golden_chunks(items, with_text=not state.ids_only), state.live)
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,16 +409,34 @@ def build_report(
     places: Mapping[str, ChunkPlace] | None = None,
     snippets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
     ranked_by: RankedBy = "retriever",
+    corpus: CorpusState | None = None,
 ) -> dict[str, Any]:
     """The whole report as JSON-ready data (see the module docstring). ``ranked_by`` says how
-    the stored lists were ordered (see :func:`ranking_note`); they are scored in that order."""
+    the stored lists were ordered (see :func:`ranking_note`); they are scored in that order.
+
+    ``corpus``: the corpus the run ran against. When it differs from the one the golden set was
+    judged on (a relevant chunk retired or changed), the report gains ``corpus``
+    (:func:`corpus_report`): what the update did, the touched queries, and every metric over the
+    untouched queries with its CI. A retrieved id that is not a live chunk is counted there as
+    "not in the corpus", never as unjudged (judged@K and the unjudged count leave it out, with
+    chunk-id matching). On an unchanged corpus whose every retrieved id is live the report is
+    the one computed without ``corpus``."""
     k = s.headline_k
     prepared = prepare_run(items, rows, s.matching, places)
     strict = score(items, rows, s, prepared=prepared)
-    agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
-    aggregate = _agg_json(metrics.aggregate(strict.result, **agg_kw))
     other = 1 if s.relevance_threshold >= 2 else 2
     lenient = score(items, rows, s, threshold=other, prepared=prepared)
+    effect: C.CorpusEffect | None = None
+    not_live: dict[str, list[str]] = {}
+    if corpus is not None:
+        effect = corpus_effect_of(items, corpus)
+        not_live = not_in_corpus(strict, rows, corpus.live, k, s.matching)
+        if not_live and s.matching == "chunk":
+            outside = {c for ids in not_live.values() for c in ids}
+            strict = replace(strict, result=judged_in_corpus(strict, outside))
+            lenient = replace(lenient, result=judged_in_corpus(lenient, outside))
+    agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
+    aggregate = _agg_json(metrics.aggregate(strict.result, **agg_kw))
     weights = _weights(items)
     # Groups get CIs on the headline metrics only, and with fewer resamples on large sets
     # (the bootstrap's cost is in its draws): numbers then stay under a second at 10,000
@@ -426,6 +491,15 @@ def build_report(
     }
     report["low_queries"] = diagnose(items, rows, strict, s, snippets=snippets)
     report["unjudged_top_k"] = unjudged_count(strict.arrays, k)
+    if corpus is not None and effect is not None and (effect.stale or not_live):
+        if s.matching == "chunk":
+            report["unjudged_top_k"] -= sum(
+                1
+                for q, ids in not_live.items()
+                for c in ids
+                if c not in strict.judgments.get(q, {})
+            )
+        report["corpus"] = corpus_report(items, strict.result, effect, corpus, not_live, k, agg_kw)
     report["low_recall"] = {
         "metric": f"recall@{k}",
         "cutoff": s.low_recall_cutoff,
@@ -436,6 +510,221 @@ def build_report(
     report["ranking"] = ranking_note(rows, ranked_by)
     report["warnings"] = threshold_warnings(items, s.relevance_threshold)
     return report
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus the run ran against (docs/design.md, "Corpus versions")
+
+TOUCHED_LISTED = 100  # touched queries a report lists with their chunks
+
+
+def not_in_corpus(
+    scored: Scored,
+    rows: Mapping[str, ResultRow],
+    live: Mapping[str, C.LiveChunk],
+    k: int,
+    matching: str,
+) -> dict[str, list[str]]:
+    """Query id → the retrieved ids of its top ``k`` (first occurrences) that are not live
+    chunks of the corpus; queries with none are absent."""
+    out: dict[str, list[str]] = {}
+    for q in scored.result.query_ids:
+        if matching == "chunk":
+            ranked = scored.ranking.get(q, [])
+        else:
+            row = rows.get(q)
+            ranked = list(row.ids) if row is not None and not row.error else []
+        outside = [c for c in list(dict.fromkeys(ranked))[:k] if c not in live]
+        if outside:
+            out[q] = outside
+    return out
+
+
+def judged_in_corpus(scored: Scored, outside: Collection[str]) -> metrics.EvalResult:
+    """``scored.result`` with every judged@K among the chunks of the corpus: an unjudged id in
+    ``outside`` (not a live chunk) is left out of the top K's count instead of counting as
+    unjudged. judged@K = judged in the top min(K, n) / (min(K, n) − unjudged ids outside);
+    0 when nothing was returned (as judged@K), 1 when every id returned is outside."""
+    result = scored.result
+    cols = [
+        (j, metrics.parse_metric(m).k)
+        for j, m in enumerate(result.metrics)
+        if metrics.parse_metric(m).family == "judged"
+    ]
+    if not cols:
+        return result
+    values = result.values.copy()
+    for r, q in enumerate(result.query_ids):
+        if not result.included[r]:
+            continue
+        ranked = list(dict.fromkeys(scored.ranking.get(q, [])))
+        graded = scored.judgments.get(q, {})
+        for j, k in cols:
+            top = ranked if k is None else ranked[:k]
+            judged = sum(1 for c in top if c in graded)
+            shown = len(top) - sum(1 for c in top if c not in graded and c in outside)
+            if not top:
+                values[r, j] = 0.0  # nothing returned, as judged@K says
+            else:  # a top K wholly outside the corpus holds nothing unjudged
+                values[r, j] = judged / shown if shown > 0 else 1.0
+    return replace(result, values=values)
+
+
+def corpus_report(
+    items: Sequence[GoldItem],
+    result: metrics.EvalResult,
+    effect: C.CorpusEffect,
+    state: CorpusState,
+    not_live: Mapping[str, Sequence[str]],
+    k: int,
+    agg_kw: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The report's ``corpus`` part: the versions (labels), what the update did to the golden
+    set's relevant chunks (grade ≥ 1), the touched queries (all ids, and the first
+    ``TOUCHED_LISTED`` with their retired and changed chunks), every metric over the untouched
+    queries with its CI (equal to a report on the golden set restricted to them), the ids
+    retrieved that are not in the corpus, and the sentences (:func:`corpus_words`)."""
+    texts = {i.query_id: i.text for i in items}
+    touched = sorted(effect.touched)
+    untouched = metrics.restrict(result, effect.untouched)
+    outside = sorted({c for ids in not_live.values() for c in ids})
+    section: dict[str, Any] = {
+        "stale": effect.stale,
+        "label": state.label,
+        "judged_on": state.judged_on,
+        "ran_on": state.ran_on,
+        "assumed": state.assumed,
+        "ids_only": state.ids_only,
+        "relevant_total": effect.relevant_total,
+        "relevant_retired": effect.relevant_retired,
+        "relevant_changed": effect.relevant_changed,
+        "relevant_carried": effect.relevant_carried,
+        "unknown_text": effect.unknown_text,
+        "touched": touched,
+        "touched_queries": [
+            {
+                "query_id": q,
+                "text": texts.get(q, ""),
+                "retired": effect.queries[q].chunks("retired"),
+                "changed": effect.queries[q].chunks("changed"),
+            }
+            for q in touched[:TOUCHED_LISTED]
+        ],
+        "untouched": {
+            "queries": len(untouched.query_ids),
+            "included": int(untouched.included.sum()),
+            "no_relevant": len(untouched.no_relevant),
+            "aggregate": _agg_json(metrics.aggregate(untouched, **agg_kw)),
+        },
+        "headline_k": k,
+        "not_in_corpus": {
+            "count": sum(len(v) for v in not_live.values()),
+            "queries": len(not_live),
+            "examples": outside[:10],
+        },
+    }
+    section["words"] = [str(t) for t in corpus_words(section)]
+    return section
+
+
+def corpus_words(section: Mapping[str, Any]) -> list[Text]:
+    """The ``corpus`` part of a report in sentences, from its figures (the apps say them again
+    in the reader's language): what the update did, first; the headline recall over the
+    untouched queries; where the run's corpus is assumed; the ids not in the corpus."""
+    out: list[Text] = []
+    label = section.get("label") or "the golden set"
+    before, after = section.get("judged_on"), section.get("ran_on")
+    values = {
+        "label": label,
+        "total": section["relevant_total"],
+        "retired": section["relevant_retired"],
+        "changed": section["relevant_changed"],
+        "before": before,
+        "after": after,
+    }
+    if section.get("stale"):
+        known = before is not None and after is not None
+        if section.get("ids_only"):
+            out.append(
+                say(
+                    "%(retired)s of %(label)s's %(total)s relevant chunks were retired since "
+                    "%(label)s was judged (corpus version %(before)s → %(after)s); the corpus "
+                    "was given as chunk ids only, so changed texts cannot be seen.",
+                    **values,
+                )
+                if known
+                else say(
+                    "%(retired)s of %(label)s's %(total)s relevant chunks were retired since "
+                    "%(label)s was judged; the corpus was given as chunk ids only, so changed "
+                    "texts cannot be seen.",
+                    **values,
+                )
+            )
+        elif known:
+            out.append(
+                say(
+                    "%(retired)s of %(label)s's %(total)s relevant chunks were retired and "
+                    "%(changed)s changed since %(label)s was judged (corpus version %(before)s "
+                    "→ %(after)s).",
+                    **values,
+                )
+            )
+        else:
+            out.append(
+                say(
+                    "%(retired)s of %(label)s's %(total)s relevant chunks were retired and "
+                    "%(changed)s changed since %(label)s was judged.",
+                    **values,
+                )
+            )
+        k = section["headline_k"]
+        untouched = section["untouched"]
+        a = untouched["aggregate"].get(f"recall@{k}") or {}
+        out.append(
+            say(
+                "%(n)s queries were touched by the update: their relevant chunks moved, so "
+                "their scores say nothing of the retriever; the verdict and the drift rules "
+                "read the other %(m)s only.",
+                n=len(section["touched"]),
+                m=untouched["queries"],
+            )
+        )
+        if a.get("mean") is not None:
+            out.append(
+                say(
+                    "On the %(n)s queries the update did not touch: Recall@%(k)s %(value)s.",
+                    n=untouched["queries"],
+                    k=k,
+                    value=f"{a['mean']:.3f}",
+                )
+            )
+    if section.get("assumed") and after is not None:
+        out.append(
+            say(
+                "The run is taken to have searched the corpus as it was at run time (corpus "
+                "version %(after)s): the retriever does not say which corpus it searched.",
+                after=after,
+            )
+        )
+    elif section.get("assumed"):
+        out.append(
+            say(
+                "The run is taken to have searched the corpus as it was at run time: the "
+                "retriever does not say which corpus it searched."
+            )
+        )
+    outside = section.get("not_in_corpus") or {}
+    if outside.get("count"):
+        out.append(
+            say(
+                "%(n)s retrieved ids in the top %(k)s are not in the corpus (e.g. %(ids)s): "
+                "they are counted apart, not as unjudged.",
+                n=outside["count"],
+                k=section["headline_k"],
+                ids=", ".join(outside.get("examples") or []),
+            )
+        )
+    return out
 
 
 RankedBy = Literal["retriever", "score"]
@@ -738,16 +1027,42 @@ def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[d
     - ``chunking_or_query_rewriting``: low recall although the top K is well judged.
     - ``reranking``: recall fine but MRR low.
     - ``category``: one per category far below the other queries, worst first.
+    - ``rejudge_touched`` (first): a corpus update touched queries of the golden set; the
+      other rules then read the untouched queries' figures, so none blames the retriever for
+      a chunk it cannot return.
     """
     k = report["settings"]["headline_k"]
     agg = report.get("aggregate") or {}
+    out: list[dict[str, Any]] = []
+    stale = report.get("corpus") or {}
+    if stale.get("stale"):
+        agg = stale["untouched"]["aggregate"]
+        n = len(stale["touched"])
+        out.append(
+            {
+                "rule": "rejudge_touched",
+                "title": say("Re-judge the queries the corpus update touched"),
+                "detail": say(
+                    "%(n)s queries have relevant chunks that were retired or changed since the "
+                    "golden set was judged: their grades no longer describe the corpus, so they "
+                    "are left out of the verdict and the drift rules. Re-judge them (a refresh "
+                    "of the version on the current corpus) and freeze the next version.",
+                    n=n,
+                ),
+                "figures": {
+                    "touched": n,
+                    "relevant_retired": stale["relevant_retired"],
+                    "relevant_changed": stale["relevant_changed"],
+                },
+                "limits": {},
+            }
+        )
 
     def mean(metric: str) -> float | None:
         a = agg.get(metric)
         return None if a is None else a.get("mean")
 
     recall, judged, mrr = mean(f"recall@{k}"), mean(f"judged@{k}"), mean(f"mrr@{k}")
-    out: list[dict[str, Any]] = []
     if recall is not None and judged is not None and recall < limits.low_recall:
         figures = {f"recall@{k}": recall, f"judged@{k}": judged}
         if judged >= limits.well_judged:
@@ -800,7 +1115,8 @@ def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[d
                 "limits": {"recall_ok": limits.recall_ok, "low_mrr": limits.low_mrr},
             }
         )
-    out.extend(_category_hints(report, k, recall, limits))
+    if not stale.get("stale"):  # the categories' figures are over every query
+        out.extend(_category_hints(report, k, recall, limits))
     return out
 
 

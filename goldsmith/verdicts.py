@@ -10,6 +10,17 @@ Conventions (docs/design.md, "Targets, floors, verdicts and drift"), at the head
   pass@K, the share of queries whose Recall@K ≥ the pass threshold):
   ``pass`` when both reach their targets, ``fail`` when either is under its floor, ``warn``
   otherwise. A run with no scored query (every mean NaN) fails.
+- **Not enough judgments** (``unjudged``): when the mean judged@K of the queries the verdict
+  rests on is below ``MIN_JUDGED`` (0.8, within the tolerance), the unjudged chunks (scored as
+  not relevant) weigh too much for pass, warn or fail to be fair, and the run gets ``unjudged``
+  instead. A gate of ``warn`` stops on it, a gate of ``fail`` does not.
+- **What a verdict rests on**: the queries in its means (those with a relevant chunk, and the
+  ones missing from the run, which score 0), among the queries a corpus update did not touch
+  when ``untouched`` is given (docs/design.md, "Corpus versions"). When more than
+  ``LEFT_OUT_WARNING`` (20 %) of the golden set's queries are left out (no relevant chunk,
+  touched by an update) or missing from the run, the verdict carries a warning naming them.
+- The drop rules compare the untouched queries only, those untouched in both runs when the
+  baseline's are given too.
 - **Drift** against a baseline, only when the two are comparable: same headline K, relevance
   threshold, matching mode and pass threshold. Otherwise the report lists each change in plain
   words ("top-K 5 → 20") and the drop rules are not applied across it (the floors still are).
@@ -27,7 +38,7 @@ Conventions (docs/design.md, "Targets, floors, verdicts and drift"), at the head
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,9 +46,15 @@ import numpy as np
 
 from goldsmith import metrics, stats
 from goldsmith.bands import TOLERANCE, Targets
+from goldsmith.text import Text, say
 
-Verdict = Literal["pass", "warn", "fail"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "fail")  # best to worst
+Verdict = Literal["pass", "warn", "unjudged", "fail"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "unjudged", "fail")
+# How bad each verdict is for a gate: "not enough judgments" stops a gate of warn, not of fail.
+_SEVERITY: dict[str, int] = {"pass": 0, "warn": 1, "unjudged": 1, "fail": 2}
+MIN_JUDGED = 0.8  # judged@K a verdict needs (docs/design.md, "Metric conventions")
+LEFT_OUT_WARNING = 0.2  # share of left-out or missing queries above which a verdict warns
+NAMED = 20  # query ids a verdict names per kind
 ALPHA = 0.05
 PERMUTATIONS = 10_000
 BOOTSTRAP_SAMPLES = 1000
@@ -48,10 +65,11 @@ def _num(x: float) -> float | None:
 
 
 def worse_or_equal(verdict: str, gate: str) -> bool:
-    """True when ``verdict`` is at least as bad as ``gate`` (``warn`` or ``fail``)."""
+    """True when ``verdict`` is at least as bad as ``gate`` (``warn`` or ``fail``). Not enough
+    judgments (``unjudged``) counts as a warn: a gate of warn stops on it, one of fail does not."""
     if verdict not in VERDICTS or gate not in VERDICTS:
         raise ValueError(f"verdicts are {', '.join(VERDICTS)}; not {verdict!r} / {gate!r}")
-    return VERDICTS.index(verdict) >= VERDICTS.index(gate)
+    return _SEVERITY[verdict] >= _SEVERITY[gate]
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,22 +121,58 @@ def _pass_words(value: float, k: int, t: Targets) -> str:
     return f"{what} meets its target {t.pass_rate_target:.0%}"
 
 
-def verdict_report(result: metrics.EvalResult, k: int, t: Targets) -> dict[str, Any]:
+def verdict_report(
+    result: metrics.EvalResult,
+    k: int,
+    t: Targets,
+    *,
+    untouched: Collection[str] | None = None,
+    min_judged: float = MIN_JUDGED,
+) -> dict[str, Any]:
     """The verdict of a scored run, JSON-ready: the verdict, both means with their targets,
-    floors and bands, and one plain sentence."""
-    recall = _mean(result, f"recall@{k}")
-    pass_rate = _mean(result, f"pass@{k}")
+    floors and bands, what it rests on (``basis``), its judged@K when ``result`` holds it, and
+    one plain sentence. ``untouched``: the queries a corpus update did not touch; the verdict
+    reads those only (the others are named in ``basis.touched``)."""
+    scope = result if untouched is None else metrics.restrict(result, untouched)
+    recall = _mean(scope, f"recall@{k}")
+    pass_rate = _mean(scope, f"pass@{k}")
+    judged_metric = f"judged@{k}"
+    judged = _mean(scope, judged_metric) if judged_metric in scope.metrics else math.nan
     verdict = verdict_of(recall, pass_rate, t)
+    basis = verdict_basis(result, scope, untouched)
+    all_touched = recall != recall and basis["touched"] > 0
+    if all_touched or (recall == recall and judged == judged and judged < min_judged - TOLERANCE):
+        verdict = "unjudged"
     words = {
         "pass": "Pass: the run meets its targets",
         "warn": "Warn: the run is above its floors but below a target",
         "fail": "Fail: the run is below a floor",
+        "unjudged": "Not enough judgments",
     }[verdict]
-    detail = f"{_recall_words(recall, k, t)}; {_pass_words(pass_rate, k, t)}."
+    if all_touched:
+        summary: str = say(
+            "Not enough judgments: a corpus update touched every query with a relevant chunk "
+            "(%(n)s), so no query is left to judge the retriever by. Re-judge the touched "
+            "queries.",
+            n=basis["touched"],
+        )
+    elif verdict == "unjudged":
+        summary = say(
+            "Not enough judgments: judged@%(k)s is %(judged)s, under %(min)s: the unjudged "
+            "chunks count as not relevant, so pass, warn or fail would not be fair (%(recall)s; "
+            "%(pass_rate)s). Judge them first: send them to the annotation pools.",
+            k=k,
+            judged=f"{judged:.2f}",
+            min=f"{min_judged:.2f}",
+            recall=_recall_words(recall, k, t),
+            pass_rate=_pass_words(pass_rate, k, t),
+        )
+    else:
+        summary = f"{words}: {_recall_words(recall, k, t)}; {_pass_words(pass_rate, k, t)}."
     return {
         "verdict": verdict,
         "k": k,
-        "queries": int(result.included.sum()),
+        "queries": int(scope.included.sum()),
         "recall": {
             "metric": f"recall@{k}",
             "mean": _num(recall),
@@ -133,9 +187,95 @@ def verdict_report(result: metrics.EvalResult, k: int, t: Targets) -> dict[str, 
             "floor": t.pass_rate_floor,
             "band": _band(pass_rate, t.pass_rate_target, t.pass_rate_floor),
         },
+        "judged": {"metric": judged_metric, "mean": _num(judged), "min": min_judged},
         "pass_threshold": t.pass_threshold,
-        "summary": f"{words}: {detail}",
+        "basis": basis,
+        "basis_words": " ".join(basis_words(basis)),
+        "summary": summary,
     }
+
+
+def verdict_basis(
+    result: metrics.EvalResult,
+    scope: metrics.EvalResult,
+    untouched: Collection[str] | None,
+    *,
+    named: int = NAMED,
+) -> dict[str, Any]:
+    """What a verdict rests on: the golden set's queries (``total``), those in its means
+    (``queries``), and the ones left out (no relevant chunk; touched by a corpus update) or
+    missing from the run (scored 0), each counted and the first ``named`` of each by id. The
+    ``warning`` is set when left-out and missing queries together are more than
+    ``LEFT_OUT_WARNING`` of the golden set."""
+    total = len(result.query_ids)
+    touched = sorted(q for q in result.query_ids if untouched is not None and q not in untouched)
+    no_relevant = sorted(scope.no_relevant)
+    missing = sorted(scope.missing_from_run)
+    apart = len(touched) + len(no_relevant) + len(missing)
+    share = apart / total if total else 0.0
+    return {
+        "total": total,
+        "queries": int(scope.included.sum()),
+        "no_relevant": len(no_relevant),
+        "touched": len(touched),
+        "missing": len(missing),
+        "named": {
+            "no_relevant": no_relevant[:named],
+            "touched": touched[:named],
+            "missing": missing[:named],
+        },
+        "left_out_share": share,
+        "warning": share > LEFT_OUT_WARNING + TOLERANCE,
+    }
+
+
+def basis_words(basis: Mapping[str, Any]) -> list[Text]:
+    """The verdict's basis in sentences: what it rests on and, when the warning is set, the
+    warning and one sentence per kind of query left out, naming them (:func:`verdict_basis`)."""
+    out = [
+        say(
+            "The verdict rests on %(n)s of the golden set's %(total)s queries.",
+            n=basis["queries"],
+            total=basis["total"],
+        )
+    ]
+    if not basis.get("warning"):
+        return out
+    named = basis.get("named") or {}
+
+    def listed(kind: str) -> str:
+        ids = list(named.get(kind) or [])
+        return ", ".join(ids) + (" …" if basis[kind] > len(ids) else "")
+
+    out.append(
+        say(
+            "Warning: %(share)s of the queries are left out or missing from the run, more "
+            "than %(limit)s:",
+            share=f"{basis['left_out_share']:.0%}",
+            limit=f"{LEFT_OUT_WARNING:.0%}",
+        )
+    )
+    if basis["no_relevant"]:
+        out.append(
+            say(
+                "%(n)s without a relevant chunk: %(ids)s",
+                n=basis["no_relevant"],
+                ids=listed("no_relevant"),
+            )
+        )
+    if basis["touched"]:
+        out.append(
+            say(
+                "%(n)s touched by a corpus update: %(ids)s",
+                n=basis["touched"],
+                ids=listed("touched"),
+            )
+        )
+    if basis["missing"]:
+        out.append(
+            say("%(n)s missing from the run: %(ids)s", n=basis["missing"], ids=listed("missing"))
+        )
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,6 +424,8 @@ def assess(
     samples: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
     newly_failing_limit: int = 200,
+    untouched: Collection[str] | None = None,
+    baseline_untouched: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """The verdict of ``current`` and, when a ``baseline`` result is given, its drift.
 
@@ -292,13 +434,30 @@ def assess(
     are not compared: pass ``baseline=None`` there or they are ignored), the rules that
     ``fired`` (each drop with its ``significance``), ``significance`` of both headline metrics,
     the baseline's and current means, and ``newly_failing`` queries. The caller adds what
-    changed in the data (golden set, retriever configuration, corpus)."""
+    changed in the data (golden set, retriever configuration, corpus).
+
+    ``untouched``: the queries the corpus update since the golden set was judged did not
+    touch (None: every query); the verdict reads those only. ``baseline_untouched``: the same
+    for the baseline's run. The drop rules and their significance compare the queries in both
+    (``drift.queries`` says how many), so no rule fires on a query the corpus moved."""
     drops = drops or DropLimits()
     recall_metric, pass_metric = f"recall@{k}", f"pass@{k}"
-    verdict = verdict_report(current, k, targets)
+    verdict = verdict_report(current, k, targets, untouched=untouched)
     has_baseline = baseline is not None or baseline_conditions is not None
     if not has_baseline:
         return {"verdict": verdict, "drift": None}
+    compared: frozenset[str] | None = None
+    if untouched is not None or baseline_untouched is not None:
+        now_ok = set(current.query_ids) if untouched is None else set(untouched)
+        before_ok = (
+            set(baseline.query_ids if baseline is not None else now_ok)
+            if baseline_untouched is None
+            else set(baseline_untouched)
+        )
+        compared = frozenset(now_ok & before_ok)
+        current = metrics.restrict(current, compared)
+        if baseline is not None:
+            baseline = metrics.restrict(baseline, compared)
     changes = (
         condition_changes(baseline_conditions, conditions)
         if baseline_conditions is not None and conditions is not None
@@ -373,6 +532,12 @@ def assess(
             "fired": fired,
             "significance": sig,
             "newly_failing": list(report.newly_failing[:newly_failing_limit]),
+            # Only when a corpus update touched queries: how many were compared.
+            **(
+                {"untouched_queries": len(compared & set(current.query_ids))}
+                if compared is not None
+                else {}
+            ),
         },
     }
 

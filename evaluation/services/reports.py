@@ -27,7 +27,13 @@ from evaluation.models import (
     RetrieverKind,
     RunState,
 )
-from evaluation.selectors import chunk_places, chunk_texts, golden_items, result_rows
+from evaluation.selectors import (
+    chunk_places,
+    chunk_texts,
+    golden_items,
+    live_chunks,
+    result_rows,
+)
 from evaluation.services.answers import (
     answer_drift_of,
     answers_as_shown,
@@ -42,6 +48,7 @@ from evaluation.services.retrievers import (
     topk_choice,
 )
 from goldsmith import bands, reporting, verdicts
+from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
 
@@ -81,9 +88,44 @@ def run_places(
     return chunk_places(project=run.project, chunk_ids=ids)
 
 
+def corpus_assumed(run: EvaluationRun) -> bool:
+    """Whether the run's corpus version is assumed (the live one at run time) rather than the
+    one the retriever searched: HTTP retrievers and run files do not say which they searched."""
+    return run.retriever.kind not in (RetrieverKind.BM25, RetrieverKind.TFIDF)
+
+
+def run_corpus(
+    run: EvaluationRun, items: Sequence[reporting.GoldItem], rows: dict[str, reporting.ResultRow]
+) -> reporting.CorpusState | None:
+    """The corpus the run ran against, for its report: the live chunks among the golden set's
+    graded chunks and the retrieved ids, read from the chunks themselves (removed, text
+    sha256 and text against each graded text), whether or not corpus versions exist (their
+    numbers are labels only). None for a project without a corpus (a golden set and run files
+    alone): nothing can be said of chunks that were never imported."""
+    project = run.project
+    if not Chunk.objects.filter(project=project).exists():
+        return None
+    graded = {
+        j.chunk_id: text_sha256(j.text) for i in items for j in i.judgments if j.text is not None
+    }
+    ids = {j.chunk_id for i in items for j in i.judgments} | {
+        c for r in rows.values() for c in r.ids
+    }
+    judged_on = run.version.corpus_version
+    ran_on = run.corpus_version
+    return reporting.CorpusState(
+        live=live_chunks(project=project, chunk_ids=ids, graded=graded),
+        judged_on=judged_on.number if judged_on is not None else None,
+        ran_on=ran_on.number if ran_on is not None else None,
+        assumed=corpus_assumed(run),
+        label=run.version.label,
+    )
+
+
 def run_report(run: EvaluationRun) -> dict[str, Any]:
     """The report of a run, recomputed from its stored rows. The low-recall list's cut-off and
-    the top-K weights are the project's at the time (the report states both)."""
+    the top-K weights are the project's at the time (the report states both); the corpus part
+    (a stale golden set) is :func:`run_corpus`'s."""
     items = golden_items(version_id=run.version_id, machine_grades=run.machine_grades)
     rows = result_rows(run=run)
     project = run.project
@@ -106,6 +148,7 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
         ranked_by="score"
         if run.retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
         else "retriever",
+        corpus=run_corpus(run, items, rows),
     )
     report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
     report["machine_grades"] = machine_grades_statement(run)
@@ -166,11 +209,21 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
     targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
     s = run_settings(run)
     k = s.headline_k
-    heads = [f"recall@{k}", f"pass@{k}"]
+    heads = [f"recall@{k}", f"pass@{k}", f"judged@{k}"]
     current = run_scored(run, s, metric_names=heads)
+    stored = report if report is not None else (run.report or {})
+    section = stored.get("corpus") or {}
+    outside = (section.get("not_in_corpus") or {}).get("count")
+    if outside and run.matching == Matching.CHUNK:
+        # judged@K among the chunks of the corpus, as the report counts it
+        state = run_corpus(run, golden_items(version_id=run.version_id), result_rows(run=run))
+        if state is not None:
+            ids = {c for r in current.ranking.values() for c in r if c not in state.live}
+            current = replace(current, result=reporting.judged_in_corpus(current, ids))
+    untouched = untouched_of(current.result.query_ids, section)
     baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
     if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:
-        return verdicts.assess(current.result, k=k, targets=targets)
+        return verdicts.assess(current.result, k=k, targets=targets, untouched=untouched)
     now, before = run_conditions(run), run_conditions(baseline.run)
     comparable = now == before
     out = verdicts.assess(
@@ -181,6 +234,10 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
         baseline=run_scored(baseline.run, s, metric_names=heads).result if comparable else None,
         conditions=now,
         baseline_conditions=before,
+        untouched=untouched,
+        baseline_untouched=untouched_of(
+            current.result.query_ids, (baseline.run.report or {}).get("corpus") or {}
+        ),
     )
     changed = []
     if baseline.run.version_id != run.version_id:
@@ -202,6 +259,15 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
         out["drift"]["answer_drift"] = answer_drift
         out["drift"]["fired"] = [*out["drift"]["fired"], *answer_drift["fired"]]
     return out
+
+
+def untouched_of(query_ids: Sequence[str], section: dict[str, Any]) -> frozenset[str] | None:
+    """The queries a stored report's corpus part leaves untouched (None: the corpus did not
+    touch the golden set, every query counts)."""
+    if not section.get("stale"):
+        return None
+    touched = set(section.get("touched") or ())
+    return frozenset(q for q in query_ids if q not in touched)
 
 
 def band_table(project: Project) -> dict[str, bands.Band]:
@@ -423,6 +489,20 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
 # Drift alerts
 
 
+def _corpus_payload(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A webhook's word on a stale golden set: counts and the engine's sentences."""
+    if not section:
+        return None
+    return {
+        "stale": section.get("stale", False),
+        "touched": len(section.get("touched") or []),
+        "untouched": (section.get("untouched") or {}).get("queries"),
+        "judged_on": section.get("judged_on"),
+        "ran_on": section.get("ran_on"),
+        "words": section.get("words") or [],
+    }
+
+
 def evaluation_alert_notify(*, alert_id: int) -> str:
     """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
     the task to retry."""
@@ -444,6 +524,9 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
         "baseline_run": alert.baseline_run_id,
         "verdict": alert.run.verdict or None,
         "verdict_summary": ((alert.run.report or {}).get("verdict") or {}).get("summary"),
+        # "unjudged" (not enough judgments) is a verdict too; what it rests on, in words
+        "verdict_basis": ((alert.run.report or {}).get("verdict") or {}).get("basis_words"),
+        "corpus": _corpus_payload((alert.run.report or {}).get("corpus")),
         "fired": alert.fired,
         "significance": drift.get("significance") or {},
         "comparable": drift.get("comparable", True),

@@ -44,6 +44,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Project
 from annotation.models.goldsets import GoldenItem, GoldenSetVersion
+from annotation.selectors.corpus import corpus_version_live
 from evaluation.models import (
     FINISHED_STATES,
     AnswerJudge,
@@ -167,6 +168,7 @@ def evaluation_run_create(
     if retriever.kind == RetrieverKind.RUNFILE:
         _refuse_a_run_file_of_other_queries(snapshot, version, query_ids)
     corpus_hash, corpus_chunks = corpus_state(project=project)
+    corpus_version = corpus_version_live(project=project)
     builtin = retriever.kind in (RetrieverKind.BM25, RetrieverKind.TFIDF)
     if builtin and not corpus_chunks:
         raise RunInvalid(
@@ -193,6 +195,7 @@ def evaluation_run_create(
             retriever_fingerprint=snapshot_fingerprint(snapshot),
             corpus_hash=corpus_hash,
             corpus_chunks=corpus_chunks,
+            corpus_version=corpus_version,
             tokenizer=project.tokenizer if builtin else "",
             total=len(query_ids),
             batch_size=size,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from evaluation.wording import fired_rule_in_words
+from evaluation.wording import fired_rule_in_words, verdict_label
 
 register = template.Library()
 
@@ -79,3 +79,15 @@ def fired_words(alert: Any) -> list[str]:
     run = alert.run
     k = run.headline_k or ((run.report or {}).get("drift") or {}).get("k")
     return [fired_rule_in_words(rule, k) for rule in alert.fired or []]
+
+
+@register.filter
+def verdict_words(verdict: Any) -> str:
+    """A verdict value in plain words ("not enough judgments", never the code)."""
+    return verdict_label(str(verdict))
+
+
+@register.filter
+def verdict_class(verdict: Any) -> str:
+    """The badge class of a verdict: ok, warn (also not enough judgments) or bad."""
+    return {"pass": "ok", "warn": "warn", "unjudged": "warn"}.get(str(verdict), "bad")

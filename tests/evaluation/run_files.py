@@ -1,8 +1,9 @@
 """Runs with figures chosen by the test: run-file retrievers over `make_golden` versions.
 
 Query qi of `make_golden` has two relevant chunks, r{i}a and r{i}b. A per-query recall of
-1.0 answers both, 0.5 one of them, 0.0 only an unjudged chunk, so a test sets the mean recall
-and the pass rate exactly, and the TREC file it uploads is also the file `goldsmith` reads.
+1.0 answers both, 0.5 one of them, 0.0 only the judged non-relevant n{i}, so a test sets the
+mean recall and the pass rate exactly, and the TREC file it uploads is also the file
+`goldsmith` reads. Every chunk answered is judged (judged@K 1: a verdict needs 0.8).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ def answers_with(recalls: Sequence[float]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for i, r in enumerate(recalls, 1):
         if r == 1.0:
-            out[f"q{i}"] = [f"r{i}a", f"r{i}b", f"u{i}"]
+            out[f"q{i}"] = [f"r{i}a", f"r{i}b", f"n{i}"]
         elif r == 0.5:
-            out[f"q{i}"] = [f"r{i}a", f"u{i}", f"n{i}"]
+            out[f"q{i}"] = [f"r{i}a", f"n{i}"]
         elif r == 0.0:
-            out[f"q{i}"] = [f"u{i}", f"n{i}"]
+            out[f"q{i}"] = [f"n{i}"]
         else:
             raise ValueError(f"recall {r} cannot be made with two relevant chunks")
     return out

@@ -26,6 +26,14 @@ class Scored:
     recall: list[float]
     passing: list[float]
 
+    metrics = ("recall@K", "pass@K")  # no judged@K: the judgments gate is not read here
+    no_relevant = ()
+    missing_from_run = ()
+
+    @property
+    def query_ids(self) -> tuple[str, ...]:
+        return tuple(f"q{i}" for i in range(len(self.recall)))
+
     @property
     def included(self) -> np.ndarray:
         return np.ones(len(self.recall), dtype=bool)

@@ -5,9 +5,12 @@ only queues it. --format json prints the aggregate in the shape of `goldsmith ev
 json`. --save-run writes the ranked lists as a TREC run.
 
 Every finished run has a verdict against the project's targets and floors at its headline K:
-pass, warn or fail. Exit codes: 0 done, 1 the run failed or was cancelled (or --wait timed
-out), 2 bad input, 3 the verdict is at or below the gate (--gate fail, the default: a fail;
---gate warn: a warn or a fail) or a drift rule fired against the baseline (gate a deployment).
+pass, warn or fail, or "not enough judgments" (unjudged) when judged@K is under 0.8. Exit
+codes: 0 done, 1 the run failed or was cancelled (or --wait timed out), 2 bad input, 3 the
+verdict is at or below the gate (--gate fail, the default: a fail; --gate warn: a warn, not
+enough judgments or a fail) or a drift rule fired against the baseline (gate a deployment).
+When the corpus changed since the golden set was judged, the output says so first, and the
+verdict and drift read the queries the update did not touch.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from annotation.management.commands._args import bad_input, project_named
 from evaluation.management.commands._args import retriever_named, version_labelled
 from evaluation.models import EvaluationRun, Matching, RunState
 from evaluation.services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
-from evaluation.services.reports import per_query_rows, run_trec_save
+from evaluation.services.reports import corpus_assumed, per_query_rows, run_trec_save
 from goldsmith import verdicts
 
 EXIT_FAILED = 1
@@ -39,6 +42,17 @@ def _clean(x: Any) -> Any:
     if isinstance(x, list | tuple):
         return [_clean(v) for v in x]
     return x
+
+
+def _corpus_version(run: EvaluationRun) -> dict[str, Any] | None:
+    version = run.corpus_version
+    if version is None:
+        return None
+    return {
+        "number": version.number,
+        "content_hash": version.content_hash,
+        "assumed": corpus_assumed(run),
+    }
 
 
 class Command(BaseCommand):
@@ -198,12 +212,16 @@ class Command(BaseCommand):
             "not_in_qrels": [],
         }
         doc["failed"] = report["counts"]["failed"]
+        doc["corpus_version"] = _corpus_version(run)
+        doc["corpus"] = report.get("corpus")
         doc["verdict"] = report.get("verdict")
         doc["drift"] = report.get("drift")
         self.stdout.write(json.dumps(_clean(doc), indent=1))
 
     def _table(self, run: EvaluationRun) -> None:
         report = run.report
+        for line in (report.get("corpus") or {}).get("words") or []:
+            self.stdout.write(line)  # a stale golden set is said first
         counts = report["counts"]
         self.stdout.write(
             f"run {run.pk}: {run.retriever.name} on {run.version.label} "
@@ -222,5 +240,11 @@ class Command(BaseCommand):
             )
         if report.get("verdict"):
             self.stdout.write(report["verdict"]["summary"])
+            if report["verdict"].get("basis_words"):
+                self.stdout.write(report["verdict"]["basis_words"])
+        version = _corpus_version(run)
+        if version is not None:
+            assumed = " (assumed: the live corpus at run time)" if version["assumed"] else ""
+            self.stdout.write(f"corpus version {version['number']}{assumed}")
         for sig in ((report.get("drift") or {}).get("significance") or {}).values():
             self.stdout.write(f"against the baseline: {sig['words']}")
