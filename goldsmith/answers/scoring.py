@@ -20,9 +20,16 @@ Pure module (numpy and the standard library). Definitions (docs/design.md, "Answ
 - ``answer_correctness``: closed types: ``exact_match``. Open answers: 0 on a conflict, else
   ``fact_coverage`` when the query has key facts, else ``answer_f1``.
 
-A query missing from the run, or without a response, scores 0 on the response metrics (and 0
-context recall when missing) and says so. Metric values are NaN where a metric does not apply
-(no facts, no reference answer, an open type for ``exact_match``); :meth:`AnswerResult.eval_result`
+**Only where there is an answer.** Every answer metric but context recall reads the response
+(:func:`reads_response`); a query without a response (none given, or missing from the run) is
+not scored on those: they do not apply to it, as recall does not apply to a query without a
+relevant chunk, so their means are over the queries with a response and their ``n`` says how
+many. A run none of whose queries has a response (:func:`has_answers`: a retrieval-only run) has
+no answer figure at all (:func:`goldsmith.answers.report.score_run` leaves those metrics out);
+its context recall still stands, since it needs only the contexts and the key facts. A query
+missing from the run scores 0 context recall and says so. Metric values are NaN where a metric
+does not apply (no facts, no reference answer, an open type for ``exact_match``, no response);
+:meth:`AnswerResult.eval_result`
 turns one metric into a :class:`goldsmith.metrics.EvalResult` whose means, confidence intervals,
 paired tests and drift rules are the retrieval ones.
 """
@@ -49,6 +56,10 @@ EXACT_MATCH = "exact_match"
 ANSWER_FAMILIES: tuple[str, ...] = (
     CONTEXT_RECALL, ANSWER_CORRECTNESS, FACT_COVERAGE, ANSWER_F1, EXACT_MATCH,
 )  # fmt: skip
+# The answer metrics that read only the contexts and the key facts, never the response. Every
+# other answer metric reads the response (:func:`reads_response`), so a new one is gated on
+# the run having answers without saying so anywhere else.
+CONTEXT_FAMILIES: frozenset[str] = frozenset({CONTEXT_RECALL})
 FIRST_STAGE = "first_stage:"
 _ANSWER_RE = re.compile(r"^([a-z_0-9]+?)(?:@([1-9][0-9]*))?$")
 
@@ -84,6 +95,19 @@ def is_answer_metric(name: str) -> bool:
 def is_stage_metric(name: str) -> bool:
     """Whether ``name`` is a first-stage retrieval metric (``first_stage:recall@50``)."""
     return name.strip().lower().startswith(FIRST_STAGE)
+
+
+def reads_response(name: str) -> bool:
+    """Whether the answer metric ``name`` reads the run's response: every answer metric but
+    those of :data:`CONTEXT_FAMILIES` (context recall). The one gate of the answer figures:
+    such a metric applies only to queries with a response, and only in runs with answers."""
+    return parse_answer_metric(name).family not in CONTEXT_FAMILIES
+
+
+def has_answers(run: Iterable[StagedQuery]) -> bool:
+    """Whether any query of the run carries a response (a run without one is retrieval-only:
+    it has no answer figure)."""
+    return any(s.response is not None for s in run)
 
 
 def parse_answer_metric(name: str) -> M.Metric:
@@ -402,7 +426,6 @@ def score_query(
     reasons: dict[str, str] = {}
     checks: dict[str, tuple[FactCheck, ...]] = {}
     response = None if staged is None else staged.response
-    absent = "missing from the run" if staged is None else "no response in the run"
     found: tuple[str, ...] = ()
     if response is not None and key.has_answer and not key.is_closed:
         # Only open answers use them (a closed answer's exact match reads its own values).
@@ -428,7 +451,7 @@ def score_query(
 
     for spec in specs:
         name, fam = spec.name, spec.family
-        if fam == CONTEXT_RECALL:
+        if fam == CONTEXT_RECALL:  # the contexts and the facts only (CONTEXT_FAMILIES)
             if not key.facts:
                 vals.append(nan)
             elif staged is None:
@@ -438,11 +461,14 @@ def score_query(
                 v, why, fc = context_recall(key, staged, spec.k, settings)
                 record(name, v, why)
                 checks[name] = fc
-        elif fam == FACT_COVERAGE:
+            continue
+        # Every metric below reads the response: one gate for all of them (reads_response).
+        if response is None:
+            vals.append(nan)
+            continue
+        if fam == FACT_COVERAGE:
             if not key.facts:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 v, why, fc = coverage(response)
                 record(name, v, why)
@@ -450,23 +476,17 @@ def score_query(
         elif fam == ANSWER_F1:
             if key.reference_answer is None:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 f1 = T.token_f1(response, key.reference_answer, settings.tokenizer)
                 record(name, f1, f"token F1 {f1:.2f} against the reference answer")
         elif fam == EXACT_MATCH:
             if not key.is_closed:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 record(name, *matched(response))
         else:  # answer_correctness
             if not key.has_answer:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             elif key.is_closed:
                 record(name, *matched(response))
             elif found:
