@@ -772,8 +772,17 @@ class CompareOutput(serializers.Serializer):
         child=serializers.CharField(),
         required=False,
         help_text=gettext_lazy(
-            "metric → how the two runs' scorers differ (the rules and an answer judge, or two "
-            "judges); such a metric is not compared"
+            "metric → why it is not compared: a run has no answers (for the metrics that read "
+            "a response), or the two runs' scorers differ (the rules and an answer judge, or "
+            "two judges)"
+        ),
+    )
+    no_answers = serializers.ListField(
+        child=serializers.ChoiceField(choices=["a", "b"]),
+        required=False,
+        help_text=gettext_lazy(
+            "the runs that have no answers (no query with a response): they are compared on "
+            "context recall and retrieval only"
         ),
     )
 

@@ -406,11 +406,13 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         "matching": s.matching,
         "pass_threshold": s.pass_threshold,
     }
-    answers, not_comparable = compare_answers(a, b)
+    answers, not_comparable, without = compare_answers(a, b)
     if answers:
         out["answers"] = answers
     if not_comparable:
         out["answers_not_comparable"] = not_comparable
+    if without:
+        out["no_answers"] = without
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
         for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")
