@@ -168,6 +168,9 @@ class Judgment(models.Model):
     grade = models.PositiveSmallIntegerField(choices=GRADE_CHOICES)
     note = models.TextField(blank=True, default="")
     guideline_version = models.PositiveIntegerField(null=True, blank=True)
+    # Made by a rule on the annotator's behalf (the demo's first round), not by the person:
+    # shown as such wherever grades are counted; the annotator's own save clears it.
+    simulated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -314,6 +317,8 @@ class Provenance(models.TextChoices):
     TIE_HIGHER = "tie_higher", gettext_lazy("Tie → higher")
     ADJUDICATED = "adjudicated", gettext_lazy("Adjudicated")
     MACHINE = "machine", gettext_lazy("Machine judge")
+    # Settled by rule from simulated grades (the demo's): nobody graded these chunks.
+    SIMULATED = "simulated", gettext_lazy("Simulated (no person graded it)")
 
 
 class Resolution(models.Model):

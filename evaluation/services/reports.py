@@ -119,10 +119,18 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
 
 def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
     """What the report says of the version's machine grades (final grades a machine judge
-    filled, provenance ``machine``): how many there are and whether they counted as judged."""
-    count = int((run.version.counts or {}).get("machine_grades", 0))
+    filled, provenance ``machine``): how many there are and whether they counted as judged;
+    and of its simulated grades (provenance ``simulated``: the demo's), how many there are."""
+    counts = run.version.counts or {}
+    count = int(counts.get("machine_grades", 0))
+    simulated = int(counts.get("simulated_grades", 0))
     included = run.machine_grades
-    if not count:
+    if not count and simulated:
+        text = (
+            f"{simulated} of the golden set's grades are simulated (made by a rule, as the "
+            "demo's are, not by a person)."
+        )
+    elif not count:
         text = "The golden set holds no machine grade: every grade is a person's."
     elif included:
         text = (
@@ -134,7 +142,9 @@ def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
             f"{count} grades of the golden set come from a machine judge; they are left out: "
             "those chunks count as unjudged."
         )
-    return {"count": count, "included": included, "text": text}
+    if count and simulated:
+        text += f" {simulated} of its grades are simulated (made by a rule, not by a person)."
+    return {"count": count, "included": included, "simulated": simulated, "text": text}
 
 
 def run_scored(
