@@ -777,6 +777,14 @@ class CompareOutput(serializers.Serializer):
             "two judges)"
         ),
     )
+    pool_bias = serializers.DictField(
+        required=False,
+        help_text=gettext_lazy(
+            "the share of the golden set's judged candidates each run's retriever put in the "
+            "pools: a and b (0 to 1), gap (b - a), threshold (points) and warn (the shares "
+            "differ by more than the threshold); absent without pool data"
+        ),
+    )
     no_answers = serializers.ListField(
         child=serializers.ChoiceField(choices=["a", "b"]),
         required=False,

@@ -27,7 +27,13 @@ from evaluation.models import (
     RetrieverKind,
     RunState,
 )
-from evaluation.selectors import chunk_places, chunk_texts, golden_items, result_rows
+from evaluation.selectors import (
+    chunk_places,
+    chunk_texts,
+    golden_items,
+    pool_contributions,
+    result_rows,
+)
 from evaluation.services.answers import (
     answer_drift_of,
     answers_as_shown,
@@ -41,7 +47,7 @@ from evaluation.services.retrievers import (
     project_targets,
     topk_choice,
 )
-from goldsmith import bands, reporting, verdicts
+from goldsmith import bands, pool_bias, reporting, verdicts
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
 
@@ -109,12 +115,25 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     )
     report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
     report["machine_grades"] = machine_grades_statement(run)
+    bias = run_pool_share(run)
+    if bias is not None:  # no pool data (a golden set from a file): nothing said, not 0
+        report["pool_bias"] = bias
     answers = run_answer_report(run, items, record)
     if answers is not None:
         report["answers"] = answers
         if "quadrants" in answers:  # named as `goldsmith eval` prints them
             report["quadrants"] = answers["quadrants"]
     return report
+
+
+def run_pool_share(run: EvaluationRun) -> dict[str, Any] | None:
+    """The share of the golden set's judged candidates that the run's own retriever put in the
+    pools (`goldsmith.pool_bias.pool_share`), or None without pool data."""
+    data = pool_contributions(run=run)
+    if data is None:
+        return None
+    judged, own, sources = data
+    return pool_bias.pool_share(judged, own, sources).to_json()
 
 
 def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
@@ -423,6 +442,12 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         out["answers_not_comparable"] = not_comparable
     if without:
         out["no_answers"] = without
+    gap = pool_bias.pool_gap(
+        (a.report or {}).get("pool_bias") or run_pool_share(a),
+        (b.report or {}).get("pool_bias") or run_pool_share(b),
+    )
+    if gap is not None:
+        out["pool_bias"] = gap
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
         for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")

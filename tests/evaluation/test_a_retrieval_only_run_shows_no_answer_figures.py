@@ -59,6 +59,8 @@ def test_a_retrieval_only_run_has_context_recall_and_no_answer_figure(personas, 
     assert {m.split("@")[0] for m in answers["metrics"] if ":" not in m} == {"context_recall"}
     assert not set(READ_A_RESPONSE) & set(answers["aggregate"])
     assert "quadrants" not in answers and "quadrants" not in run.report
+    # A golden set imported from a file has no pool data: no pool bias is said (not 0).
+    assert "pool_bias" not in run.report
 
     client = api_client_for(personas.victor)
     base = f"/api/v1/projects/{personas.project.pk}/runs/{run.pk}/"
