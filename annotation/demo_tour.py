@@ -27,7 +27,7 @@ from annotation.services.adjudication import queries_approve
 from annotation.services.answers import answer_key_set
 from annotation.services.assignment import queries_assign
 from annotation.services.goldsets import golden_set_version_freeze
-from annotation.services.judging import judgment_save
+from annotation.services.judging import judgment_save, resolutions_mark_simulated
 from annotation.services.pooling import pool_build_builtin
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
@@ -131,15 +131,19 @@ def _simulated_round(*, project: Project) -> list[str]:
                 continue
             for candidate in candidates:
                 grade = simulated_grade(query.text, candidate.chunk.text, username)
-                judgment_save(assignment=assignment, candidate=candidate, grade=grade)
+                judgment_save(
+                    assignment=assignment, candidate=candidate, grade=grade, simulated=True
+                )
                 saved += 1
     if not saved:
         return ["demo grades already there"]
     lead = get_user_model().objects.get(username="lead")
     approval = queries_approve(project=project, by=lead)
+    marked = resolutions_mark_simulated(project=project)
     return [
         f"demo grades: {saved} simulated grades by alice and bob on {len(queries)} queries; "
-        f"{len(approval.approved)} resolved by rule and approved, the rest flagged for the lead"
+        f"{len(approval.approved)} resolved by rule and approved, the rest flagged for the lead; "
+        f"{marked} final grades marked simulated"
     ]
 
 

@@ -848,8 +848,25 @@ class CompareOutput(serializers.Serializer):
         child=serializers.CharField(),
         required=False,
         help_text=gettext_lazy(
-            "metric → how the two runs' scorers differ (the rules and an answer judge, or two "
-            "judges); such a metric is not compared"
+            "metric → why it is not compared: a run has no answers (for the metrics that read "
+            "a response), or the two runs' scorers differ (the rules and an answer judge, or "
+            "two judges)"
+        ),
+    )
+    pool_bias = serializers.DictField(
+        required=False,
+        help_text=gettext_lazy(
+            "the share of the golden set's judged candidates each run's retriever put in the "
+            "pools: a and b (0 to 1), gap (b - a), threshold (points) and warn (the shares "
+            "differ by more than the threshold); absent without pool data"
+        ),
+    )
+    no_answers = serializers.ListField(
+        child=serializers.ChoiceField(choices=["a", "b"]),
+        required=False,
+        help_text=gettext_lazy(
+            "the runs that have no answers (no query with a response): they are compared on "
+            "context recall and retrieval only"
         ),
     )
 

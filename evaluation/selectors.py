@@ -355,3 +355,47 @@ def trend(*, retriever: Retriever, metrics: Sequence[str], limit: int = 50) -> d
         "series": series,
         "baseline": baseline_run_id(retriever=retriever),
     }
+
+
+def pool_contributions(
+    *, run: EvaluationRun
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]] | None:
+    """What the pool bias of a run is computed from (`goldsmith.pool_bias`): the (query id,
+    chunk id) pairs its golden set judged that some pool source found, the pairs the run's own
+    retriever put in the pools, and the names of its sources; None when the judged candidates
+    carry no pool data (a golden set imported from a file): then nothing is said.
+
+    A retriever's own pool sources: the built-in pool of its kind (a BM25 or TF-IDF retriever
+    and the project's `bm25` / `tfidf` pool), a run pooled under the retriever's name, and the
+    unjudged chunks of its own runs sent back to the pools (`run-<id>-<name>`)."""
+    from annotation.models import CandidateSource, PoolSource
+    from annotation.models.judging import SourceKind
+
+    retriever = run.retriever
+    judged = {
+        (q, c)
+        for q, c in GoldenJudgment.objects.filter(item__version_id=run.version_id).values_list(
+            "item__query_id", "chunk_id"
+        )
+    }
+    pooled = CandidateSource.objects.filter(candidate__query__project_id=run.project_id)
+    pairs = {
+        (str(q), c)
+        for q, c in pooled.values_list("candidate__query_id", "candidate__chunk__chunk_id")
+    }
+    found = judged & pairs
+    if not found:
+        return None
+    run_ids = EvaluationRun.objects.filter(retriever=retriever).values_list("pk", flat=True)
+    names = [retriever.name, *(f"run-{pk}-{retriever.name}"[:120] for pk in run_ids)]
+    own_sources = PoolSource.objects.filter(project_id=run.project_id).filter(
+        Q(kind=SourceKind.RUN, name__in=names)
+        | Q(kind=retriever.kind, name=retriever.kind, kind__in=[SourceKind.BM25, SourceKind.TFIDF])
+    )
+    own = {
+        (str(q), c)
+        for q, c in pooled.filter(source__in=own_sources).values_list(
+            "candidate__query_id", "candidate__chunk__chunk_id"
+        )
+    }
+    return sorted(found), sorted(own & found), sorted(own_sources.values_list("name", flat=True))

@@ -52,7 +52,7 @@ from evaluation.services import (
     evaluation_settings_update,
     retriever_save,
 )
-from evaluation.services.answers import stage_headline, stage_rows
+from evaluation.services.answers import has_answers, stage_headline, stage_rows
 from evaluation.services.reports import (
     band_table,
     compare_report,
@@ -76,6 +76,7 @@ from evaluation.wording import (
 )
 from goldsmith import bands, formats, metrics, plots
 from goldsmith.answers import faithfulness as F
+from goldsmith.answers import scoring as S
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
@@ -525,7 +526,12 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
     diag = answers.get("diagnosis")
     quadrants = []
     by_category = []
-    recall_metric = correctness_metric = None
+    # The context recall a row shows: the quadrants', else (a run without answers has no
+    # quadrants) the headline K's, the first the report lists.
+    recall_metric = next(
+        (m for m in answers.get("metrics") or [] if m.startswith("context_recall@")), None
+    )
+    correctness_metric = None
     if diag:
         recall_metric, correctness_metric = diag["recall_metric"], diag["correctness_metric"]
         unfaithful = diag.get("unfaithful") or {}
@@ -576,6 +582,8 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "rows": rows[:ANSWER_ROWS],
         "more_rows": max(0, len(rows) - ANSWER_ROWS),
         "given": answers.get("stages_given") or {},
+        "has_answers": has_answers(answers),
+        "responses": answers.get("responses") or {},
         "fact_rules": answers.get("fact_rules") or {},
         "scorer": answers.get("scorer") or {},
         "judged_metrics": [
@@ -825,6 +833,14 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         recall_key=f"recall@{k}",
         headline=next((m for m in comparison["metrics"] if m["metric"] == f"recall@{k}"), None),
         grid=_compare_grid(comparison["metrics"]),
+        # The answer metrics left out because a run has no answers are said once, in one
+        # sentence; those left out because the scorers differ, one by one.
+        not_compared_scorers={
+            m: how
+            for m, how in (comparison.get("answers_not_comparable") or {}).items()
+            if not (comparison.get("no_answers") and S.is_answer_metric(m) and S.reads_response(m))
+        },
+        no_answers=[name.upper() for name in comparison.get("no_answers") or []],
         changes=comparison["changes"],
         list_limit=COMPARE_LIST_LIMIT,
         scatter_svg=mark_safe(  # goldsmith.plots escapes every label

@@ -487,6 +487,7 @@ TIE_HIGHER = "tie_higher"  # shown as "tie → higher"
 # A machine judge's grade filling a gap no person judged (never decided by a rule over human
 # grades, never over a human grade: see annotation.services.machine).
 MACHINE = "machine"
+SIMULATED = "simulated"  # a final grade settled from simulated grades (the demo's), no person's
 
 # A project's tie rule: what a candidate whose grades are one apart with no majority gets in a
 # query that is not otherwise flagged — the lower grade, the higher grade, or a lead.

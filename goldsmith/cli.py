@@ -714,10 +714,11 @@ def _warn_about_answers(
             "the answer metrics score nothing",
             file=sys.stderr,
         )
-    needs_response = any(not m.startswith(AS.CONTEXT_RECALL) for m in answer)
-    if needs_response and run and not any(s.response is not None for s in run):
+    reading = [m for m in answer if AS.reads_response(m)]
+    if reading and run and not AS.has_answers(run):
         print(
-            f"{_PROG}: warning: no query of the run has a response: every answer scores 0 "
+            f"{_PROG}: warning: this run has no answers (no query has a response): "
+            f"{', '.join(reading)} not scored, only context recall "
             "(--extractive answers with the extractive baseline)",
             file=sys.stderr,
         )
@@ -901,6 +902,8 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
             doc["missing_from_run"] = list(result.missing_from_run)
         if answers is not None:
             for key in (
+                "has_answers",
+                "responses",
                 "reasons",
                 "quadrants",
                 "diagnosis",
@@ -1008,6 +1011,18 @@ def _answers_table(
     for m, a in agg.items():
         ci = f"[{_f(_nan(a['ci_low']))}, {_f(_nan(a['ci_high']))}]"
         out.write(f"{m:<{width}}  {_f(_nan(a['mean'])):>6}  {ci:^16}  {a['n']:>6}\n")
+    given = answers.get("responses") or {}
+    if not answers.get("has_answers", True):
+        out.write(
+            "\nthis run has no answers (no query has a response): no answer correctness, fact "
+            "coverage, answer F1, exact match or quadrants; context recall needs only the "
+            "retrieved contexts and the key facts.\n"
+        )
+    elif given and given["with_response"] < given["queries"]:
+        out.write(
+            f"\nanswer metrics over the {given['with_response']} of {given['queries']} queries "
+            "with a response (the others have no answer to score).\n"
+        )
     diag = answers.get("diagnosis")
     if diag is not None:
         out.write(
@@ -1211,6 +1226,7 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
     results_a: dict[str, M.EvalResult] = {}
     results_b: dict[str, M.EvalResult] = {}
     rows: list[M.MetricComparison] = []
+    left_out: dict[str, str] = {}  # metric → why it is not compared (AR.unanswered)
     if retrieval:
         a, _ = _load(args, args.run_a, retrieval, settings)
         b, _ = _load(args, args.run_b, retrieval, settings)
@@ -1230,15 +1246,19 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
         sb, _, _ = _score_answers(args, args.run_b, [*stage, *answer], settings)
         results_a.update(sa.results())
         results_b.update(sb.results())
+        asked = [m for m in metrics if m in stage or m in answer]
+        left_out = AR.unanswered(sa, sb, asked)
         rows += AR.compare_answer_runs(
             sa,
             sb,
-            [m for m in metrics if m in stage or m in answer],
+            asked,
             samples=args.bootstrap,
             permutations=args.permutations,
             seed=args.seed,
         )
         rows = AR.holm_over(rows)
+        if by in left_out:
+            raise _BadInput(f"--by {by}: not compared: {left_out[by]}")
     order = {m: i for i, m in enumerate(metrics)}
     rows.sort(key=lambda r: order[r.metric])
     changes = M.query_changes(results_a[by], results_b[by], by)
@@ -1258,6 +1278,8 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
             "metrics": {
                 r.metric: {k: v for k, v in vars(r).items() if k != "metric"} for r in rows
             },
+            # Only when a metric was left out: a script reading today's keys sees no new one.
+            **({"not_compared": left_out} if left_out else {}),
             "changes": {
                 "metric": changes.metric,
                 "n": changes.n,
@@ -1283,6 +1305,8 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
             f"{ci:^18}  {_f(r.p_randomization):>6}  {_f(r.p_ttest):>6}  "
             f"{_f(r.p_holm):>6}  {f'{r.wins}/{r.ties}/{r.losses}':>11}\n"
         )
+    for why in left_out.values():
+        out.write(f"not compared: {why}\n")
     out.write(
         f"\n{rows[0].n if rows else 0} queries in both; B - A; Holm over {len(rows)} "
         f"metrics; {args.permutations} sign-flip permutations.\n"
@@ -1528,6 +1552,8 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
                 f"baseline → current: mean {metric} {num(answers['baseline'][metric])} → "
                 f"{num(answers['current'][metric])}\n  {sig['words']}\n"
             )
+        for why in (answers.get("not_applied") or {}).values():
+            out.write(f"rule not applied: {why}\n")
         for f in answers["fired"]:
             out.write(f"drift: {f['message']}\n")
     if not drift["fired"] and not (answers and answers["fired"]):

@@ -182,6 +182,9 @@ class Judgment(models.Model):
     order = models.CharField(
         max_length=8, choices=JudgingOrder.choices, blank=True, default=JudgingOrder.UNKNOWN
     )
+    # Made by a rule on the annotator's behalf (the demo's first round), not by the person:
+    # shown as such wherever grades are counted; the annotator's own save clears it.
+    simulated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -331,6 +334,8 @@ class Provenance(models.TextChoices):
     # A grade a refresh kept on a chunk whose text changed only in white space or punctuation,
     # or moved by span onto a live chunk covering the same characters (goldsmith.refresh).
     CARRIED = "carried", gettext_lazy("Carried over (corpus update)")
+    # Settled by rule from simulated grades (the demo's): nobody graded these chunks.
+    SIMULATED = "simulated", gettext_lazy("Simulated (no person graded it)")
 
 
 class Resolution(models.Model):

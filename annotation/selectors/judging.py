@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, FilteredRelation, Q, QuerySet
+from django.db.models import (
+    Count,
+    F,
+    FilteredRelation,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext
 
@@ -89,18 +98,45 @@ def candidate_for(
 
 
 def annotator_queue(*, user: AbstractBaseUser, project: Project) -> QuerySet[Assignment]:
+    """The annotator's assignments in queue order; `simulated` counts the grades of each that
+    were simulated on their behalf (the demo's), which the queue shows as not theirs."""
     return (
         Assignment.objects.filter(annotator_id=user.pk, query__project=project)
         .select_related("query")
+        .annotate(simulated=_simulated_grades(user))
         .order_by("order")
     )
 
 
-def queue_summary(*, user: AbstractBaseUser, project: Project) -> dict[str, int]:
-    counts = Assignment.objects.filter(annotator_id=user.pk, query__project=project).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(status=AssignmentStatus.DONE))
+def _simulated_grades(user: AbstractBaseUser) -> Subquery:
+    return Subquery(
+        Judgment.objects.filter(
+            annotator_id=user.pk, simulated=True, candidate__query_id=OuterRef("query_id")
+        )
+        .values("annotator_id")
+        .annotate(n=Count("id"))
+        .values("n")[:1],
+        output_field=IntegerField(),
     )
-    return {"total": counts["total"] or 0, "done": counts["done"] or 0}
+
+
+def queue_summary(*, user: AbstractBaseUser, project: Project) -> dict[str, int]:
+    """How many assignments the annotator has and has done, and of the done ones how many
+    hold simulated grades (`simulated`: graded by a rule on their behalf, the demo's)."""
+    counts = (
+        Assignment.objects.filter(annotator_id=user.pk, query__project=project)
+        .annotate(simulated=_simulated_grades(user))
+        .aggregate(
+            total=Count("id"),
+            done=Count("id", filter=Q(status=AssignmentStatus.DONE)),
+            simulated=Count("id", filter=Q(simulated__gt=0, status=AssignmentStatus.DONE)),
+        )
+    )
+    return {
+        "total": counts["total"] or 0,
+        "done": counts["done"] or 0,
+        "simulated": counts["simulated"] or 0,
+    }
 
 
 def next_assignment(*, user: AbstractBaseUser, project: Project, after: Assignment | None):

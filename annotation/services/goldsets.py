@@ -44,7 +44,7 @@ from annotation.services.corpus_versions import ChangeRows, corpus_version_recor
 from annotation.services.judging import latest_guideline_version
 from annotation.services.search import search_index_build
 from annotation.services.uploads import upload_limits
-from goldsmith.agreement import MACHINE
+from goldsmith.agreement import MACHINE, SIMULATED
 from goldsmith.answers.model import KeyFact
 from goldsmith.formats.beir import CorpusRow, read_beir, read_corpus_jsonl
 from goldsmith.formats.goldset import (
@@ -171,6 +171,8 @@ def _counts(records: Sequence[QueryRecord]) -> dict[str, Any]:
         "provenance": dict(sorted(provenance.items())),
         # final grades a machine judge filled (no person graded those chunks)
         "machine_grades": provenance.get(MACHINE, 0),
+        # final grades settled from simulated grades (the demo's: no person graded them)
+        "simulated_grades": provenance.get(SIMULATED, 0),
         "queries_without_relevant": sum(
             1 for r in records if not any(j[5] >= 2 for j in r.judgments)
         ),

@@ -18,9 +18,10 @@ from annotation.models import (
     Project,
     QueryAnnotation,
     QueryReview,
+    Resolution,
     VisitTime,
 )
-from annotation.models.judging import AssignmentStatus, JudgingOrder, ReviewState
+from annotation.models.judging import AssignmentStatus, JudgingOrder, Provenance, ReviewState
 from annotation.services.adjudication import query_settle
 
 # A tab left open overnight must not count as a day of work: one save, and one visit of the
@@ -70,8 +71,11 @@ def judgment_save(
     grade: int,
     note: str | None = None,
     order: str | None = None,
+    simulated: bool = False,
 ) -> SavedGrade:
     """Save the assigned annotator's grade for `candidate` (insert or update, never two rows).
+    `simulated`: made by a rule on the annotator's behalf (the demo loader's), marked so
+    wherever grades are shown; the annotator's own save of the grade clears the mark.
 
     The assignment row is locked first, so concurrent saves by one annotator on one query are
     serialised and the progress count stays exact. When every assigned annotator has graded
@@ -110,8 +114,9 @@ def judgment_save(
         note=note or "",
         guideline_version=assignment.guideline_version,
         order=order or "",
+        simulated=simulated,
     )
-    update_fields = ["grade", "guideline_version", "updated_at"]
+    update_fields = ["grade", "guideline_version", "simulated", "updated_at"]
     if note is not None:
         update_fields.append("note")
     if order is not None:
@@ -200,4 +205,27 @@ def guideline_publish(*, project: Project, markdown: str, by: AbstractBaseUser) 
     last = latest_guideline_version(project.pk) or 0
     return Guideline.objects.create(
         project=project, version=last + 1, markdown=markdown, created_by=by
+    )
+
+
+# The rules that settle a query's grades (goldsmith.agreement): the provenances a final grade
+# made from simulated grades had before it was marked `simulated`.
+_BY_RULE = (Provenance.UNANIMOUS, Provenance.MAJORITY, Provenance.TIE_LOWER, Provenance.TIE_HIGHER)
+
+
+@transaction.atomic
+def resolutions_mark_simulated(*, project: Project) -> int:
+    """Mark `simulated` every final grade of the project that a rule settled from simulated
+    grades (`Judgment.simulated`), so that versions, exports, the dashboard and run reports
+    count them apart from people's grades; returns how many. A lead's grade and a machine
+    judge's keep theirs. Meant for approved queries (the demo approves what it simulates):
+    a query settled again later gets its rule's provenance back."""
+    return (
+        Resolution.objects.filter(
+            candidate__query__project=project,
+            provenance__in=_BY_RULE,
+            candidate__judgments__simulated=True,
+        )
+        .distinct()
+        .update(provenance=Provenance.SIMULATED)
     )

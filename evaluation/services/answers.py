@@ -220,7 +220,9 @@ def run_answer_report(
         judge=judge if any(m in names for m in AR.JUDGED_METRICS) else None,
         **scoring,
     )
-    doc["metrics"] = names
+    # The metrics it holds: a run without answers has none that reads a response (the engine's
+    # gate, `report.applicable`), so neither the page, the comparisons nor drift see one.
+    doc["metrics"] = [n for n in names if n in doc["aggregate"]]
     doc["stages_given"] = {
         "candidates": sum(s.candidates is not None for s in staged),
         "contexts": sum(s.contexts is not None for s in staged),
@@ -297,6 +299,37 @@ def stage_headline(report: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
+def has_answers(answers: Mapping[str, Any]) -> bool:
+    """Whether a stored answer section is of a run with answers (a report stored before
+    ``has_answers`` existed says it by its count of responses)."""
+    if "has_answers" in answers:
+        return bool(answers["has_answers"])
+    return bool((answers.get("stages_given") or {}).get("response", 1))
+
+
+def _without_answer_figures(answers: dict[str, Any]) -> dict[str, Any]:
+    """A section stored before the engine left the answer figures out of a run without
+    answers, as the engine now writes it: no metric that reads a response, no quadrants."""
+    kept = [m for m in answers.get("metrics") or [] if not _reads_response(m)]
+
+    def keep(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {m: v for m, v in values.items() if not _reads_response(m)}
+
+    out = {k: v for k, v in answers.items() if k not in ("quadrants", "diagnosis", "scored_by")}
+    out.update(
+        has_answers=False,
+        metrics=kept,
+        aggregate=keep(answers.get("aggregate") or {}),
+        per_query={q: keep(v) for q, v in (answers.get("per_query") or {}).items()},
+        reasons={q: keep(v) for q, v in (answers.get("reasons") or {}).items()},
+    )
+    return out
+
+
+def _reads_response(metric: str) -> bool:
+    return S.is_answer_metric(metric) and S.reads_response(metric)
+
+
 def answers_as_shown(
     run: EvaluationRun,
     answers: dict[str, Any],
@@ -304,7 +337,10 @@ def answers_as_shown(
     correctness_threshold: float,
 ) -> dict[str, Any]:
     """The stored answer section with its queries placed again in the quadrants under these
-    thresholds (by the engine's ``quadrants``), when they differ from the stored ones."""
+    thresholds (by the engine's ``quadrants``), when they differ from the stored ones. A run
+    without answers shows no answer figure, even from a report stored before that rule."""
+    if not has_answers(answers) and "has_answers" not in answers:
+        answers = _without_answer_figures(answers)
     diag = answers.get("diagnosis")
     if not diag:
         return answers
@@ -350,6 +386,9 @@ def stored_answer_run(
     answers = (report if report is not None else run.report or {}).get("answers")
     if not answers or not answers.get("metrics"):
         return None
+    answered = has_answers(answers)
+    if not answered and "has_answers" not in answers:
+        answers = _without_answer_figures(answers)
     names: list[str] = list(answers["metrics"])
     per_query: Mapping[str, Mapping[str, float | None]] = answers.get("per_query") or {}
     qids = tuple(query_texts(version_id=run.version_id))
@@ -396,7 +435,8 @@ def stored_answer_run(
             missing_from_run=(),
             not_in_judgments=(),
         )
-    return AR.AnswerRun(scored, first, scorers=_stored_scorers(answers)), names
+    run_ = AR.AnswerRun(scored, first, scorers=_stored_scorers(answers), has_answers=answered)
+    return run_, names
 
 
 def _stored_scorers(answers: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -415,22 +455,24 @@ def _stored_scorers(answers: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 def compare_answers(
     a: EvaluationRun, b: EvaluationRun
-) -> tuple[list[dict[str, Any]], dict[str, str]]:
+) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
     """B against A on the answer and stage metrics both were scored on, and scored the same
     way: the engine's paired comparison (``compare_answer_runs``, Holm over them), one row
-    per metric in the shape of the retrieval rows of a comparison; and the metrics left out
-    because the two runs' scorers differ (the rules against a judge, or two judges), each with
-    the engine's sentence saying how."""
+    per metric in the shape of the retrieval rows of a comparison; the metrics left out, each
+    with the engine's sentence saying why (``not_comparable``: a run without answers, or
+    scorers that differ: the rules against a judge, or two judges); and which of the runs
+    (``"a"``, ``"b"``) have no answers."""
     ra, rb = stored_answer_run(a), stored_answer_run(b)
     if ra is None or rb is None:
-        return [], {}
-    common = [m for m in ra[1] if m in rb[1]]
-    differ = AR.scorer_differences(ra[0], rb[0], common)
-    same = [m for m in common if m not in differ]
+        return [], {}, []
+    without = [name for name, r in (("a", ra), ("b", rb)) if not r[0].has_answers]
+    asked = list(dict.fromkeys([*ra[1], *rb[1]]))
+    why = AR.not_comparable(ra[0], rb[0], asked)
+    same = [m for m in asked if m in ra[1] and m in rb[1] and m not in why]
     if not same:
-        return [], differ
+        return [], why, without
     rows = AR.holm_over(AR.compare_answer_runs(ra[0], rb[0], same))
-    return [_comparison_json(r) for r in rows], differ
+    return [_comparison_json(r) for r in rows], why, without
 
 
 def _comparison_json(row: M.MetricComparison) -> dict[str, Any]:
@@ -454,7 +496,8 @@ def answer_drift_of(
         return None
     # A rule on a metric the two runs scored differently (a judge against the rules, or two
     # judges) does not apply: the difference would be the scorers', not the pipeline's.
-    differ = AR.scorer_differences(now[0], before[0], list(limits))
+    # Nor does one on a metric that reads the response when either run has no answers.
+    differ = AR.not_comparable(now[0], before[0], list(limits))
     usable = {
         m: float(v) for m, v in limits.items() if m in now[1] and m in before[1] and m not in differ
     }

@@ -32,6 +32,7 @@ from evaluation.selectors import (
     chunk_texts,
     golden_items,
     live_chunks,
+    pool_contributions,
     result_rows,
 )
 from evaluation.services.answers import (
@@ -47,7 +48,7 @@ from evaluation.services.retrievers import (
     project_targets,
     topk_choice,
 )
-from goldsmith import bands, reporting, verdicts
+from goldsmith import bands, pool_bias, reporting, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
@@ -152,6 +153,9 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     )
     report["settings"]["tokenizer"] = run.tokenizer  # "" unless a built-in index cut the texts
     report["machine_grades"] = machine_grades_statement(run)
+    bias = run_pool_share(run)
+    if bias is not None:  # no pool data (a golden set from a file): nothing said, not 0
+        report["pool_bias"] = bias
     answers = run_answer_report(run, items, record)
     if answers is not None:
         report["answers"] = answers
@@ -160,12 +164,30 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     return report
 
 
+def run_pool_share(run: EvaluationRun) -> dict[str, Any] | None:
+    """The share of the golden set's judged candidates that the run's own retriever put in the
+    pools (`goldsmith.pool_bias.pool_share`), or None without pool data."""
+    data = pool_contributions(run=run)
+    if data is None:
+        return None
+    judged, own, sources = data
+    return pool_bias.pool_share(judged, own, sources).to_json()
+
+
 def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
     """What the report says of the version's machine grades (final grades a machine judge
-    filled, provenance ``machine``): how many there are and whether they counted as judged."""
-    count = int((run.version.counts or {}).get("machine_grades", 0))
+    filled, provenance ``machine``): how many there are and whether they counted as judged;
+    and of its simulated grades (provenance ``simulated``: the demo's), how many there are."""
+    counts = run.version.counts or {}
+    count = int(counts.get("machine_grades", 0))
+    simulated = int(counts.get("simulated_grades", 0))
     included = run.machine_grades
-    if not count:
+    if not count and simulated:
+        text = (
+            f"{simulated} of the golden set's grades are simulated (made by a rule, as the "
+            "demo's are, not by a person)."
+        )
+    elif not count:
         text = "The golden set holds no machine grade: every grade is a person's."
     elif included:
         text = (
@@ -177,7 +199,9 @@ def machine_grades_statement(run: EvaluationRun) -> dict[str, Any]:
             f"{count} grades of the golden set come from a machine judge; they are left out: "
             "those chunks count as unjudged."
         )
-    return {"count": count, "included": included, "text": text}
+    if count and simulated:
+        text += f" {simulated} of its grades are simulated (made by a rule, not by a person)."
+    return {"count": count, "included": included, "simulated": simulated, "text": text}
 
 
 def run_scored(
@@ -472,11 +496,19 @@ def compare_report(*, a: EvaluationRun, b: EvaluationRun) -> dict[str, Any]:
         "matching": s.matching,
         "pass_threshold": s.pass_threshold,
     }
-    answers, not_comparable = compare_answers(a, b)
+    answers, not_comparable, without = compare_answers(a, b)
     if answers:
         out["answers"] = answers
     if not_comparable:
         out["answers_not_comparable"] = not_comparable
+    if without:
+        out["no_answers"] = without
+    gap = pool_bias.pool_gap(
+        (a.report or {}).get("pool_bias") or run_pool_share(a),
+        (b.report or {}).get("pool_bias") or run_pool_share(b),
+    )
+    if gap is not None:
+        out["pool_bias"] = gap
     out["settings_differ"] = [
         f"{name.replace('_', ' ')} {getattr(b, name)} (A: {getattr(a, name)})"
         for name in ("relevance_threshold", "gain", "matching", "pass_threshold", "tokenizer")

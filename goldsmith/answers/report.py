@@ -47,12 +47,15 @@ class AnswerRun:
 
     ``scorers`` maps a metric that a judge scored (``answer_correctness`` of open answers) to
     the judge's identity (:meth:`goldsmith.answers.judge.JudgeIdentity.to_json`); every other
-    metric is the rules'. ``judged`` is how the judge's answers entered the scores."""
+    metric is the rules'. ``judged`` is how the judge's answers entered the scores.
+    ``has_answers`` is False for a run none of whose queries has a response
+    (:func:`goldsmith.answers.scoring.has_answers`): it holds no metric that reads one."""
 
     answers: S.AnswerResult | None
     first_stage: M.EvalResult | None
     scorers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     judged: J.Applied | None = None
+    has_answers: bool = True
 
     def scorer(self, metric: str) -> Mapping[str, Any]:
         """Who scored ``metric``: the judge's identity, or ``{"scorer": "rules"}``."""
@@ -82,6 +85,15 @@ def split_metrics(names: Sequence[str]) -> tuple[list[str], list[str], list[str]
     return retrieval, stage, answer
 
 
+def applicable(metrics: Sequence[str], answered: bool) -> list[str]:
+    """``metrics`` that a run can be scored on: all of them when it has answers (``answered``),
+    else those that read no response (:func:`goldsmith.answers.scoring.reads_response`: context
+    recall, the first stage, retrieval). The run-level gate of every answer figure."""
+    if answered:
+        return list(metrics)
+    return [m for m in metrics if not (S.is_answer_metric(m) and S.reads_response(m))]
+
+
 def score_run(
     keys: Sequence[AnswerKey],
     run: Sequence[StagedQuery],
@@ -98,8 +110,12 @@ def score_run(
     With ``judge`` (a judge's answers for the run's open answers) and ``answer_correctness``
     among the metrics, open answers take the judge's score and reason as their correctness
     (:func:`goldsmith.answers.judge.apply_judge`), and the rules' ``fact_coverage`` and
-    ``answer_f1`` are scored too, so the rule-based figures stay beside the judge's."""
-    _, stage, answer = split_metrics(metrics)
+    ``answer_f1`` are scored too, so the rule-based figures stay beside the judge's.
+
+    A run without answers (no query with a response) is scored on context recall and the
+    first stage only (:func:`applicable`); ``has_answers`` says so."""
+    answered = S.has_answers(run)
+    _, stage, answer = split_metrics(applicable(metrics, answered))
     judging = judge is not None and any(m in answer for m in JUDGED_METRICS)
     if judge is not None and S.ANSWER_CORRECTNESS in answer:
         answer = list(dict.fromkeys([*answer, S.FACT_COVERAGE, S.ANSWER_F1]))
@@ -110,7 +126,7 @@ def score_run(
             raise ValueError("first-stage metrics need judgments")
         first = S.first_stage_result(judgments, run, stage, eval_settings)
     if not judging or answers is None:
-        return AnswerRun(answers, first)
+        return AnswerRun(answers, first, has_answers=answered)
     assert judge is not None
     from goldsmith.answers.judge import apply_judge
 
@@ -118,7 +134,7 @@ def score_run(
     scorers = {m: judge.identity.to_json() for m in applied.more}
     if S.ANSWER_CORRECTNESS in answer:
         scorers[S.ANSWER_CORRECTNESS] = judge.identity.to_json()
-    return AnswerRun(applied.result, first, scorers=scorers, judged=applied)
+    return AnswerRun(applied.result, first, scorers=scorers, judged=applied, has_answers=answered)
 
 
 def _without(result: S.AnswerResult, hidden: Sequence[str]) -> S.AnswerResult:
@@ -175,6 +191,15 @@ def diagnosis(
     )
 
 
+def responses_given(keys: Sequence[AnswerKey], run: Sequence[StagedQuery]) -> dict[str, int]:
+    """``{"queries": Q, "with_response": R}``: Q the queries with a reference answer or key
+    facts, R those of them the run gave a response for, the queries the metrics that read a
+    response are scored over ("over R of Q queries")."""
+    answered = {s.query_id for s in run if s.response is not None}
+    keyed = [k.query_id for k in keys if k.has_answer]
+    return {"queries": len(keyed), "with_response": sum(q in answered for q in keyed)}
+
+
 def answer_report(
     keys: Sequence[AnswerKey],
     run: Sequence[StagedQuery],
@@ -198,9 +223,15 @@ def answer_report(
     many facts each rule decided), ``conflicts`` (query → contradictions found), ``claims``
     (with ``faithfulness`` scored by the rules: query → its claims' count, the threshold and
     each unsupported claim, :func:`goldsmith.answers.faithfulness.claims_json`),
-    ``categories`` (category → metric → mean, CI, n), ``missing_from_run`` and ``scorer``
-    (the rules' settings, and ``metrics``: metric → ``rules`` or ``judge:<name>``).
-    Thresholds default to the pass threshold of ``eval_settings`` (0.7).
+    ``categories`` (category → metric → mean, CI, n), ``missing_from_run``, ``scorer``
+    (the rules' settings, and ``metrics``: metric → ``rules`` or ``judge:<name>``),
+    ``has_answers`` and ``responses`` (:func:`responses_given`). Thresholds default to the
+    pass threshold of ``eval_settings`` (0.7).
+
+    A run without answers (``has_answers`` false: no query has a response) holds context
+    recall and the first stage only: no answer correctness, fact coverage, answer F1, exact
+    match, faithfulness, quadrants or diagnosis. In a run with some, the metrics that read a
+    response are means over the queries with one (their ``n``; ``responses`` says of how many).
 
     With ``judge`` (see :func:`score_run`), ``answer_correctness`` of open answers is the
     judge's score with the judge's reason, and the report adds ``scorer.judge`` (the judge's
@@ -210,10 +241,16 @@ def answer_report(
     correctness is unscored: out of the mean, unplaced in the quadrants)."""
     settings = settings or S.AnswerSettings()
     eval_settings = eval_settings or M.EvalSettings()
-    _, _, asked = split_metrics(metrics)
+    answered = S.has_answers(run)
+    _, _, asked = split_metrics(applicable(metrics, answered))
     # The quadrants' two metrics are scored in the same pass as the others (one pass over the
-    # answers instead of two) and left out of the report unless asked for.
-    hidden = [m for m in quadrant_metrics(asked, quadrant_k) if m not in asked] if asked else []
+    # answers instead of two) and left out of the report unless asked for. A run without
+    # answers has no quadrants: they cross context recall with the answers' correctness.
+    hidden = (
+        [m for m in quadrant_metrics(asked, quadrant_k) if m not in asked]
+        if asked and answered
+        else []
+    )
     full = score_run(
         keys,
         run,
@@ -252,8 +289,10 @@ def answer_report(
         fs = scored.first_stage
         for q, vals in fs.per_query().items():
             doc["per_query"].setdefault(q, {}).update(vals)
+    doc["has_answers"] = answered
+    doc["responses"] = responses_given(keys, run)
     # No answer key, no quadrants: a run scored on faithfulness alone has no correctness.
-    if ans is not None and any(k.has_answer for k in keys):
+    if ans is not None and answered and any(k.has_answer for k in keys):
         threshold = eval_settings.pass_threshold
         assert full.answers is not None
         quads = diagnosis(
@@ -343,6 +382,35 @@ def scorer_differences(a: AnswerRun, b: AnswerRun, metrics: Sequence[str]) -> di
     return out
 
 
+def unanswered(
+    a: AnswerRun,
+    b: AnswerRun,
+    metrics: Sequence[str],
+    names: tuple[str, str] = ("run A", "run B"),
+) -> dict[str, str]:
+    """Metric → why it is not compared, for each of ``metrics`` that reads the response when
+    either run has no answers ("answer_correctness: run B has no answers (no query with a
+    response)"; ``names`` name the two runs); empty when both runs have answers."""
+    missing = [name for name, r in zip(names, (a, b), strict=True) if not r.has_answers]
+    if not missing:
+        return {}
+    who = "neither run has answers" if len(missing) == 2 else f"{missing[0]} has no answers"
+    return {
+        m: f"{m}: {who} (no query with a response)"
+        for m in metrics
+        if S.is_answer_metric(m) and S.reads_response(m)
+    }
+
+
+def not_comparable(a: AnswerRun, b: AnswerRun, metrics: Sequence[str]) -> dict[str, str]:
+    """Metric → why the two runs are not compared on it, for each of ``metrics`` that cannot
+    be: a metric that reads the response when either run has no answers (:func:`unanswered`),
+    else one whose scorers differ (:func:`scorer_differences`). Empty when every metric
+    compares fairly. Comparisons and drift rules leave these out."""
+    out = unanswered(a, b, metrics)
+    return {**out, **scorer_differences(a, b, [m for m in metrics if m not in out])}
+
+
 def _check_scorers(a: AnswerRun, b: AnswerRun, metrics: Sequence[str], what: str) -> None:
     differences = scorer_differences(a, b, metrics)
     if differences:
@@ -369,7 +437,11 @@ def compare_answer_runs(
     Runs whose scorer of a compared metric differs (:func:`scorer_differences`: the rules
     against a judge, or two judges differing in name, model, prompt version or temperature)
     raise :class:`NotComparable`, unless ``allow_different_scorers``; a caller that allows it
-    states the difference beside the figures."""
+    states the difference beside the figures. A metric that reads the response is left out
+    when either run has no answers (:func:`not_comparable` says why): there is nothing to
+    compare, which is not an error."""
+    absent = unanswered(a, b, metrics)
+    metrics = [m for m in metrics if m not in absent]
     if not allow_different_scorers:
         _check_scorers(a, b, metrics, "a comparison")
     ra, rb = a.results(), b.results()
@@ -401,14 +473,18 @@ def answer_drift(
     retrieval drop rules are: a drop fires when it is more than ``limit + TOLERANCE``, and each
     change carries its paired significance (:func:`goldsmith.verdicts.significance`). A metric
     scored differently in the two runs raises :class:`NotComparable` (as
-    :func:`compare_answer_runs`).
+    :func:`compare_answer_runs`). A rule on a metric that reads the response does not fire
+    when either run has no answers; ``not_applied`` (only then) says which and why.
 
     Returns ``{"limits", "current", "baseline", "fired": [{"rule", "metric", "value",
     "limit", "baseline", "message", "significance"}], "significance"}``."""
     from goldsmith.verdicts import significance
 
+    # A rule on a metric that reads the response does not apply when either side has no
+    # answers: an absent answer is not a drop (and the drop of a metric never scored is none).
+    absent = unanswered(baseline, current, list(limits), ("the baseline", "the current run"))
     if not allow_different_scorers:
-        _check_scorers(baseline, current, list(limits), "a drift rule")
+        _check_scorers(baseline, current, [m for m in limits if m not in absent], "a drift rule")
     rc, rb = current.results(), baseline.results()
     out: dict[str, Any] = {
         "limits": dict(limits),
@@ -417,7 +493,11 @@ def answer_drift(
         "fired": [],
         "significance": {},
     }
+    if absent:
+        out["not_applied"] = absent
     for metric, limit in limits.items():
+        if metric in absent:
+            continue
         if metric not in rc or metric not in rb:
             raise ValueError(f"answer drift rule on {metric!r}, which was not scored")
         now_col, before_col = rc[metric].column(metric), rb[metric].column(metric)

@@ -29,9 +29,16 @@ Pure module (numpy and the standard library). Definitions (docs/design.md, "Answ
   ``AnswerSettings.context_k`` results with their text.
 - ``answer_relevance``: no rule scores it (NaN here); only an answer judge does.
 
-A query missing from the run, or without a response, scores 0 on the response metrics (and 0
-context recall when missing) and says so. Metric values are NaN where a metric does not apply
-(no facts, no reference answer, an open type for ``exact_match``); :meth:`AnswerResult.eval_result`
+**Only where there is an answer.** Every answer metric but context recall reads the response
+(:func:`reads_response`); a query without a response (none given, or missing from the run) is
+not scored on those: they do not apply to it, as recall does not apply to a query without a
+relevant chunk, so their means are over the queries with a response and their ``n`` says how
+many. A run none of whose queries has a response (:func:`has_answers`: a retrieval-only run) has
+no answer figure at all (:func:`goldsmith.answers.report.score_run` leaves those metrics out);
+its context recall still stands, since it needs only the contexts and the key facts. A query
+missing from the run scores 0 context recall and says so. Metric values are NaN where a metric
+does not apply (no facts, no reference answer, an open type for ``exact_match``, no response);
+:meth:`AnswerResult.eval_result`
 turns one metric into a :class:`goldsmith.metrics.EvalResult` whose means, confidence intervals,
 paired tests and drift rules are the retrieval ones.
 """
@@ -64,6 +71,10 @@ ANSWER_FAMILIES: tuple[str, ...] = (
     FAITHFULNESS, ANSWER_RELEVANCE,
 )  # fmt: skip
 JUDGE_ONLY: tuple[str, ...] = (ANSWER_RELEVANCE,)  # no rule scores these
+# The answer metrics that read only the contexts and the key facts, never the response. Every
+# other answer metric reads the response (:func:`reads_response`), so a new one is gated on
+# the run having answers without saying so anywhere else.
+CONTEXT_FAMILIES: frozenset[str] = frozenset({CONTEXT_RECALL})
 FIRST_STAGE = "first_stage:"
 _ANSWER_RE = re.compile(r"^([a-z_0-9]+?)(?:@([1-9][0-9]*))?$")
 
@@ -105,6 +116,19 @@ def is_answer_metric(name: str) -> bool:
 def is_stage_metric(name: str) -> bool:
     """Whether ``name`` is a first-stage retrieval metric (``first_stage:recall@50``)."""
     return name.strip().lower().startswith(FIRST_STAGE)
+
+
+def reads_response(name: str) -> bool:
+    """Whether the answer metric ``name`` reads the run's response: every answer metric but
+    those of :data:`CONTEXT_FAMILIES` (context recall). The one gate of the answer figures:
+    such a metric applies only to queries with a response, and only in runs with answers."""
+    return parse_answer_metric(name).family not in CONTEXT_FAMILIES
+
+
+def has_answers(run: Iterable[StagedQuery]) -> bool:
+    """Whether any query of the run carries a response (a run without one is retrieval-only:
+    it has no answer figure)."""
+    return any(s.response is not None for s in run)
 
 
 def parse_answer_metric(name: str) -> M.Metric:
@@ -476,7 +500,6 @@ def score_query(
     reasons: dict[str, str] = {}
     checks: dict[str, tuple[FactCheck, ...]] = {}
     response = None if staged is None else staged.response
-    absent = "missing from the run" if staged is None else "no response in the run"
     found: tuple[str, ...] = ()
     faithful: F.Faithfulness | None = None
     if response is not None and key.has_answer and not key.is_closed:
@@ -505,7 +528,8 @@ def score_query(
         name, fam = spec.name, spec.family
         if fam in JUDGE_ONLY:
             vals.append(nan)
-        elif fam == FAITHFULNESS:
+            continue
+        if fam == FAITHFULNESS:
             if staged is None or response is None:
                 vals.append(nan)  # no response: no faithfulness, and not 0
                 continue
@@ -519,7 +543,8 @@ def score_query(
                 vals.append(nan)
             else:
                 record(name, faithful.value, faithful.reason)
-        elif fam == CONTEXT_RECALL:
+            continue
+        if fam == CONTEXT_RECALL:  # the contexts and the facts only (CONTEXT_FAMILIES)
             if not key.facts:
                 vals.append(nan)
             elif staged is None:
@@ -529,11 +554,14 @@ def score_query(
                 v, why, fc = context_recall(key, staged, spec.k, settings)
                 record(name, v, why)
                 checks[name] = fc
-        elif fam == FACT_COVERAGE:
+            continue
+        # Every metric below reads the response: one gate for all of them (reads_response).
+        if response is None:
+            vals.append(nan)
+            continue
+        if fam == FACT_COVERAGE:
             if not key.facts:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 v, why, fc = coverage(response)
                 record(name, v, why)
@@ -541,29 +569,21 @@ def score_query(
         elif fam == ANSWER_F1:
             if key.reference_answer is None:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 record(name, *answer_f1(key, response, settings))
         elif fam == SQUAD_EM:
             if key.reference_answer is None or key.is_closed:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 record(name, *squad_em(key, response, settings))
         elif fam == EXACT_MATCH:
             if not key.is_closed:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             else:
                 record(name, *matched(response))
         else:  # answer_correctness
             if not key.has_answer:
                 vals.append(nan)
-            elif response is None:
-                record(name, 0.0, absent)
             elif key.is_closed:
                 record(name, *matched(response))
             elif found:

@@ -156,11 +156,9 @@ def test_open_answers_without_facts_score_token_f1():
     assert value == pytest.approx(8 / 9) and reason.startswith("token F1 0.89 ")
 
 
-def test_no_response_scores_zero_and_a_query_without_a_reference_is_not_scored():
-    assert scored(AnswerKey("q", reference_answer="yes", answer_type="boolean"), None) == (
-        0.0,
-        "no response in the run",
-    )
+def test_a_query_without_a_response_or_a_reference_is_not_scored():
+    value, reason = scored(AnswerKey("q", reference_answer="yes", answer_type="boolean"), None)
+    assert value != value and reason is None  # no answer to score: the metric does not apply
     r = score_answers([AnswerKey("q")], [StagedQuery("q", response="yes")], ["answer_correctness"])
     assert r.scored("answer_correctness") == () and r.per_query() == {}
 

@@ -131,11 +131,11 @@ def replace_stage(stage: Stage, contexts: tuple[tuple[str, str], ...], answer: s
 #   q5: recall 1/1 (its one fact), number "14 days" against "7 days": 0         → high, low
 #   q6: recall 0/1, boolean "Yes, you can." against "yes": 1                   → low, high
 #   q7: no answer key                                                          → not placed
-#   q8: recall 1.0, no response: 0                                             → high, low
+#   q8: recall 1.0, no response: no correctness (no answer to score)           → not placed
 EXPECTED_QUADRANTS = {
     "low_recall_low_correctness": ["q4"],
     "low_recall_high_correctness": ["q2", "q6"],
-    "high_recall_low_correctness": ["q3", "q5", "q8"],
+    "high_recall_low_correctness": ["q3", "q5"],
     "high_recall_high_correctness": ["q1"],
 }
 

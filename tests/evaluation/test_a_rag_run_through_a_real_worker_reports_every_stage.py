@@ -69,7 +69,8 @@ def test_a_real_worker_stores_every_stage_and_the_report_places_the_quadrants(
     assert answers["per_query"]["q6"]["exact_match"] == 1.0
     assert answers["per_query"]["q1"]["answer_correctness"] == 1.0
     assert "14" in answers["reasons"]["q5"]["answer_correctness"]
-    assert answers["reasons"]["q8"]["answer_correctness"] == "no response in the run"
+    assert "answer_correctness" not in answers["reasons"]["q8"]  # no response: not scored
+    assert answers["responses"] == {"queries": 7, "with_response": 6}
     assert answers["reasons"]["q2"]["context_recall@5"]
     # The quadrants equal the hand computation (thresholds: the pass threshold 0.7).
     expected_counts = {q: len(v) for q, v in EXPECTED_QUADRANTS.items()}
@@ -78,7 +79,8 @@ def test_a_real_worker_stores_every_stage_and_the_report_places_the_quadrants(
     diagnosis = answers["diagnosis"]
     assert {q: sorted(v) for q, v in diagnosis["queries"].items()} == EXPECTED_QUADRANTS
     assert diagnosis["recall_threshold"] == diagnosis["correctness_threshold"] == 0.7
-    assert diagnosis["unplaced"] == ["q7"]  # no answer key: neither score, not placed
+    # q7: no answer key, neither score; q8: no response, no correctness: neither is placed.
+    assert diagnosis["unplaced"] == ["q7", "q8"]
     assert diagnosis["by_category"]["refunds"]["high_recall_low_correctness"] == 2  # q3, q5
     assert diagnosis["by_category"]["policy"]["low_recall_high_correctness"] == 2  # q2, q6
     assert "chunking" in diagnosis["advice"]["low_recall_low_correctness"]
