@@ -3,7 +3,7 @@ corpus (the engine's rules behind corpus versions and stale reports)."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldsmith.corpus import (
@@ -66,18 +66,22 @@ def test_the_effect_counts_relevant_chunks_and_partitions_the_queries():
 golden_sets = st.dictionaries(
     ids,
     st.lists(st.builds(judged, ids, st.integers(0, 3), st.one_of(st.none(), texts)), max_size=4),
+    max_size=8,
 )
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
-    st.dictionaries(ids, st.one_of(st.none(), texts), min_size=1),
+    st.dictionaries(ids, st.one_of(st.none(), texts), min_size=1, max_size=8),
     st.data(),
 )
 def test_an_unchanged_corpus_touches_nothing(corpus, data):
     chunk_ids = sorted(corpus)
     golden = data.draw(
         st.dictionaries(
-            ids, st.lists(st.tuples(st.sampled_from(chunk_ids), st.integers(0, 3)), max_size=4)
+            ids,
+            st.lists(st.tuples(st.sampled_from(chunk_ids), st.integers(0, 3)), max_size=4),
+            max_size=8,
         )
     )
     graded = {q: [judged(c, g, corpus[c]) for c, g in pairs] for q, pairs in golden.items()}
@@ -88,7 +92,11 @@ def test_an_unchanged_corpus_touches_nothing(corpus, data):
     assert effect.relevant_retired == effect.relevant_changed == effect.relevant_carried == 0
 
 
-@given(golden_sets, st.dictionaries(ids, st.builds(LiveChunk, st.text(max_size=3), texts)))
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(
+    golden_sets,
+    st.dictionaries(ids, st.builds(LiveChunk, st.text(max_size=3), texts), max_size=8),
+)
 def test_a_query_whose_relevant_chunks_are_untouched_is_never_touched(golden, live):
     effect = corpus_effect(golden, live)
     assert effect.touched | effect.untouched == set(golden)
