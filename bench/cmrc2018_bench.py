@@ -15,7 +15,7 @@ Steps, each timed (wall clock):
 3. retrieve the top 10 chunks of every question, written as a JSONL run whose results carry
    their text (so the top 5 are the contexts);
 4. `goldsmith eval goldset.jsonl run.jsonl -m recall@5 ndcg@10 context_recall@5 answer_f1
-   exact_match --extractive --format json`: the extractive answerer answers from the top 5
+   exact_match squad_em --extractive --format json`: the extractive answerer answers from the top 5
    contexts, and the command scores retrieval and answers.
 
 `--articles N` keeps the first N articles (the test's small slice). Prints a Markdown table
@@ -47,7 +47,7 @@ DATA = (
     )
     / "cmrc2018"
 )
-METRICS = ("recall@5", "ndcg@10", "context_recall@5", "answer_f1", "exact_match")
+METRICS = ("recall@5", "ndcg@10", "context_recall@5", "answer_f1", "exact_match", "squad_em")
 
 
 def _cli(*args: str) -> str:

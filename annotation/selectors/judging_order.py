@@ -72,3 +72,13 @@ def judging_order_for(*, query: Query, annotator: AbstractBaseUser) -> list[int]
     priors = resolved_priors(project_id=query.project_id, exclude_query_id=query.pk)
     order = jo.judging_order(pool, own_grades(query_id=query.pk, annotator=annotator), priors)
     return [int(c) for c in order]
+
+
+def judged_in_order(*, query_id: int, annotator: AbstractBaseUser) -> list[int]:
+    """The candidates `annotator` has graded on the query, in the order of their first grade
+    (a regrade keeps its row): a graded query reloads in the order the annotator followed."""
+    return list(
+        Judgment.objects.filter(candidate__query_id=query_id, annotator_id=annotator.pk)
+        .order_by("id")
+        .values_list("candidate_id", flat=True)
+    )

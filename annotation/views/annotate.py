@@ -25,7 +25,7 @@ from annotation.selectors.judging import (
     next_assignment,
     queue_summary,
 )
-from annotation.selectors.judging_order import judging_order_for
+from annotation.selectors.judging_order import judged_in_order, judging_order_for
 from annotation.services.judging import guideline_publish
 
 FLAG_LABELS = [
@@ -101,14 +101,16 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
     if assignment is None:
         raise Http404(gettext("That query is not in your queue"))
     view = annotation_view(assignment=assignment)
-    # Most likely relevant first (what is left, then what is graded), unless asked for the
-    # pool's plain order; the order rests on the caller's own grades and resolved queries only.
+    # Most likely relevant first (what is left, then what is graded, in the order it was
+    # graded), unless asked for the pool's plain order; the order rests on the caller's own
+    # grades and resolved queries only.
     order = JudgingOrder.PLAIN if request.GET.get("order") == "plain" else JudgingOrder.LIKELY
     if order == JudgingOrder.LIKELY and view.candidates:
-        place = {
-            pk: i
-            for i, pk in enumerate(judging_order_for(query=view.query, annotator=request.user))
-        }
+        ranked = [
+            *judging_order_for(query=view.query, annotator=request.user),
+            *judged_in_order(query_id=view.query.pk, annotator=request.user),
+        ]
+        place = {pk: i for i, pk in enumerate(ranked)}
         view.candidates.sort(key=lambda c: place.get(c.id, len(place)))
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()

@@ -46,7 +46,7 @@ def test_a_lead_reads_where_a_rag_runs_failures_come_from(personas, live_server,
     assert count("low_recall_high_correctness") == "2"
     wrong = page.locator("[data-quadrant=high_recall_low_correctness]")
     assert "the prompt" in wrong.inner_text()
-    wrong.locator("a", has_text="q5").click()
+    wrong.locator("ul a", has_text="q5").first.click()
     assert page.url.endswith("#answer-q5")
     row = page.locator("#answer-q5")
     assert row.is_visible() and "7" in row.inner_text()

@@ -40,11 +40,17 @@ def signed_in(browser, url: str, username: str, locale: str):  # type: ignore[no
     return page
 
 
-def upload_corpus(page, base: str, path: Path) -> None:  # type: ignore[no-untyped-def]
+def upload_corpus(page, base: str, path: Path, replace: bool = False) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{base}/corpus/")
     page.set_input_files("input[name=file]", str(path))
+    if replace:  # the file is the whole corpus now: its counts are shown, then confirmed
+        page.check("input[name=mode][value=replace]")
     page.click("form[enctype] button[type=submit]")
     page.wait_for_load_state()
+    if replace:
+        page.wait_for_selector("#replace-preview")
+        page.click("#confirm-replace")
+        page.wait_for_load_state()
 
 
 def run_bm25(page, base: str, retriever_id: int) -> EvaluationRun:  # type: ignore[no-untyped-def]
@@ -82,7 +88,10 @@ def test_the_next_run_after_a_corpus_update_reports_the_stale_chunks_first(
 
         # The corpus again, without c1 and c2 and with c3 rewritten.
         upload_corpus(
-            lead, base, write_corpus(tmp_path / "update.jsonl", [3, 4, 5, 6], changed=(3,))
+            lead,
+            base,
+            write_corpus(tmp_path / "update.jsonl", [3, 4, 5, 6], changed=(3,)),
+            replace=True,
         )
         run = run_bm25(lead, base, retriever.pk)
         assert run.verdict == "pass", run.report["verdict"]
