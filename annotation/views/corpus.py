@@ -65,6 +65,7 @@ class CorpusUploadForm(forms.Form):
             ),
         ],
         initial="add",
+        required=False,  # a form posted without it (a script) adds, as the API does
         widget=forms.RadioSelect,
         label=gettext_lazy("What the file does"),
     )

@@ -452,6 +452,8 @@ def test_the_walk_covers_every_write_route():
         "api/v1/projects/<int:project_id>/answer-judges/",
         "projects/<int:project_id>/guidelines/",
         "projects/<int:project_id>/corpus/",
+        # a replace's confirmation carries a key signed for this project and uploader only
+        "projects/<int:project_id>/corpus/preview/",
         "projects/<int:project_id>/querylogs/",
         "projects/<int:project_id>/goldsets/",
         "projects/<int:project_id>/retrievers/",
@@ -490,6 +492,7 @@ def test_the_walk_covers_every_write_route():
                 "review/",
                 "dashboard/",
                 "corpus/imports/<int:import_id>/",
+                "corpus/versions/diff/",
                 "querylogs/<int:log_id>/",
                 "samples/<int:sample_id>/",
                 "goldsets/diff/",
