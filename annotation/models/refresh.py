@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from annotation.models.corpus import CorpusVersion
 from annotation.models.goldsets import GoldenSetVersion
@@ -23,7 +23,7 @@ from annotation.models.queries import Query
 
 class RefreshState(models.TextChoices):
     OPEN = "open", gettext_lazy("Being re-judged")
-    FROZEN = "frozen", gettext_lazy("Frozen")
+    FROZEN = "frozen", pgettext_lazy("the state of a refresh", "Frozen")
     IDENTICAL = "identical", gettext_lazy("Identical to its version: nothing stored")
 
 
