@@ -426,7 +426,7 @@ class DriftOutput(serializers.Serializer):
     )
 
 
-class CorpusVersionOutput(serializers.Serializer):
+class RunCorpusVersionOutput(serializers.Serializer):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
     content_hash = serializers.CharField()
@@ -465,7 +465,7 @@ class EvaluationRunOutput(serializers.Serializer):
         help_text=gettext_lazy("empty until the run has succeeded; unjudged: not enough judgments"),
     )
     verdict_detail = VerdictOutput(allow_null=True)
-    corpus_version = CorpusVersionOutput(allow_null=True)
+    corpus_version = RunCorpusVersionOutput(allow_null=True)
     corpus = serializers.JSONField(
         allow_null=True,
         help_text=gettext_lazy(
