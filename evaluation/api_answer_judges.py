@@ -296,7 +296,7 @@ class JudgeCallInput(serializers.Serializer):
         help_text=gettext_lazy("the answer to judge; a sample answer (shown back) when left out"),
     )
     contexts = serializers.ListField(
-        child=serializers.CharField(trim_whitespace=False),
+        child=serializers.CharField(trim_whitespace=False, allow_blank=True),
         required=False,
         max_length=100,
         help_text=gettext_lazy("the contexts' texts the answer was written from"),
@@ -309,7 +309,7 @@ class SentOutput(serializers.Serializer):
     answer_type = serializers.CharField()
     facts = serializers.ListField(child=serializers.CharField())
     response = serializers.CharField()
-    contexts = serializers.ListField(child=serializers.CharField())
+    contexts = serializers.ListField(child=serializers.CharField(allow_blank=True))
 
 
 class JudgeIdentityOutput(serializers.Serializer):

@@ -39,6 +39,8 @@ def test_the_dashboard_counts_the_grades_each_rule_decided(personas, api_client_
         "tie_higher": 0,
         "adjudicated": 0,
         "machine": 0,  # a machine judge fills only what no person graded, when a lead asks
+        "carried": 0,  # a refresh carries a grade over a corpus update
+        "simulated": 0,  # settled from simulated grades (the demo's)
     }
     assert 'value="lower" selected' in html
 

@@ -26,7 +26,7 @@ def test_cranfield_imports_1400_documents_and_225_queries(personas, tmp_path, ru
 
     name = personas.project.name
     out = run_command("import_corpus", "--project", name, docs, "--quiet")
-    assert "(documents, 1400 records)" in out
+    assert "(add or update, documents, 1400 records)" in out
     assert Document.objects.filter(project=personas.project).count() == 1400
     # The empty documents 471 and 995 are kept (995 is judged for query 125).
     assert Document.objects.get(doc_id="995").chunks.get().text == ""

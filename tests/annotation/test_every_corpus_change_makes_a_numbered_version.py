@@ -102,7 +102,7 @@ def test_the_migration_gives_a_project_with_chunks_its_version_1(personas):
     chunks = make_corpus(project, docs=2, chunks_per_doc=2)
     Chunk.objects.filter(pk=chunks[0].pk).update(removed=True)
     migration = importlib.import_module(
-        "annotation.migrations.0027_corpus_import_modes_and_versions_baseline"
+        "annotation.migrations.0030_corpus_import_modes_and_versions_baseline"
     )
     migration.baseline_versions(apps, None)
     version = CorpusVersion.objects.get(project=project)

@@ -468,6 +468,12 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/dashboard/answers/",
         "api/v1/projects/<int:project_id>/kappa-weights/",
         "projects/<int:project_id>/dashboard/kappa-weights/",
+        # a refresh names its version by label, looked up among the URL's project's versions
+        # only (the service takes the project, never a version of another)
+        "api/v1/projects/<int:project_id>/goldsets/<str:label>/refresh/",
+        "api/v1/projects/<int:project_id>/goldsets/<str:label>/refresh/freeze/",
+        "projects/<int:project_id>/goldsets/<str:label>/refresh/",
+        "projects/<int:project_id>/goldsets/<str:label>/refresh/freeze/",
     }
     # Read-only routes (GET): they are not walked here.
     writes = set()

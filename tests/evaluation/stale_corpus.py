@@ -32,8 +32,8 @@ def write_corpus(path: Path, ids: list[int], changed: tuple[int, ...] = ()) -> P
     return path
 
 
-def import_corpus(project: object, path: Path) -> None:
-    call_command("import_corpus", "--project", str(project.pk), str(path), "--quiet",  # type: ignore[attr-defined]
+def import_corpus(project: object, path: Path, *more: str) -> None:
+    call_command("import_corpus", "--project", str(project.pk), str(path), "--quiet", *more,  # type: ignore[attr-defined]
                  stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
 
 
@@ -63,5 +63,9 @@ def make_stale_ready(project: object, tmp_path: Path) -> object:
 
 
 def update_corpus(project: object, tmp_path: Path) -> None:
-    """c1 and c2 retired (left out of the re-import), c3's text changed."""
-    import_corpus(project, write_corpus(tmp_path / "corpus-2.jsonl", [3, 4, 5, 6], changed=(3,)))
+    """c1 and c2 retired (left out of a replace), c3's text changed."""
+    import_corpus(
+        project,
+        write_corpus(tmp_path / "corpus-2.jsonl", [3, 4, 5, 6], changed=(3,)),
+        "--replace",
+    )

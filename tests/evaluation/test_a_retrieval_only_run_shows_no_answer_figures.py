@@ -23,7 +23,9 @@ from evaluation.services import (
 from tests.evaluation.rag_stub import make_rag_golden
 from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 
-READ_A_RESPONSE = ("answer_correctness", "fact_coverage", "answer_f1", "exact_match")
+READ_A_RESPONSE = (
+    "answer_correctness", "fact_coverage", "answer_f1", "exact_match", "squad_em", "faithfulness",
+)  # fmt: skip
 
 
 def retrieval_only(data: bytes) -> bytes:

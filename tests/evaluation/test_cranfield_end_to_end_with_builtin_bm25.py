@@ -58,12 +58,16 @@ def test_builtin_bm25_on_cranfield(personas, tmp_path):
         "--inline",
         "--format",
         "json",
-        exit_code=3,  # BM25 is below the enterprise floors at K = 5: a fail verdict
+        "--gate",
+        "warn",
+        # Cranfield judged few of the chunks BM25 ranks in its top 5 (judged@5 under 0.8): not
+        # enough judgments for a verdict, which a gate of warn stops (exit 3) as a fail would.
+        exit_code=3,
     )
     doc = json.loads(out)
     evaluation = EvaluationRun.objects.get()
     assert evaluation.state == RunState.SUCCEEDED
-    assert evaluation.verdict == doc["verdict"]["verdict"] == "fail"
+    assert evaluation.verdict == doc["verdict"]["verdict"] == "unjudged"
     assert evaluation.total == 225 and evaluation.corpus_chunks == 1400
     agg = doc["aggregate"]
     # 225 queries; those without a grade-2 judgment are left out of the strict means.
