@@ -53,6 +53,12 @@ def test_two_annotators_and_a_lead_go_from_pool_to_approval(personas, live_serve
     lead.wait_for_url(f"**/review/{query.pk}/")
     assert lead.locator(".adj-row").count() == n
     assert lead.locator("th", has_text="bob").count() == 1
+    # The form needs a final grade on every row: the lead gives every row no rule settled
+    # "not relevant", then the first row "relevant".
+    rows = lead.locator(".adj-row")
+    for i in range(rows.count()):
+        if rows.nth(i).locator("input:checked").count() == 0:
+            rows.nth(i).locator("input[value='0']").check()
     lead.locator(".adj-row >> nth=0 >> input[value='2']").check()
     lead.select_option("select[name=reason]", "annotator_error")
     lead.click("text=Save final grades")
