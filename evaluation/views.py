@@ -4,7 +4,6 @@ trend, settings. Thin: validate, call one service, render."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django import forms
@@ -79,6 +78,7 @@ from goldsmith.answers import faithfulness as F
 from goldsmith.answers import scoring as S
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
+from goldsmith.text import id_order
 
 TREND_METRICS = ("recall", "ndcg", "pass")
 
@@ -544,9 +544,9 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
                     "count": diag["counts"].get(key, 0),
                     "queries": [
                         {"id": q, "text": texts.get(q, "")}
-                        for q in sorted(diag["queries"].get(key, []), key=_id_order)
+                        for q in sorted(diag["queries"].get(key, []), key=id_order)
                     ],
-                    "unfaithful": sorted(unfaithful.get(key, []), key=_id_order),
+                    "unfaithful": sorted(unfaithful.get(key, []), key=id_order),
                     "unfaithful_advice": UNFAITHFUL_ADVICE[key],
                 }
             )
@@ -568,7 +568,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "faithfulness": values.get("faithfulness"),
             "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric, claims.get(q)),
         }
-        for q, values in sorted(per_query.items(), key=lambda item: _id_order(item[0]))
+        for q, values in sorted(per_query.items(), key=lambda item: id_order(item[0]))
         if q in reasons
     ]
     return {
@@ -595,13 +595,6 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         ],
         "has_faithfulness": "faithfulness" in (answers.get("metrics") or []),
     }
-
-
-def _id_order(query_id: str) -> tuple[tuple[int, int | str], ...]:
-    """Query ids in the order a reader expects: numbers by value ("q2" before "q10")."""
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", query_id)
-    )
 
 
 # The reasons a query's row gives, in this order: the quadrant's context recall, then the answer.

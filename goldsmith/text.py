@@ -15,6 +15,8 @@ extracted from the source (xgettext ``--keyword=say``, or the AST walk of
 
 from __future__ import annotations
 
+import re
+
 
 class Text(str):
     """An English sentence that remembers its template and values (see the module's text)."""
@@ -36,3 +38,14 @@ class Text(str):
 def say(template: str, /, **values: object) -> Text:
     """The English sentence `template % values`, translatable by the apps."""
     return Text(template, **values)
+
+
+_ID_PARTS = re.compile(r"\d+|\D+")
+
+
+def id_order(query_id: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that lists ids as a reader counts them: runs of digits by value, so "q2"
+    comes before "q10" and "6" before "13" (plain string order puts "13" first)."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in _ID_PARTS.findall(query_id)
+    )

@@ -46,7 +46,7 @@ import numpy as np
 
 from goldsmith import metrics, stats
 from goldsmith.bands import TOLERANCE, Targets
-from goldsmith.text import Text, say
+from goldsmith.text import Text, id_order, say
 
 Verdict = Literal["pass", "warn", "unjudged", "fail"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "unjudged", "fail")
@@ -204,13 +204,16 @@ def verdict_basis(
 ) -> dict[str, Any]:
     """What a verdict rests on: the golden set's queries (``total``), those in its means
     (``queries``), and the ones left out (no relevant chunk; touched by a corpus update) or
-    missing from the run (scored 0), each counted and the first ``named`` of each by id. The
+    missing from the run (scored 0), each counted and the first ``named`` of each in the order a
+    reader counts ids (:func:`goldsmith.text.id_order`: q2 before q10). The
     ``warning`` is set when left-out and missing queries together are more than
     ``LEFT_OUT_WARNING`` of the golden set."""
     total = len(result.query_ids)
-    touched = sorted(q for q in result.query_ids if untouched is not None and q not in untouched)
-    no_relevant = sorted(scope.no_relevant)
-    missing = sorted(scope.missing_from_run)
+    touched = sorted(
+        (q for q in result.query_ids if untouched is not None and q not in untouched), key=id_order
+    )
+    no_relevant = sorted(scope.no_relevant, key=id_order)
+    missing = sorted(scope.missing_from_run, key=id_order)
     apart = len(touched) + len(no_relevant) + len(missing)
     share = apart / total if total else 0.0
     return {

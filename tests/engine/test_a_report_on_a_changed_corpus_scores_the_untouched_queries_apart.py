@@ -169,3 +169,10 @@ def test_untouched_figures_equal_a_report_on_the_golden_set_restricted_to_them(g
     restricted = metrics.restrict(result, set(gold) - set(section["touched"]))
     assert set(v["basis"]["named"]["touched"]) <= set(section["touched"])
     assert v["queries"] == int(restricted.included.sum())
+
+
+def test_the_verdict_names_the_queries_left_out_as_a_reader_counts_them():
+    from goldsmith.text import id_order
+
+    ids = ["13", "6", "q10", "q2", "8", "1"]
+    assert sorted(ids, key=id_order) == ["1", "6", "8", "13", "q2", "q10"]
