@@ -1,12 +1,14 @@
 """The tour of issue 21 in Chromium with a real worker: a lead uploads a corpus, v1 is judged on
-it, a BM25 run passes; the lead uploads the corpus again without two chunks and with one text
-changed (the re-import retires what the file no longer holds); the next run's page reports the
-stale chunks first, scores the untouched queries apart, passes on them, and no drift rule fires
-on the touched ones. The page is read in English and in Simplified Chinese (screenshots in the
-test's folder, or GOLDSMITH_SCREENSHOTS)."""
+it, a BM25 run passes; a file with one more chunk (the default add mode) keeps that run's recall;
+the lead uploads the corpus again without two chunks and with one text changed (the re-import
+retires what the file no longer holds); the next run's page reports the stale chunks first,
+scores the untouched queries apart, passes on them, and no drift rule fires on the touched ones.
+The page is read in English and in Simplified Chinese (screenshots in the test's folder, or
+GOLDSMITH_SCREENSHOTS)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -85,6 +87,29 @@ def test_the_next_run_after_a_corpus_update_reports_the_stale_chunks_first(
         assert first.verdict == "pass"
         assert lead.locator("#stale-corpus").count() == 0
         baseline_set(run=first)
+
+        # A file with one more chunk, in the default add mode: nothing is retired, v1 is not
+        # stale, and the next run scores what the first one did.
+        more = tmp_path / "more.jsonl"
+        more.write_text(
+            json.dumps(
+                {"id": "c7", "doc_id": "d7", "text": "Opening hours: weekdays nine to five."}
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        upload_corpus(lead, base, more)
+
+        def live() -> set[str]:
+            return set(project.chunks.filter(removed=False).values_list("chunk_id", flat=True))
+
+        until(lead, lambda: "c7" in live(), "the added chunk")
+        assert live() == {f"c{i}" for i in range(1, 8)}  # nothing retired
+        added = run_bm25(lead, base, retriever.pk)
+        assert added.verdict == "pass", added.report["verdict"]
+        assert added.report["aggregate"]["recall@5"] == first.report["aggregate"]["recall@5"]
+        assert lead.locator("#stale-corpus").count() == 0
+        assert not DriftAlert.objects.filter(run=added).exists()
 
         # The corpus again, without c1 and c2 and with c3 rewritten.
         upload_corpus(
