@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
 
 from annotation.models import (
     Assignment,
     Candidate,
+    Chunk,
     GoldenSetVersion,
     PoolSource,
     Project,
@@ -53,13 +55,32 @@ def simulated_grade(query: str, chunk: str, annotator: str) -> int:
     terms = _terms(query)
     share = len(terms & _terms(chunk)) / len(terms) if terms else 0.0
     grade = 2 if share >= 0.6 else 1 if share >= 0.3 else 0
+    return with_disagreement(grade, query, chunk, annotator)
+
+
+def with_disagreement(grade: int, query: str, chunk: str, annotator: str) -> int:
+    """bob reads one chunk in twelve a grade lower (deterministically)."""
     digest = hashlib.sha256(f"{annotator}|{query}|{chunk[:80]}".encode()).digest()
     if annotator == "bob" and digest[0] % 12 == 0 and grade > 0:
         grade -= 1
     return grade
 
 
-def demo_tour(*, project: Project) -> list[str]:
+# How the demo's simulated annotator grades a chunk for a query: (query text, chunk, username).
+GradeRule = Callable[[str, Chunk, str], int]
+
+
+def _by_terms(query: str, chunk: Chunk, annotator: str) -> int:
+    return simulated_grade(query, chunk.text, annotator)
+
+
+def demo_tour(
+    *,
+    project: Project,
+    grade: GradeRule = _by_terms,
+    graded_queries: int | None = None,
+    note: str = "Demo: queries resolved by rule in the first round",
+) -> list[str]:
     done: list[str] = []
     if not PoolSource.objects.filter(project=project).exists():
         for kind in ("bm25", "tfidf"):
@@ -68,10 +89,10 @@ def demo_tour(*, project: Project) -> list[str]:
     if not Assignment.objects.filter(query__project=project).exists():
         queries_assign(project=project, per_query=2)
         done.append("demo assignments: every sampled query to alice and bob")
-    done += _simulated_round(project=project)
+    done += _simulated_round(project=project, grade=grade, graded=graded_queries)
     if not GoldenSetVersion.objects.filter(project=project).exists():
         done += _answer_keys(project=project)
-    done += _freeze(project=project)
+    done += _freeze(project=project, note=note)
     return done
 
 
@@ -119,9 +140,9 @@ def _answer_keys(*, project: Project) -> list[str]:
     ]
 
 
-def _simulated_round(*, project: Project) -> list[str]:
+def _simulated_round(*, project: Project, grade: GradeRule, graded: int | None) -> list[str]:
     users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "bob"])}
-    queries = list(Query.objects.filter(project=project).order_by("id")[:GRADED_QUERIES])
+    queries = list(Query.objects.filter(project=project).order_by("id")[: graded or GRADED_QUERIES])
     saved = 0
     for query in queries:
         candidates = list(Candidate.objects.filter(query=query).select_related("chunk"))
@@ -130,9 +151,11 @@ def _simulated_round(*, project: Project) -> list[str]:
             if assignment is None or assignment.judged >= assignment.total > 0:
                 continue
             for candidate in candidates:
-                grade = simulated_grade(query.text, candidate.chunk.text, username)
                 judgment_save(
-                    assignment=assignment, candidate=candidate, grade=grade, simulated=True
+                    assignment=assignment,
+                    candidate=candidate,
+                    grade=grade(query.text, candidate.chunk, username),
+                    simulated=True,
                 )
                 saved += 1
     if not saved:
@@ -147,11 +170,9 @@ def _simulated_round(*, project: Project) -> list[str]:
     ]
 
 
-def _freeze(*, project: Project) -> list[str]:
+def _freeze(*, project: Project, note: str) -> list[str]:
     if GoldenSetVersion.objects.filter(project=project).exists():
         return ["demo golden set already frozen"]
     lead = get_user_model().objects.get(username="lead")
-    version = golden_set_version_freeze(
-        project=project, by=lead, note="Demo: queries resolved by rule in the first round"
-    )
+    version = golden_set_version_freeze(project=project, by=lead, note=note)
     return [f"demo golden set {version.label}: {version.content_hash[:19]}…"]

@@ -13,7 +13,7 @@ user and session ids, and e-mail addresses / phone numbers in about 1 % of the l
 scrubber does real work. The corpus is 20,000 documents of 10 chunks of ~500 characters.
 
 ``--language zh``: the same sizes in Chinese, mixed with English product names and numbers as
-in tests/data/zh_collection (whose sentences and queries it recombines): a query log of
+in annotation/demo_data/zh_collection (whose sentences and queries it recombines): a query log of
 questions about 20 products in ~150k shapes (some in traditional characters, mobile numbers
 and e-mail addresses in about 1 % of the lines), and chunks of ~320 characters. The project is
 Chinese from its first import (detected: zh-bigrams), so the corpus's search index is the
@@ -103,7 +103,7 @@ def make_corpus(path: Path, chunks: int, seed: int = SEED) -> None:
             out.write(json.dumps(record) + "\n")
 
 
-ZH = ROOT / "tests" / "data" / "zh_collection"
+ZH = ROOT / "annotation" / "demo_data" / "zh_collection"
 ZH_ASKS = ["{p} {a}", "{p}{a}吗", "请问{p}{a}", "{p} {a}怎么办", "{a} {p}", "{p}的{a}是多少",
            "如何{a} {p}", "{p} {a}？", "{p}  {a} 急", "咨询一下{p}{a}"]  # fmt: skip
 ZH_ASPECTS = ["保修期多久", "怎么退款", "退货要运费吗", "什么时候发货", "充电要多久",

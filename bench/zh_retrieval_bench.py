@@ -3,7 +3,7 @@
 Usage:
   PYTHONPATH=. .venv/bin/python bench/zh_retrieval_bench.py [--k 10]
 
-Reads tests/data/zh_collection (300 chunks, 60 queries, graded qrels; written by the project,
+Reads annotation/demo_data/zh_collection (300 chunks, 60 queries, graded qrels; written by the project,
 see its README), indexes the chunks with `goldsmith.retrievers.builtin.build_retriever` (the
 code pooling and built-in runs use) under each tokenizer, retrieves the top 10 of every query
 and scores the runs with `goldsmith.metrics` (recall@10 at the strict level, grade 2, and
@@ -23,7 +23,7 @@ from goldsmith import metrics
 from goldsmith.intake.tokenizers import DEFAULT, ZH_BIGRAMS, ZH_CHARS, ZH_WORDS
 from goldsmith.retrievers.builtin import build_retriever
 
-COLLECTION = Path(__file__).resolve().parents[1] / "tests" / "data" / "zh_collection"
+COLLECTION = Path(__file__).resolve().parents[1] / "annotation" / "demo_data" / "zh_collection"
 TOKENIZERS = (ZH_CHARS, ZH_BIGRAMS, ZH_WORDS, DEFAULT)
 
 

@@ -1,15 +1,15 @@
-"""The demo project that `make run` loads (`manage.py load_demo`): the annotation part
-(annotation/demo.py: the project, its corpus and queries, simulated grades, a frozen v1), then
-the two built-in baselines run against v1, and the keyword judge stub run over the pools. It
-lives here because it uses both apps (imports run evaluation → annotation). Idempotent: a
-second load changes nothing."""
+"""The demo projects that `make run` loads (`manage.py load_demo`): the annotation part
+(annotation/demo.py: each project, its corpus and queries, simulated grades, a frozen v1), then
+the two built-in baselines run against v1, and, in the English project, the keyword judge stub
+run over the pools. It lives here because it uses both apps (imports run evaluation →
+annotation). Idempotent: a second load changes nothing."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotation.demo import DEMO_PROJECT, demo_project_load
+from annotation.demo import DEMO_PROJECT, DEMO_PROJECT_ZH, demo_projects_load
 from annotation.models import GoldenSetVersion, MachineJudge, MachineJudgeKind, Project
 from evaluation.models import EvaluationRun, Retriever
 from evaluation.services.judges import judge_register, judging_job_create, judging_job_execute
@@ -25,17 +25,19 @@ DEMO_JUDGE = "keyword stub"
 
 def demo_load() -> list[str]:
     """Load the whole demo; returns what it did, line by line."""
-    done = demo_project_load()
-    project = Project.objects.get(name=DEMO_PROJECT)
-    version = GoldenSetVersion.objects.filter(project=project).order_by("created_at", "id").first()
-    if version is None:
-        return done
+    done = demo_projects_load()
     lead = get_user_model().objects.get(username="lead")
-    return (
-        done
-        + demo_runs(project=project, version=version, by=lead)
-        + demo_judge(project=project, by=lead)
-    )
+    for name in (DEMO_PROJECT, DEMO_PROJECT_ZH):
+        project = Project.objects.get(name=name)
+        version = (
+            GoldenSetVersion.objects.filter(project=project).order_by("created_at", "id").first()
+        )
+        if version is None:
+            continue
+        done += demo_runs(project=project, version=version, by=lead)
+        if name == DEMO_PROJECT:  # the keyword stub matches English words
+            done += demo_judge(project=project, by=lead)
+    return done
 
 
 def demo_judge(*, project: Project, by: AbstractBaseUser) -> list[str]:

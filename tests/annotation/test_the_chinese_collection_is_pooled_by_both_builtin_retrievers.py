@@ -6,13 +6,13 @@ the 4 others ask with a word the answer does not use (see docs/benchmarks.md, "C
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from annotation.demo import ZH_COLLECTION
 from annotation.models import Candidate, Project, Query
 from annotation.services.corpus import corpus_import
 from annotation.services.pooling import pool_build_builtin
 
-COLLECTION = Path(__file__).resolve().parents[1] / "data" / "zh_collection"
+COLLECTION = ZH_COLLECTION
 # 重置 for 恢复出厂, 收费 / 收費 價格 for 计费, 退钱 for 退款
 SYNONYM_ONLY = {"q17", "q29", "q39", "q42"}
 

@@ -4,16 +4,16 @@ samples, pools with BM25 and TF-IDF (every sampled query gets candidates, and it
 chunk where the test collection has one), two annotators grade by keyboard, the lead approves
 and freezes, and a built-in BM25 run scores the version, its page in Chinese and its tokenizer
 recorded. The corpus and queries are the project's own Chinese test collection
-(tests/data/zh_collection, written here)."""
+(annotation/demo_data/zh_collection, written here)."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
+from annotation.demo import ZH_COLLECTION
 from annotation.models import (
     Candidate,
     CorpusImport,
@@ -28,7 +28,7 @@ from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.e2e
 
-COLLECTION = Path(__file__).resolve().parents[1] / "data" / "zh_collection"
+COLLECTION = ZH_COLLECTION
 SAMPLED = 4
 
 

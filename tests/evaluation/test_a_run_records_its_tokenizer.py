@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from annotation.demo import ZH_COLLECTION
 from annotation.models import Project
 from annotation.services.projects import project_tokenizer_set
 from evaluation.models import EvaluationRun, RunState
@@ -20,7 +21,7 @@ from evaluation.services.reports import compare_report
 from goldsmith import metrics
 from goldsmith.retrievers.builtin import build_retriever
 
-COLLECTION = Path(__file__).resolve().parents[1] / "data" / "zh_collection"
+COLLECTION = ZH_COLLECTION
 
 
 def rows(name):

@@ -72,3 +72,28 @@ def test_the_demo_gives_every_role_something_to_do(db):
     demo_load()
     assert Judgment.objects.count() == judgments
     assert GoldenSetVersion.objects.filter(project=project).count() == 1
+
+
+@pytest.mark.slow
+def test_the_chinese_demo_project_is_scrubbed_folded_pooled_and_run(db):
+    from annotation.demo import DEMO_PROJECT_ZH
+    from annotation.models import GoldenSetVersion
+    from evaluation.models import EvaluationRun
+
+    demo_load()
+    project = Project.objects.get(name=DEMO_PROJECT_ZH)
+    assert project.tokenizer == "zh-bigrams"  # chosen by its first import, used by its pools
+    assert Chunk.objects.filter(project=project).count() == 300
+    log = QueryLog.objects.get(project=project)
+    assert log.scrubbed == {"EMAIL": 1, "NATIONAL_ID": 1, "PHONE": 2}
+    texts = "".join(LogQuery.objects.filter(log=log).values_list("text", flat=True))
+    assert "13812345678" not in texts and "110101199003071233" not in texts and "@" not in texts
+    assert "202411051234" in texts  # an order number is not personal data
+    assert log.distinct < log.records  # 保修幾年 is 保修几年, 企業郵箱 is 企业邮箱
+    version = GoldenSetVersion.objects.get(project=project, label="v1")
+    runs = {r.retriever.name: r for r in EvaluationRun.objects.filter(version=version)}
+    assert sorted(runs) == ["bm25", "bm25-extractive", "tfidf"]
+    bm25 = runs["bm25"].report
+    assert runs["bm25"].verdict == "pass", bm25["verdict"]
+    assert bm25["counts"]["included"] >= 10
+    assert bm25["aggregate"]["judged@5"]["mean"] == 1.0  # the pools are the runs' own top 5

@@ -1,12 +1,13 @@
 # ruff: noqa: E501 (Chinese text: each character counts two columns)
 """Writes the Chinese test collection of this directory (corpus.jsonl, queries.jsonl,
-qrels.txt). Goldsmith's own text: see README.md. Deterministic; run it from anywhere:
+qrels.txt) and the raw query log the Chinese demo project imports (querylog.csv). Goldsmith's own text: see README.md. Deterministic; run it from anywhere:
 
-    python tests/data/zh_collection/make_collection.py
+    python annotation/demo_data/zh_collection/make_collection.py
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -356,6 +357,48 @@ QUERIES = [
 ]
 
 
+# The raw log's other lines: the same questions as people also type them (traditional
+# characters, full-width punctuation, spaces: one query after de-duplication), and lines with
+# personal data that the import scrubs (a mobile number with and without +86, an e-mail, a
+# resident ID number) beside an order number that it keeps.
+VARIANTS = [
+    ("q01", "SmartWatch S3 保修幾年"),
+    ("q01", "smartwatch s3 保修几年？"),
+    ("q05", "Band7 续航多久"),
+    ("q07", "AirBuds Pro 2 耳機連不上手機藍牙"),
+    ("q10", "Nova X5 手機退款多久到帳？"),
+    ("q44", "企業郵箱 忘記密碼 怎麼找回"),
+    ("q44", "企业邮箱 忘记密码，怎么找回？"),
+    ("q55", "对象存储 OSS 怎么导出数据"),
+    ("q60", "SmartWatch S3 换电池 多少钱"),
+]
+PERSONAL = [
+    ("我的手机号 13812345678 收不到短信验证码", "云服务"),
+    ("+86 139 1234 5678 这个号码能绑定企业邮箱吗", "云服务"),
+    ("发票寄到 zhang.wei@example.com 了吗", "云服务"),
+    ("身份证 110101199003071233 实名认证失败怎么办", "云服务"),
+    ("订单号 202411051234 的手表什么时候发货", "设备"),
+]
+
+
+def querylog() -> list[tuple[str, str, str, str, int]]:
+    """(query, timestamp, user, category, count) lines of a month of questions, seeded."""
+    rng = random.Random(20261202)
+    devices = {slug for slug, _name, _kind in DEVICES}
+    category = {qid: "设备" if product in devices else "云服务" for qid, _t, product, _a in QUERIES}
+    lines = [(text, category[qid]) for qid, text, _product, _aspect in QUERIES]
+    lines += [(text, category[qid]) for qid, text in VARIANTS]
+    lines += PERSONAL
+    out = []
+    for text, cat in lines:
+        day, second = rng.randint(1, 30), rng.randint(0, 86_399)
+        stamp = f"2024-11-{day:02d}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+        out.append(
+            (text, stamp, f"user-{rng.randint(1, 120):03d}", cat, rng.choice([1, 1, 2, 3, 5, 8]))
+        )
+    return out
+
+
 def main() -> None:
     rows = corpus()
     ids = {row["id"] for row in rows}
@@ -374,6 +417,10 @@ def main() -> None:
             for chunk_id, grade in graded.items():
                 assert chunk_id in ids, chunk_id
                 out.write(f"{qid} 0 {chunk_id} {grade}\n")
+    with (HERE / "querylog.csv").open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["query", "timestamp", "user", "category", "count"])
+        writer.writerows(querylog())
 
 
 if __name__ == "__main__":
