@@ -145,7 +145,11 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
 
 
 class GuidelineForm(forms.Form):
-    markdown = forms.CharField(widget=forms.Textarea(attrs={"rows": 16}), max_length=200_000)
+    markdown = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 16}),
+        max_length=200_000,
+        label=gettext_lazy("Guidelines (Markdown)"),
+    )
 
 
 @login_required

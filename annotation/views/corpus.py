@@ -37,10 +37,11 @@ DIFF_SHOWN = 500  # chunks listed on the diff page (the API and the command list
 
 class CorpusUploadForm(forms.Form):
     file = forms.FileField(
+        label=gettext_lazy("Corpus file"),
         help_text=gettext_lazy(
             "JSONL or CSV: chunks (id, doc_id, text, …) or whole "
             "documents (doc_id, title, text) that Goldsmith chunks."
-        )
+        ),
     )
     chunk_size = forms.IntegerField(
         min_value=50, max_value=100_000, initial=1000, label=gettext_lazy("Chunk size (characters)")

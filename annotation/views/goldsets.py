@@ -59,15 +59,22 @@ def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
 
 class FreezeForm(forms.Form):
     label = forms.CharField(
-        max_length=40, required=False, help_text=gettext_lazy("Leave empty for the next vN.")
+        max_length=40,
+        required=False,
+        label=gettext_lazy("Version name"),
+        help_text=gettext_lazy("Leave empty for the next vN."),
     )
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, label=gettext_lazy("Note")
+    )
     categories = forms.MultipleChoiceField(
+        label=gettext_lazy("Categories"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("None ticked: all."),
     )
     strata = forms.MultipleChoiceField(
+        label=gettext_lazy("Strata"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("None ticked: all."),

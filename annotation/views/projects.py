@@ -51,8 +51,8 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
 
 
 class MembershipForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    role = forms.ChoiceField(choices=Role.choices)
+    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
+    role = forms.ChoiceField(choices=Role.choices, label=gettext_lazy("Role"))
 
 
 class TokenizerForm(forms.Form):

@@ -27,10 +27,11 @@ from goldsmith.intake.readers import ReadError
 
 class QueryLogUploadForm(forms.Form):
     file = forms.FileField(
+        label=gettext_lazy("Query log file"),
         help_text=gettext_lazy(
             "JSONL or CSV with a 'query' column (optional timestamp, user, session, "
             "category, count, feedback), or one query per line."
-        )
+        ),
     )
     near_duplicate_threshold = forms.FloatField(
         min_value=0.01,

@@ -59,6 +59,7 @@ class PoolBuildForm(forms.Form):
     retrievers = forms.MultipleChoiceField(
         choices=[("bm25", "BM25"), ("tfidf", "TF-IDF")],
         initial=["bm25", "tfidf"],
+        label=gettext_lazy("Built-in retrievers"),
         widget=forms.CheckboxSelectMultiple,
     )
     k = forms.IntegerField(
@@ -67,14 +68,23 @@ class PoolBuildForm(forms.Form):
 
 
 class RunImportForm(forms.Form):
-    name = forms.CharField(max_length=120, help_text=gettext_lazy("e.g. production-2026-11"))
+    name = forms.CharField(
+        max_length=120,
+        label=gettext_lazy("Name of the run"),
+        help_text=gettext_lazy("e.g. production-2026-11"),
+    )
     format = forms.ChoiceField(
-        choices=[("auto", "Detect"), ("trec", "TREC run"), ("jsonl", "JSONL")]
+        choices=[
+            ("auto", gettext_lazy("Detect from the file")),
+            ("trec", gettext_lazy("TREC run")),
+            ("jsonl", "JSONL"),
+        ],
+        label=gettext_lazy("Format"),
     )
     k = forms.IntegerField(
         min_value=1, max_value=1000, initial=DEFAULT_K, label=gettext_lazy("Top k")
     )
-    file = forms.FileField()
+    file = forms.FileField(label=gettext_lazy("Run file"))
 
 
 class AssignForm(forms.Form):
@@ -119,7 +129,7 @@ class AnnotatorAnswersForm(forms.Form):
 
 class ReassignForm(forms.Form):
     assignment = forms.IntegerField(widget=forms.HiddenInput)
-    username = forms.CharField(max_length=150)
+    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
 
 
 @login_required

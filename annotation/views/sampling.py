@@ -16,25 +16,33 @@ from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from annotation.views.corpus import page_context
+from annotation.views.words import ALLOCATION_WORDS, FIELD_WORDS, STRATEGY_WORDS
 from goldsmith.intake import sampling
 
 
 class SampleForm(forms.Form):
-    log = forms.ModelChoiceField(queryset=QueryLog.objects.none(), empty_label=None)
+    log = forms.ModelChoiceField(
+        queryset=QueryLog.objects.none(), empty_label=None, label=gettext_lazy("Query log")
+    )
     n = forms.IntegerField(
         min_value=1, max_value=100_000, initial=50, label=gettext_lazy("Queries (n)")
     )
-    strategy = forms.ChoiceField(choices=[(s, s) for s in sampling.STRATEGIES])
+    strategy = forms.ChoiceField(
+        choices=list(STRATEGY_WORDS.items()), label=gettext_lazy("Strategy")
+    )
     by = forms.ChoiceField(
-        choices=[("", "—"), *[(b, b) for b in BY_FIELDS]],
+        choices=[("", "—"), *[(b, FIELD_WORDS[b]) for b in BY_FIELDS]],
         required=False,
         label=gettext_lazy("Stratify by (stratified only)"),
     )
     allocation = forms.ChoiceField(
-        choices=[("", "strategy default"), *[(a, a) for a in sampling.ALLOCATIONS]],
+        choices=[("", gettext_lazy("the strategy's default")), *ALLOCATION_WORDS.items()],
         required=False,
+        label=gettext_lazy("Allocation"),
     )
-    seed = forms.IntegerField(initial=1, min_value=0, max_value=sampling.SEED_MAX)
+    seed = forms.IntegerField(
+        initial=1, min_value=0, max_value=sampling.SEED_MAX, label=gettext_lazy("Seed")
+    )
 
     def __init__(self, *args, project=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -42,7 +50,8 @@ class SampleForm(forms.Form):
             project=project, status=ImportStatus.DONE
         ).order_by("-id")
         self.fields["log"].label_from_instance = lambda log: (
-            f"#{log.pk} {log.filename} ({log.distinct} distinct)"
+            gettext("#%(id)s %(name)s (%(n)s distinct queries)")
+            % {"id": log.pk, "name": log.filename, "n": log.distinct}
         )
 
 
