@@ -23,6 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext
 
+from annotation.i18n import localize
 from annotation.models import (
     Assignment,
     Candidate,
@@ -389,7 +390,8 @@ def review_counts(*, project: Project) -> dict[str, int]:
 def flag_reasons_in_words(
     *, project: Project, reviews: list[QueryReview], labels: dict[int, str] | None = None
 ) -> dict[int, list[str]]:
-    """query → why it is flagged, as sentences (`goldsmith.agreement.flag_sentences`): the
+    """query → why it is flagged, as sentences in the reader's language
+    (`goldsmith.agreement.flag_sentences`): the
     kappa the project's flag rule reads against its threshold, who gave which grade on which
     chunk (numbered as on the adjudication page), who marked it ambiguous. Assigned annotators
     only, named by `labels` (annotator id → label, e.g. "Annotator A" when names are hidden)
@@ -432,7 +434,7 @@ def flag_reasons_in_words(
         agreement = getattr(review.query, "agreement", None)
         if agreement is None:
             continue
-        out[review.query_id] = flag_sentences(
+        sentences = flag_sentences(
             reasons=agreement.flag_reasons,
             kappa=flag_kappa(
                 {"kappa": agreement.kappa, "kappa_linear": agreement.kappa_linear},
@@ -446,6 +448,7 @@ def flag_reasons_in_words(
             escalated=review.escalation == Escalation.ESCALATED,
             weights=project.kappa_weights,
         )
+        out[review.query_id] = [localize(sentence) for sentence in sentences]
     return out
 
 
