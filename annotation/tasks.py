@@ -28,7 +28,7 @@ def corpus_import_execute(corpus_import_id: int, language: str | None = None) ->
     from annotation.services.corpus import corpus_import_run
 
     with translation.override(language):
-        corpus_import_run(corpus_import_id=corpus_import_id)
+        corpus_import_run(corpus_import_id=corpus_import_id, index="worker")
 
 
 @shared_task(acks_late=True)
@@ -61,8 +61,9 @@ def corpus_search_backlog() -> list[int]:
 
 @shared_task(acks_late=True)
 def project_search_index_build(project_id: int) -> int:
-    """Index the project's chunks that have no search vector (after its tokenizer changed the
-    kind of index). Safe to run twice, even at once."""
+    """Index the project's chunks that have no search vector: after an upload's import is done
+    (its chunks stored), or after the project's tokenizer changed the kind of index. Safe to
+    run twice, even at once."""
     from annotation.services.search import search_index_build
 
     return search_index_build(project_id=project_id)

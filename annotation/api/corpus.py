@@ -201,11 +201,23 @@ class CorpusImportDetailApi(APIView):
         return Response(CorpusImportOutput(record).data)
 
 
+class SearchIndexOutput(serializers.Serializer):
+    state = serializers.ChoiceField(
+        choices=["ready", "building", "none"],
+        help_text="ready: every live chunk is indexed; building: an import's index is being "
+        "built by a worker (searches find every chunk meanwhile, more slowly); none: an "
+        "English project on SQLite has no index",
+    )
+    indexed = serializers.IntegerField()
+    chunks = serializers.IntegerField()
+
+
 class CorpusFiguresOutput(serializers.Serializer):
     documents = serializers.IntegerField()
     chunks = serializers.IntegerField()
     removed = serializers.IntegerField()
     changed = serializers.IntegerField()
+    search_index = SearchIndexOutput()
 
 
 class CorpusFiguresApi(APIView):

@@ -40,20 +40,45 @@ from annotation.models import (
 )
 from annotation.models.goldsets import VersionOrigin
 from goldsmith.corpus import corpus_hash
-from goldsmith.intake.tokenizers import SearchTerm, get_tokenizer, search_terms
+from goldsmith.intake.tokenizers import (
+    SearchTerm,
+    get_tokenizer,
+    search_fold,
+    search_folded_characters,
+    search_terms,
+)
 
 
-def corpus_figures(*, project: Project) -> dict[str, int]:
+def corpus_figures(*, project: Project) -> dict[str, object]:
     chunks = Chunk.objects.filter(project=project).aggregate(
         n_total=Count("id"),
         n_removed=Count("id", filter=Q(removed=True)),
         n_changed=Count("id", filter=Q(text_changed=True, removed=False)),
     )
+    live = chunks["n_total"] - chunks["n_removed"]
     return {
         "documents": project.documents.count(),
-        "chunks": chunks["n_total"] - chunks["n_removed"],
+        "chunks": live,
         "removed": chunks["n_removed"],
         "changed": chunks["n_changed"],
+        "search_index": search_index_state(project=project, chunks=live),
+    }
+
+
+def search_index_state(*, project: Project, chunks: int | None = None) -> dict[str, object]:
+    """How far the corpus's search index is: ``state`` "ready" (every live chunk indexed),
+    "building" (``indexed`` of ``chunks``: an import's index is built after it is done, by a
+    worker; a search meanwhile finds every chunk all the same, more slowly) or "none" (an
+    English project on SQLite has no index: its searches read the chunks' text)."""
+    if chunks is None:
+        chunks = Chunk.objects.filter(project=project, removed=False).count()
+    if project.search_kind == "english" and connection.vendor != "postgresql":
+        return {"state": "none", "indexed": 0, "chunks": chunks}
+    waiting = Chunk.objects.filter(project=project, removed=False, search__isnull=True).count()
+    return {
+        "state": "building" if waiting else "ready",
+        "indexed": chunks - waiting,
+        "chunks": chunks,
     }
 
 
@@ -127,15 +152,31 @@ def _search_chinese(project: Project, base: QuerySet[Chunk], text: str, limit: i
             folded &= Q(search__text__contains=term.text)
         hits = list(base.filter(folded).order_by("document__doc_id", "position")[:limit])
     if len(hits) < limit:
-        raw = Q()
-        for term in terms:
-            raw &= Q(text__icontains=term.text)
-        hits += list(
-            base.filter(raw, search__isnull=True).order_by("document__doc_id", "position")[
-                : limit - len(hits)
-            ]
-        )
+        hits += _not_indexed_yet(base, terms, limit - len(hits))
     return hits
+
+
+def _not_indexed_yet(base: QuerySet[Chunk], terms: list[SearchTerm], limit: int) -> list[Chunk]:
+    """The chunks without a search row yet (an import's index is built after it) that hold
+    every term, as the index will hold them: a chunk whose text `search_fold` leaves as it is
+    (lower-cased) is matched on its text by the database; one with a character the fold
+    changes (traditional, full-width, combining) is folded here first. So a search during an
+    index build finds every chunk it finds after, only more slowly."""
+    pending = base.filter(search__isnull=True)
+    raw = Q()
+    for term in terms:
+        raw &= Q(text__icontains=term.text)
+    found = list(pending.filter(raw).order_by("document__doc_id", "position")[:limit])
+    if len(found) < limit:
+        seen = {chunk.pk for chunk in found}
+        to_fold = pending.filter(text__regex=search_folded_characters()).order_by(
+            "document__doc_id", "position"
+        )
+        for chunk in to_fold.iterator(chunk_size=2000):
+            if chunk.pk not in seen and all(t.text in search_fold(chunk.text) for t in terms):
+                found.append(chunk)
+        found.sort(key=lambda c: (c.document.doc_id, c.position))
+    return found[:limit]
 
 
 _PENDING_SQL = """

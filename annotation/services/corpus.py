@@ -43,6 +43,7 @@ from annotation.models import (
     CorpusImport,
     Document,
     FileKind,
+    ImportStatus,
     Judgment,
     Project,
     Resolution,
@@ -132,9 +133,20 @@ def _check_settings(filename: str, chunk_size: int, overlap: int) -> None:
 
 
 def corpus_import_run(
-    *, corpus_import_id: int, path: Path | None = None, on_progress: ProgressCallback | None = None
+    *,
+    corpus_import_id: int,
+    path: Path | None = None,
+    on_progress: ProgressCallback | None = None,
+    index: str = "inline",
 ) -> CorpusImport:
-    """Run a queued import of `path` (or of its stored upload, deleted afterwards)."""
+    """Run a queued import of `path` (or of its stored upload, deleted afterwards).
+
+    The import is done when its chunks are stored: committed, poolable and searchable (chunks
+    without a search vector yet are searched without the index, see
+    `annotation.services.search`). The search index of the new and changed chunks is built
+    after that, apart: with `index="inline"` (the command line) in this call, after the record
+    says done; with `index="worker"` (uploads) by the `project_search_index_build` task, whose
+    progress the corpus page shows (`annotation.selectors.corpus.search_index_state`)."""
     record = CorpusImport.objects.get(pk=corpus_import_id)
 
     def work(source: Path, progress: ProgressWriter) -> None:
@@ -146,33 +158,24 @@ def corpus_import_run(
         for name, value in counts.items():
             setattr(record, name, value)
         record.bytes_read = record.bytes_total
-        _index_for_search(record, progress)
 
-    return import_run(record, path=path, on_progress=on_progress, work=work)
+    record = import_run(record, path=path, on_progress=on_progress, work=work)
+    if record.status == ImportStatus.DONE and (record.chunks_created or record.chunks_changed):
+        if index == "worker":
+            from annotation.tasks import project_search_index_build
+
+            project_search_index_build.delay(record.project_id)
+        else:
+            _index_for_search(record)
+    return record
 
 
-def _index_for_search(record: CorpusImport, progress: ProgressWriter) -> None:
+def _index_for_search(record: CorpusImport) -> None:
     """Build the search vectors of the chunks just committed. A failure here loses nothing:
     the chunks stay in the project's search backlog, searched without the index until a later
     build (the next import, or the periodic `corpus_search_backlog` task) indexes them."""
-    if not (record.chunks_created or record.chunks_changed):
-        return
-
-    def report(done: int, total: int) -> None:
-        progress.update(
-            phase=f"indexing {done}/{total}",
-            bytes_read=record.bytes_total,
-            total=record.bytes_total,
-        )
-
-    progress.update(
-        force=True,
-        phase="indexing for search",
-        bytes_read=record.bytes_total,
-        total=record.bytes_total,
-    )
     try:
-        search_index_build(project_id=record.project_id, on_progress=report)
+        search_index_build(project_id=record.project_id)
     except Exception:
         logger.exception("search index of corpus import %s failed; left in the backlog", record.pk)
 

@@ -495,6 +495,35 @@ def search_fold(text: str) -> str:
     return _t2s()(unicodedata.normalize("NFKC", text).lower())
 
 
+@cache
+def search_folded_characters() -> str:
+    """A regular-expression bracket of every character that `search_fold` may change in a text
+    (a traditional character OpenCC ``t2s`` changes on its own, a character NFKC changes, a
+    combining mark NFKC may compose, an upper-case letter beyond ASCII), as ranges. A text
+    holding none of them folds to itself lower-cased, so a search may match it by its own
+    text; one holding any must be folded first. Only characters beyond ASCII: the bracket needs
+    no escape, in Python's syntax as in PostgreSQL's."""
+    import opencc
+
+    chars = [chr(c) for c in range(0x80, 0x10000) if not 0xD800 <= c < 0xE000]
+    simplified = opencc.OpenCC("t2s").convert("\n".join(chars)).split("\n")
+    points = [
+        ord(c)
+        for c, s in zip(chars, simplified, strict=True)
+        if c != s
+        or unicodedata.normalize("NFKC", c) != c
+        or unicodedata.category(c) == "Mn"
+        or c.lower() != c
+    ]
+    ranges: list[list[int]] = []
+    for point in points:
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1][1] = point
+        else:
+            ranges.append([point, point])
+    return "[" + "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]"
+
+
 _INSTANCES: dict[str, Tokenizer] = {
     DEFAULT: DefaultTokenizer(),
     ZH_WORDS: ChineseWordTokenizer(),
