@@ -10,13 +10,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
-from annotation.i18n import localize
 from annotation.models import ImportStatus, Query, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from annotation.views.corpus import page_context
 from goldsmith.intake import sampling
+from sitewide.i18n import localize
 
 
 class SampleForm(forms.Form):

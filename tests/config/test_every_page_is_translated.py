@@ -21,7 +21,7 @@ from pathlib import Path
 import polib
 import pytest
 
-from annotation.catalogs import catalogs
+from config.catalogs import catalogs
 from tests.config.script_text import scripts, unmarked
 from tests.config.template_text import templates, untranslated
 from tests.conftest import REPO
