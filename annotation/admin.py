@@ -9,10 +9,6 @@ from annotation.services.projects import (
     api_tokens_revoke_without_membership,
     user_deactivate,
 )
-from annotation.views.signin import AdminSignInForm
-
-# The admin's sign-in says why a throttled sign-in is refused, as the site's does.
-admin.site.login_form = AdminSignInForm
 
 
 class MembershipInline(admin.TabularInline):

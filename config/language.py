@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 from django.views.i18n import JavaScriptCatalog
 
@@ -94,7 +95,7 @@ def language_set(request: HttpRequest) -> HttpResponse:
     ):
         next_url = "/"
     if language and language not in dict(settings.LANGUAGES):
-        raise Http404(f"{language!r} is not a language of this site")
+        raise Http404(not_a_language(language))
     response = HttpResponseRedirect(next_url)
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
@@ -115,6 +116,10 @@ def language_set(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def not_a_language(language: str) -> str:
+    return gettext("%(language)s is not a language of this site") % {"language": repr(language)}
+
+
 class LanguageJavaScriptCatalog(JavaScriptCatalog):
     """Django's JavaScript catalog (gettext, ngettext, interpolate, formats) at a URL of its
     own per language, so the browser may keep it for an hour and a switch of language loads
@@ -123,7 +128,7 @@ class LanguageJavaScriptCatalog(JavaScriptCatalog):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         language = kwargs.pop("language")
         if language not in dict(settings.LANGUAGES):
-            raise Http404(f"{language!r} is not a language of this site")
+            raise Http404(not_a_language(language))
         with translation.override(language):
             response = super().get(request, *args, **kwargs)
         patch_cache_control(response, max_age=3600)

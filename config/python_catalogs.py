@@ -10,22 +10,29 @@ Read with Python's own parser, so nothing depends on GNU xgettext being installe
 ``python -m config.python_catalogs`` adds the strings the code marks to the apps' catalogs
 (``<app>/locale/zh_Hans/LC_MESSAGES/django.po``) as untranslated entries, and marks entries
 the code no longer uses obsolete; a translator then fills them in. The catalogs are checked by
-``tests/config/test_every_python_string_is_translated.py``; ``python -m config.python_catalogs
-compile`` writes their ``.mo`` files (``make messages`` does both).
+``tests/config/test_every_python_string_is_translated.py``; ``manage.py compile_catalogs``
+(config/catalogs.py) writes their ``.mo`` files.
 """
 
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("zh_Hans",)
-# source folder → the app whose catalog holds its strings
-CATALOG_OF = {"annotation": "annotation", "evaluation": "evaluation", "goldsmith": "annotation"}
+# source folder → the app whose catalog holds its strings. The site's own code (sitewide/,
+# config/) and the engine's sentences go to annotation's, the lowest app: both apps' pages
+# read it, and Django merges every app's catalog into one per language.
+CATALOG_OF = {
+    "annotation": "annotation",
+    "evaluation": "evaluation",
+    "goldsmith": "annotation",
+    "sitewide": "annotation",
+    "config": "annotation",
+}
 SINGULAR = {"gettext", "gettext_lazy", "gettext_noop", "say"}
 PLURAL = {"ngettext", "ngettext_lazy"}
 CONTEXT = {"pgettext", "pgettext_lazy"}
@@ -96,7 +103,7 @@ def marked_messages() -> dict[str, dict[Message, list[Occurrence]]]:
         for path in python_files(folder):
             for occurrence in messages_in(path):
                 if not occurrence.message.msgid:
-                    continue  # a marker around a variable (annotation.i18n): not a message
+                    continue  # a marker around a variable (sitewide.i18n): not a message
                 out[app].setdefault(occurrence.message, []).append(occurrence)
     return out
 
@@ -151,24 +158,5 @@ def update_catalogs() -> None:
             catalog.save(str(path))
 
 
-def compile_catalogs() -> list[Path]:
-    """Compile each app catalog to its ``.mo`` beside it (not kept in git) when the ``.po`` is
-    newer; returns the files written."""
-    import polib
-
-    written = []
-    for app in sorted(set(CATALOG_OF.values())):
-        for language in LANGUAGES:
-            po = catalog_path(app, language)
-            mo = po.with_suffix(".mo")
-            if po.exists() and (not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime):
-                polib.pofile(str(po)).save_as_mofile(str(mo))
-                written.append(mo)
-    return written
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["compile"]:
-        compile_catalogs()
-    else:
-        update_catalogs()
+    update_catalogs()

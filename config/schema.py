@@ -3,13 +3,13 @@
 drf-spectacular documents what a view's `extend_schema` names; the refusals below are made
 before or around any view's own code, so they are added here once for every operation:
 
-- 400 — a path or query string holding text PostgreSQL cannot store (annotation/text_input.py,
+- 400 — a path or query string holding text PostgreSQL cannot store (sitewide/text_input.py,
   any operation), a body that does not parse, or input the view refuses (field → messages);
 - 401 — no credentials, or a token that is unknown, revoked or expired;
 - 403 — a role in the project that may not do this (annotation/permissions.py);
 - 404 — an id in the path that names nothing the caller may see (operations with one);
 - 415 — a body in a content type the operation does not take (operations with a body);
-- 429 — too many requests made with a token (annotation/throttling.py), with Retry-After.
+- 429 — too many requests made with a token (config/throttling.py), with Retry-After.
 
 An integer in the path is at least 0: Django's `<int:…>` route matches digits only.
 

@@ -82,6 +82,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "annotation",
     "evaluation",
+    # The site itself, for its commands: `serve` (what `make run` runs) and `compile_catalogs`.
+    "config",
 ]
 
 MIDDLEWARE = [
@@ -92,7 +94,7 @@ MIDDLEWARE = [
     "config.turns.ReadsTakeTurns",
     # 400, with the reason, for a NUL or a lone surrogate in the path, a query string or a form
     # (PostgreSQL cannot store them); the API's parsers below check JSON bodies.
-    "annotation.text_input.RefuseUnstorableText",
+    "sitewide.text_input.RefuseUnstorableText",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The page's language: the browser's (Accept-Language) or the language cookie; after the
     # session, before CommonMiddleware (Django's order). UserLanguageMiddleware below puts the
@@ -119,7 +121,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotation.context_processors.navigation",
+                "config.context_processors.navigation",
             ],
         },
     },
@@ -194,8 +196,8 @@ PASSWORD_HASHERS = [
 ]
 # Every password sign-in (the site's and the admin's) goes through this backend: an account is
 # refused for GOLDSMITH_SIGNIN_LOCKOUT_SECONDS after GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT failed
-# sign-ins, an address after GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS (annotation/throttling.py).
-AUTHENTICATION_BACKENDS = ["annotation.authentication.ThrottledModelBackend"]
+# sign-ins, an address after GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS (config/throttling.py).
+AUTHENTICATION_BACKENDS = ["config.authentication.ThrottledModelBackend"]
 GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT = env_int("GOLDSMITH_SIGNIN_FAILURES_PER_ACCOUNT", 10, 1)
 GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS = env_int("GOLDSMITH_SIGNIN_FAILURES_PER_ADDRESS", 50, 1)
 GOLDSMITH_SIGNIN_LOCKOUT_SECONDS = env_int("GOLDSMITH_SIGNIN_LOCKOUT_SECONDS", 900, 1)
@@ -295,19 +297,19 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "annotation.authentication.HashedTokenAuthentication",
+        "config.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # Requests made with an API token, per account and per address (annotation/throttling.py).
+    # Requests made with an API token, per account and per address (config/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": [
-        "annotation.throttling.TokenAccountThrottle",
-        "annotation.throttling.TokenAddressThrottle",
+        "config.throttling.TokenAccountThrottle",
+        "config.throttling.TokenAddressThrottle",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "annotation.text_input.JSONParser",
-        "annotation.text_input.FormParser",
-        "annotation.text_input.MultiPartParser",
+        "sitewide.text_input.JSONParser",
+        "sitewide.text_input.FormParser",
+        "sitewide.text_input.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "config.schema.GoldsmithAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",

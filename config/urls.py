@@ -5,10 +5,13 @@ from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotation import views as annotation_views
-from annotation.views.signin import SignInView
 from config.csp import csp_override
+from config.health import healthz
 from config.language import LanguageJavaScriptCatalog, language_set
+from config.signin import AdminSignInForm, SignInView
+
+# The admin's sign-in says why a throttled sign-in is refused, as the site's does.
+admin.site.login_form = AdminSignInForm
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -17,7 +20,7 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 
 urlpatterns = [
-    path("healthz", annotation_views.healthz, name="healthz"),
+    path("healthz", healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever a page links.
     path("favicon.ico", favicon),
     path("login/", SignInView.as_view(), name="login"),

@@ -23,10 +23,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
-from annotation.i18n import localize
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
-from annotation.text_input import JSONParser
 from evaluation.models import (
     Answerer,
     AnswerJudge,
@@ -53,6 +51,8 @@ from evaluation.services.reports import (
 )
 from goldsmith import formats
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
+from sitewide.i18n import localize
+from sitewide.text_input import JSONParser
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:

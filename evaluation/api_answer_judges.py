@@ -21,7 +21,6 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
-from annotation.text_input import JSONParser
 from evaluation.models import AnswerJudge
 from evaluation.selectors import answer_judges_of
 from evaluation.services.answer_judges import (
@@ -37,6 +36,7 @@ from evaluation.services.answer_judges import (
     answer_judge_update,
 )
 from goldsmith.answers.judge import AnswerItem
+from sitewide.text_input import JSONParser
 
 # One word without control characters: reports name the scorer `judge:<name>`.
 NAME_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f]{1,100}$"

@@ -26,7 +26,6 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
-from annotation.text_input import JSONParser
 from evaluation.models import JudgingJob
 from evaluation.services.judges import (
     judge_output,
@@ -34,6 +33,7 @@ from evaluation.services.judges import (
     judging_job_cancel,
     judging_job_create,
 )
+from sitewide.text_input import JSONParser
 
 
 def _invalid(error: Exception) -> serializers.ValidationError:

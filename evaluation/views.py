@@ -17,8 +17,6 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
-from annotation.downloads import attachment
-from annotation.i18n import localize
 from annotation.permissions import Action, project_access, role_allows
 from annotation.services.uploads import UploadRefused
 from evaluation.models import (
@@ -79,6 +77,8 @@ from goldsmith.answers import scoring as S
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 from goldsmith.text import id_order
+from sitewide.downloads import attachment
+from sitewide.i18n import localize
 
 TREND_METRICS = ("recall", "ndcg", "pass")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, pgettext
 
-from annotation.i18n import localize
 from goldsmith import reporting, verdicts
+from sitewide.i18n import localize
 
 
 def _recall_words(recall: dict[str, Any], k: int) -> str:

@@ -8,7 +8,7 @@ attribute, so the pages keep their Content-Security-Policy.
 
 Every word a plot draws (labels, axis titles, legends, tooltips) is a `goldsmith.text.Text`
 said here, or a label the caller passes; each goes through ``words`` before it is escaped. The
-pages pass ``annotation.i18n.localize`` so that a chart reads in the reader's language; the
+pages pass ``sitewide.i18n.localize`` so that a chart reads in the reader's language; the
 default, ``str``, keeps the English.
 """
 

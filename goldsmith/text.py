@@ -5,7 +5,7 @@ a page or an API error may show is built with :func:`say` from a template with n
 placeholders and its values: ``say("missing field %(name)r", name="query")``. The result is a
 :class:`Text`, a ``str`` equal to the English sentence (so printing, logging and comparing it
 work as for any string) that also keeps its template and values. The apps pass such a text
-through ``annotation.i18n.localize``, which looks the template up in their gettext catalog and
+through ``sitewide.i18n.localize``, which looks the template up in their gettext catalog and
 fills in the values, themselves localised when they are texts.
 
 Templates are literal first arguments of ``say`` (never built at run time), so a catalog can be

@@ -36,7 +36,7 @@ def require_shared_data(*parts: str) -> Path:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """The translation catalogs' .mo files are build output (never committed): compile the
     ones missing or older than their .po before any test renders a page."""
-    from annotation.catalogs import compile_catalogs
+    from config.catalogs import compile_catalogs
 
     if compile_catalogs():
         # A catalog read before it was compiled would stay cached for the whole session.

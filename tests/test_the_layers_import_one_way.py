@@ -1,15 +1,21 @@
-"""The house has three floors and imports run one way: evaluation → annotation → goldsmith.
+"""The house has floors and imports run one way:
+config → evaluation → annotation → sitewide → goldsmith.
 
 - ``goldsmith`` is the engine: numbers, parsers, formats, retrievers and the ``goldsmith``
   command. It imports no Django, no Celery and neither app, so it installs and runs on its own
   (a CI job scores a run file with no settings and no database).
+- ``sitewide`` is what both apps share with the site (the refusal of unstorable text, the
+  engine's sentences in the reader's language, download names). It imports neither app and
+  not ``config``, so both apps may use it.
 - ``annotation`` is the human process (projects, queues, grades, review, golden sets). It uses
   the engine and never the evaluation app: where its pages show evaluation's runs and drift
   alerts, the evaluation app puts them there (annotation/views/panels.py), and the demo that
   ends with evaluation runs is loaded from the evaluation app (evaluation/demo.py). An import
   that must stay goes on the list below, with its reason.
 - ``evaluation`` (runs, reports, drift) may use both.
-- ``config`` is the site that wires them together and may use all three.
+- ``config`` is the site that wires them together and may use all of them; neither app imports
+  it. The site's pieces that need an app's models live there: API-token authentication and
+  its throttling (annotation's ``ApiToken``), the navigation (the user's memberships).
 - Inside annotation, services (writes) may read through selectors, never the other way: a
   selector that needs a rule takes it from the engine.
 
@@ -24,6 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_MAY_NOT_IMPORT = (
     "django",
@@ -33,7 +41,9 @@ ENGINE_MAY_NOT_IMPORT = (
     "annotation",
     "evaluation",
     "config",
+    "sitewide",
 )
+APPS = ("annotation", "evaluation")
 
 # (importing module, imported module) -> why annotation needs the evaluation app there.
 ANNOTATION_USES_EVALUATION: dict[tuple[str, str], str] = {}
@@ -84,6 +94,27 @@ def test_the_engine_imports_no_django_and_neither_app():
         f"{module}:{line} imports {target}"
         for module, line, target in imports_of("goldsmith")
         if _top(target) in ENGINE_MAY_NOT_IMPORT
+    ]
+    assert wrong == []
+
+
+def test_sitewide_imports_neither_app_nor_the_site():
+    wrong = [
+        f"{module}:{line} imports {target}"
+        for module, line, target in imports_of("sitewide")
+        if _top(target) in {*APPS, "config"}
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_the_apps_do_not_import_the_site(app):
+    """`config` wires the apps together (settings, URLs, sign-in, tokens, `serve`): an app that
+    imported it would close a circle through the settings."""
+    wrong = [
+        f"{module}:{line} imports {target}"
+        for module, line, target in imports_of(app)
+        if _top(target) == "config"
     ]
     assert wrong == []
 

@@ -20,7 +20,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.i18n import localize
 from annotation.models import CorpusImport, CorpusVersion
 from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import (
@@ -37,6 +36,7 @@ from annotation.services.corpus import (
 )
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.intake.readers import ReadError
+from sitewide.i18n import localize
 
 UPDATE_MODES = ("add", "replace")
 

@@ -20,8 +20,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
-from annotation.downloads import attachment
-from annotation.i18n import localize
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from annotation.permissions import Action, project_access
 from annotation.selectors.goldsets import (
@@ -48,6 +46,8 @@ from annotation.services.goldsets import (
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.formats.goldset import parse_grade_map
+from sitewide.downloads import attachment
+from sitewide.i18n import localize
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 

@@ -16,7 +16,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
-from annotation.i18n import localize
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access
@@ -35,6 +34,7 @@ from annotation.services.judging import (
     query_annotation_save,
 )
 from annotation.services.pooling import candidate_add_by_annotator
+from sitewide.i18n import localize
 
 
 def conflict(error: Exception) -> Response:

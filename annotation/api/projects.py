@@ -13,7 +13,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.i18n import localize
 from annotation.models import (
     ApiToken,
     KappaWeights,
@@ -34,6 +33,7 @@ from annotation.services.projects import (
     membership_set,
     project_tokenizer_set,
 )
+from sitewide.i18n import localize
 
 
 class ProjectOutput(serializers.Serializer):

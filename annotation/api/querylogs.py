@@ -13,12 +13,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, page_of
-from annotation.i18n import localize
 from annotation.models import LogQuery, QueryLog
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import query_logs
 from annotation.services.querylogs import query_log_upload_accept
 from goldsmith.intake.readers import ReadError
+from sitewide.i18n import localize
 
 
 class QueryLogOutput(serializers.ModelSerializer):

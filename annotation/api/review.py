@@ -14,7 +14,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
-from annotation.i18n import localize
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
@@ -36,6 +35,7 @@ from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.services.uploads import upload_file
+from sitewide.i18n import localize
 
 
 class StaleReviewOutput(serializers.Serializer):

@@ -12,12 +12,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
-from annotation.i18n import localize
 from annotation.models import ImportStatus, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from goldsmith.intake import sampling
+from sitewide.i18n import localize
 
 
 class SampleCreateInput(serializers.Serializer):

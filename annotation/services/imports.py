@@ -21,11 +21,11 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from annotation.i18n import localize
 from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
 from annotation.selectors.languages import user_language_of
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from goldsmith.intake.readers import ReadError
+from sitewide.i18n import localize
 
 logger = logging.getLogger(__name__)
 Record = TypeVar("Record", bound=ImportJob)

@@ -42,9 +42,9 @@ from annotation.models import (
 )
 from annotation.models.judging import Provenance, ReviewState
 from annotation.services.uploads import Upload, upload_file, upload_limits, upload_name
-from annotation.text_input import single_line
 from goldsmith.intake.readers import ReadError
 from goldsmith.judges import read_machine_grades
+from sitewide.text_input import single_line
 
 
 class JudgeInvalid(ValueError):

@@ -29,7 +29,7 @@ from annotation.models.judging import SourceKind
 from annotation.selectors.judging import closed_to_new_chunks
 from annotation.services.assignment import assignments_refresh
 from annotation.services.judging import JudgingClosed
-from annotation.text_input import single_line
+from sitewide.text_input import single_line
 
 DEFAULT_K = 10
 ANNOTATOR_SOURCE = "annotators"

@@ -23,8 +23,8 @@ from annotation.models import (
     TokenizerOrigin,
 )
 from annotation.models.projects import token_digest
-from annotation.text_input import single_line
 from goldsmith.intake.tokenizers import detect_language
+from sitewide.text_input import single_line
 
 User = get_user_model()
 

@@ -1,3 +1,0 @@
-from annotation.views.health import healthz
-
-__all__ = ["healthz"]

@@ -13,7 +13,6 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from annotation.i18n import localize
 from annotation.models import Guideline, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access, role_allows
@@ -27,6 +26,7 @@ from annotation.selectors.judging import (
 )
 from annotation.selectors.judging_order import judged_in_order, judging_order_for
 from annotation.services.judging import guideline_publish
+from sitewide.i18n import localize
 
 FLAG_LABELS = [
     ("ambiguous", gettext_lazy("Ambiguous")),

@@ -12,7 +12,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
-from annotation.i18n import localize
 from annotation.models import CorpusImport, CorpusVersion
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.corpus import (
@@ -31,6 +30,7 @@ from annotation.services.corpus import (
     corpus_upload_accept,
 )
 from goldsmith.intake.readers import ReadError
+from sitewide.i18n import localize
 
 DIFF_SHOWN = 500  # chunks listed on the diff page (the API and the command list every one)
 

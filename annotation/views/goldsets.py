@@ -14,7 +14,6 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.api.goldsets import streamed_export
-from annotation.i18n import localize
 from annotation.models import GoldenItem, GoldenSetVersion, Membership, Project, Query
 from annotation.models.judging import Provenance, ReviewState
 from annotation.permissions import Action, project_access, role_allows
@@ -28,6 +27,7 @@ from annotation.selectors.goldsets import (
 from annotation.selectors.refresh import open_refresh, refresh_for_diff, refresh_progress
 from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
+from sitewide.i18n import localize
 
 PAGE_SIZE = 50
 EXPORT_LABELS = {

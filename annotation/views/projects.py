@@ -9,7 +9,6 @@ from django.urls import path
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
-from annotation.i18n import localize
 from annotation.models import Membership, Role, Tokenizer
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
@@ -20,6 +19,7 @@ from annotation.services.projects import (
     project_tokenizer_set,
 )
 from annotation.views.panels import Place, panels_at
+from sitewide.i18n import localize
 
 
 @login_required

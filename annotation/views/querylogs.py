@@ -10,7 +10,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext_lazy, ngettext
 
-from annotation.i18n import localize
 from annotation.models import QueryLog, ScrubPattern
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import (
@@ -23,6 +22,7 @@ from annotation.services.querylogs import query_log_upload_accept, scrub_pattern
 from annotation.views.corpus import page_context
 from goldsmith.intake.pii import parse_patterns
 from goldsmith.intake.readers import ReadError
+from sitewide.i18n import localize
 
 
 class QueryLogUploadForm(forms.Form):

@@ -15,7 +15,6 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
-from annotation.i18n import localize
 from annotation.models import Assignment, Membership, PoolSource, Project, Query, Role
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import KappaWeights, TieRule
@@ -53,6 +52,7 @@ from annotation.services.uploads import upload_file
 from annotation.views.annotate import ANSWER_TYPE_LABELS, _context
 from annotation.views.panels import Place, panels_at
 from goldsmith import plots
+from sitewide.i18n import localize
 
 
 class PoolBuildForm(forms.Form):

@@ -10,7 +10,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
-from annotation.i18n import localize
 from annotation.models import ImportStatus, Query, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
@@ -18,6 +17,7 @@ from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create
 from annotation.views.corpus import page_context
 from annotation.views.words import ALLOCATION_WORDS, FIELD_WORDS, STRATEGY_WORDS
 from goldsmith.intake import sampling
+from sitewide.i18n import localize
 
 
 class SampleForm(forms.Form):

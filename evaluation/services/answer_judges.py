@@ -32,7 +32,6 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
 from annotation.models import Project
-from annotation.text_input import single_line
 from evaluation import credentials
 from evaluation.models import AnswerJudge
 from evaluation.services.executors import ssrf_policy
@@ -45,6 +44,7 @@ from goldsmith.answers.judge import (
     JudgeResults,
 )
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
+from sitewide.text_input import single_line
 
 # The settings of AnswerJudgeConfig kept in `AnswerJudge.config` besides the URL; the identity
 # (name, model, prompt version, temperature) has columns of its own.

@@ -16,7 +16,6 @@ from django.utils.translation import gettext
 
 from annotation.models import Project
 from annotation.services.uploads import Upload, upload_file, upload_name
-from annotation.text_input import single_line
 from evaluation import credentials
 from evaluation.models import (
     Answerer,
@@ -36,6 +35,7 @@ from goldsmith.formats.jsonl import read_jsonl_stages
 from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 from goldsmith.text import say
+from sitewide.text_input import single_line
 
 HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 

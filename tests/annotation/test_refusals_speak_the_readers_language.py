@@ -10,12 +10,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 from django.utils.translation import trans_real
 
-from annotation.i18n import localize
 from annotation.models import QueryLog
-from config.python_catalogs import compile_catalogs
+from config.catalogs import compile_catalogs
 from goldsmith.agreement import AMBIGUOUS, LOW_KAPPA, TWO_APART, flag_sentences
 from goldsmith.intake.readers import ReadError
 from goldsmith.text import say
+from sitewide.i18n import localize
 from tests.conftest import wait_for
 
 CHINESE = {"HTTP_ACCEPT_LANGUAGE": "zh-CN,zh;q=0.9"}

@@ -221,7 +221,7 @@ def api_schema(seeded) -> Iterator[schemathesis.BaseSchema]:
     try:
         schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
         # Text holding a NUL is refused anywhere in a request, as the 400 of every operation
-        # says (annotation/text_input.py; tests/config/test_a_nul_byte_gets_a_400.py), also in
+        # says (sitewide/text_input.py; tests/config/test_a_nul_byte_gets_a_400.py), also in
         # a property the schema leaves open: generated text leaves it out.
         schema.config.generation.update(allow_x00=False)
         yield schema

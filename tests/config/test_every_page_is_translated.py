@@ -21,7 +21,7 @@ from pathlib import Path
 import polib
 import pytest
 
-from annotation.catalogs import catalogs
+from config.catalogs import catalogs
 from tests.config.script_text import scripts, unmarked
 from tests.config.template_text import templates, untranslated
 from tests.conftest import REPO
@@ -146,7 +146,10 @@ def messages(po_path: Path) -> set[tuple[str | None, str, str]]:
 # What the copy needs to run manage.py, and what makemessages reads of it: the templates and our
 # scripts. The Python code's words are in the apps' catalogs, which their own extractor keeps
 # (config/python_catalogs.py, checked by test_every_python_string_is_translated.py).
-SOURCES = ("manage.py", "config", "annotation", "evaluation", "goldsmith", "templates", "static")
+SOURCES = (
+    "manage.py", "config", "sitewide", "annotation", "evaluation", "goldsmith", "templates",
+    "static",
+)  # fmt: skip
 IGNORED = (
     ".venv", "var", "tests", "bench", "docs", "node_modules", "staticfiles", "*.py",
 )  # fmt: skip

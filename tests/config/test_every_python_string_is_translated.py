@@ -59,8 +59,9 @@ REFUSALS = {
 # Keyword arguments a person reads (a form's or serializer's label, help and name).
 READ_KEYWORDS = {"detail", "help_text", "verbose_name", "verbose_name_plural", "label", "subject"}
 MESSAGE_LEVELS = {"success", "error", "info", "warning", "debug"}
-# Where the apps' user-facing code lives; management commands speak English on the command line.
-APP_FOLDERS = ("annotation", "evaluation")
+# Where the user-facing code lives (the apps and the site's own: sign-in, throttling, the text
+# check); management commands speak English on the command line.
+APP_FOLDERS = ("annotation", "evaluation", "sitewide", "config")
 
 
 def _is_sentence(node: ast.expr) -> bool:
@@ -204,13 +205,13 @@ def test_the_engine_refuses_an_input_file_in_sentences_the_apps_can_translate():
 
 
 def test_markers_hold_literal_strings():
-    """gettext(variable) cannot be extracted: only `annotation.i18n` translates run-time
+    """gettext(variable) cannot be extracted: only `sitewide.i18n` translates run-time
     templates (the engine's, which are extracted from `say` calls)."""
     dynamic = [
         f"{o.path.relative_to(ROOT)}:{o.line}"
         for folder in CATALOG_OF
         for path in python_files(folder)
-        if path != ROOT / "annotation" / "i18n.py"
+        if path != ROOT / "sitewide" / "i18n.py"
         for o in messages_in(path)
         if not o.message.msgid
     ]

@@ -18,7 +18,7 @@ from tests.conftest import REPO
 
 APP_CODE = [
     p
-    for folder in ("goldsmith", "annotation", "evaluation", "config")
+    for folder in ("goldsmith", "sitewide", "annotation", "evaluation", "config")
     for p in sorted((REPO / folder).rglob("*.py"))
     if "migrations" not in p.parts
 ] + [REPO / "manage.py"]

@@ -63,7 +63,7 @@ def html_strings_in_code() -> list[tuple[Path, int, str]]:
     """String literals of our Python code that may hold markup; an f-string is read whole,
     with {} for each value put in (the plots build their SVG that way)."""
     found = []
-    for folder in ("goldsmith", "annotation", "evaluation", "config"):
+    for folder in ("goldsmith", "sitewide", "annotation", "evaluation", "config"):
         for path in sorted((REPO / folder).rglob("*.py")):
             if "migrations" in path.parts:
                 continue

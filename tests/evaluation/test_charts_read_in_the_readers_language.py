@@ -14,10 +14,10 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from annotation.i18n import localize
 from config.python_catalogs import ROOT, catalog_path, messages_in
 from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
 from goldsmith import plots
+from sitewide.i18n import localize
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 

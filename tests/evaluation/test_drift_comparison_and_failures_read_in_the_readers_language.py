@@ -14,7 +14,7 @@ from django.utils.html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.python_catalogs import compile_catalogs
+from config.catalogs import compile_catalogs
 from evaluation.models import DriftAlert, RunState
 from evaluation.services import baseline_set, evaluation_run_create, retriever_save
 from evaluation.wording import drift_in_words, fired_rule_in_words, significance_in_words

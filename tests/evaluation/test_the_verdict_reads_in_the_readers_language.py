@@ -13,7 +13,7 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.python_catalogs import compile_catalogs
+from config.catalogs import compile_catalogs
 from evaluation.wording import verdict_in_words
 from goldsmith import reporting, verdicts
 from goldsmith.bands import Targets

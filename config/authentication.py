@@ -12,12 +12,12 @@ from rest_framework import authentication, exceptions
 
 from annotation.models import ApiToken
 from annotation.models.projects import token_digest
-from annotation.throttling import client_address, signin_failed, signin_refusal, signin_succeeded
+from config.throttling import client_address, signin_failed, signin_refusal, signin_succeeded
 
 
 class ThrottledModelBackend(ModelBackend):
     """Django's password check, refused while the account or the address has failed too often
-    (annotation/throttling.py). Every password sign-in goes through it: the sign-in page, the
+    (config/throttling.py). Every password sign-in goes through it: the sign-in page, the
     admin's, and any future one. The refusal is left on the request for the page to show."""
 
     def authenticate(self, request, username=None, password=None, **kwargs):

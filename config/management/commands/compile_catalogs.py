@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from annotation.catalogs import ROOT, catalogs, compile_catalogs
+from config.catalogs import ROOT, catalogs, compile_catalogs
 
 
 class Command(BaseCommand):

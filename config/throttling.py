@@ -27,6 +27,8 @@ from django.http import HttpRequest
 from django.utils.translation import ngettext
 from rest_framework.throttling import BaseThrottle
 
+from annotation.models import ApiToken
+
 
 def client_address(request: HttpRequest | None) -> str | None:
     """The caller's address: the connection's, or behind a proxy the last address in the header
@@ -157,8 +159,6 @@ class _TokenRequestThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request, view) -> bool:
-        from annotation.models import ApiToken
-
         if not isinstance(getattr(request, "auth", None), ApiToken):
             return True
         ident = self.ident_of(request)
