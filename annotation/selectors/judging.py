@@ -23,7 +23,6 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext
 
-from annotation.i18n import localize
 from annotation.models import (
     Assignment,
     Candidate,
@@ -41,6 +40,7 @@ from annotation.models import (
 from annotation.models.judging import AssignmentStatus, Escalation, Provenance, ReviewState
 from goldsmith.agreement import flag_kappa, flag_sentences, rule_resolution, settling_tie_rule
 from goldsmith.intake.tokenizers import DEFAULT, get_tokenizer
+from sitewide.i18n import localize
 
 
 def query_terms(text: str, *, tokenizer: str = DEFAULT) -> list[str]:
