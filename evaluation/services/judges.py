@@ -32,8 +32,14 @@ from annotation.selectors.machine import (
 from annotation.services.machine import JudgeInvalid, machine_grades_store, machine_judge_add
 from evaluation import credentials
 from evaluation.models import FINISHED_STATES, JudgeEndpoint, JudgingJob, RunState
-from evaluation.services.executors import ssrf_policy
-from evaluation.services.retrievers import RetrieverInvalid, _auth_changes
+from evaluation.services.endpoints import (
+    EndpointInvalid,
+    auth_changes,
+    auth_header,
+    headers_check,
+    ssrf_policy,
+    url_check,
+)
 from goldsmith.judges import (
     HttpJudgeClient,
     HttpJudgeConfig,
@@ -41,7 +47,6 @@ from goldsmith.judges import (
     Verdict,
     keyword_overlap_grade,
 )
-from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 
 log = logging.getLogger(__name__)
 CALLED = (MachineJudgeKind.HTTP, MachineJudgeKind.KEYWORD)  # kinds a job calls
@@ -51,27 +56,19 @@ def _clean_judge_config(config: Mapping[str, Any]) -> dict[str, Any]:
     known = set(HttpJudgeConfig.__dataclass_fields__)
     unknown = sorted(set(config) - known)
     if unknown:
-        raise JudgeInvalid(f"unknown HTTP judge setting {unknown[0]!r}")
-    headers = config.get("headers") or {}
-    if not isinstance(headers, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-    ):
-        raise JudgeInvalid("headers must map names to strings")
-    if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
-        raise JudgeInvalid(gettext("put credentials in the auth header (stored encrypted)"))
+        raise EndpointInvalid(
+            gettext("unknown HTTP judge setting %(name)r") % {"name": unknown[0]}, field="config"
+        )
+    headers = headers_check(config.get("headers") or {})
     try:
-        cfg = HttpJudgeConfig(**config)
+        cfg = HttpJudgeConfig(**{**config, "headers": headers})
     except TypeError as error:
-        raise JudgeInvalid(str(error)) from None
+        raise EndpointInvalid(str(error), field="config") from None
     cfg = HttpJudgeConfig(**{**cfg.snapshot(), "method": str(cfg.method).upper()})
     problems = cfg.problems()
     if problems:
-        raise JudgeInvalid("; ".join(problems))
-    try:
-        check_url(cfg.url, ssrf_policy())
-    except UnsafeURL as error:
-        if "does not resolve" not in str(error):  # a name may resolve only on the workers
-            raise JudgeInvalid(str(error)) from None
+        raise EndpointInvalid("; ".join(problems), field="config")
+    url_check(cfg.url, field="config.url")
     return cfg.snapshot()
 
 
@@ -90,7 +87,8 @@ def judge_register(
     """Register a machine judge: ``http`` (with `config`, the settings of
     `goldsmith.judges.HttpJudgeConfig`, and optionally an auth header), ``keyword`` (the
     built-in stub) or ``file`` (grades uploaded later). Nothing is saved when anything is
-    refused (JudgeInvalid, whose message never holds the secret)."""
+    refused: JudgeInvalid, or EndpointInvalid naming the field (``config.url``,
+    ``auth_header_env``…); no message holds the secret."""
     if kind != MachineJudgeKind.HTTP and (
         config or auth_header_name or auth_header_value or auth_header_env
     ):
@@ -98,10 +96,7 @@ def judge_register(
     endpoint = None
     if kind == MachineJudgeKind.HTTP:
         clean = _clean_judge_config(config or {})
-        try:
-            auth = _auth_changes(None, auth_header_name, auth_header_value, auth_header_env)
-        except RetrieverInvalid as error:
-            raise JudgeInvalid(str(error)) from None
+        auth = auth_changes(None, auth_header_name, auth_header_value, auth_header_env)
         endpoint = JudgeEndpoint(config=clean, **auth)
     judge = machine_judge_add(project=project, name=name, kind=kind, by=by)
     if endpoint is not None:
@@ -187,14 +182,9 @@ def _verdicts(
 
 def _client(judge: MachineJudge) -> HttpJudgeClient:
     endpoint = JudgeEndpoint.objects.get(judge=judge)
-    header = None
-    if endpoint.auth_header_name and endpoint.auth_header_env:
-        header = (endpoint.auth_header_name, credentials.from_environment(endpoint.auth_header_env))
-    elif endpoint.auth_header_name and endpoint.auth_header_encrypted:
-        header = (endpoint.auth_header_name, credentials.decrypt(endpoint.auth_header_encrypted))
     known = set(HttpJudgeConfig.__dataclass_fields__)
     config = HttpJudgeConfig(**{k: v for k, v in endpoint.config.items() if k in known})
-    return HttpJudgeClient(config, policy=ssrf_policy(), auth_header=header)
+    return HttpJudgeClient(config, policy=ssrf_policy(), auth_header=auth_header(endpoint))
 
 
 def judging_job_execute(*, job_id: int) -> str:

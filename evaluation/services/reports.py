@@ -42,6 +42,7 @@ from evaluation.services.answers import (
     quadrant_thresholds,
     run_answer_report,
 )
+from evaluation.services.endpoints import ssrf_policy
 from evaluation.services.retrievers import (
     effective_thresholds,
     evaluation_settings_get,
@@ -52,6 +53,7 @@ from goldsmith import bands, pool_bias, reporting, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
+from goldsmith.retrievers.http import PermanentFailure, post_json
 
 DEFAULT_KS = (5, 10)  # the cut-offs of a run created without any
 
@@ -538,9 +540,6 @@ def _corpus_payload(section: dict[str, Any] | None) -> dict[str, Any] | None:
 def evaluation_alert_notify(*, alert_id: int) -> str:
     """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
     the task to retry."""
-    from evaluation.services.executors import ssrf_policy
-    from goldsmith.retrievers.http import PermanentFailure, post_json
-
     alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
         pk=alert_id
     )

@@ -27,7 +27,13 @@ from evaluation.models import (
     RunFileRow,
     Schedule,
 )
-from evaluation.services.executors import ssrf_policy
+from evaluation.services.endpoints import (
+    EndpointInvalid,
+    auth_changes,
+    headers_check,
+    ssrf_policy,
+    url_check,
+)
 from goldsmith import bands, metrics
 from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
@@ -37,10 +43,8 @@ from goldsmith.retrievers.http import HttpRetrieverConfig
 from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 from goldsmith.text import say
 
-HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
-
-class RetrieverInvalid(ValueError):
+class RetrieverInvalid(EndpointInvalid):
     """The retriever's configuration cannot be used; the message says why (never a secret)."""
 
 
@@ -48,65 +52,22 @@ def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
     known = set(HttpRetrieverConfig.__dataclass_fields__)
     unknown = sorted(set(config) - known)
     if unknown:
-        raise RetrieverInvalid(gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]})
+        raise RetrieverInvalid(
+            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}, field="config"
+        )
     if "headers" in config:
-        headers = config["headers"] or {}
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-        ):
-            raise RetrieverInvalid(gettext("headers must map names to strings"))
-        if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
-            raise RetrieverInvalid(gettext("put credentials in the auth header (stored encrypted)"))
+        config = {**config, "headers": headers_check(config["headers"] or {})}
     try:
         cfg = HttpRetrieverConfig(**config)
     except TypeError as error:
-        raise RetrieverInvalid(str(error)) from None
+        raise RetrieverInvalid(str(error), field="config") from None
     cfg = HttpRetrieverConfig(**{**cfg.snapshot(), "method": cfg.method.upper()})
     problems = cfg.problems()
     if problems:
-        raise RetrieverInvalid("; ".join(problems))
+        raise RetrieverInvalid("; ".join(problems), field="config")
     probe = cfg.url.replace("{query}", "q").replace("{query_id}", "1").replace("{top_k}", "10")
-    try:
-        check_url(probe, ssrf_policy())
-    except UnsafeURL as error:
-        if "does not resolve" not in str(error):  # a name may resolve only on the workers
-            raise RetrieverInvalid(str(error)) from None
+    url_check(probe, field="config.url")
     return cfg.snapshot()
-
-
-def _auth_changes(
-    retriever: Retriever | None, name: str | None, value: str | None, env: str | None
-) -> dict[str, str]:
-    """The auth fields to set; None and empty values keep what is stored."""
-    changes: dict[str, str] = {}
-    header = retriever.auth_header_name if retriever is not None else ""
-    if name is not None:
-        header = name.strip()
-        if header and not set(header) <= HEADER_NAME_CHARS:
-            raise RetrieverInvalid(
-                gettext("the auth header name may hold letters, digits, - and _")
-            )
-        changes["auth_header_name"] = header
-        if not header:
-            changes.update(auth_header_encrypted="", auth_header_env="")
-    if value:
-        if any(c in value for c in "\r\n\0"):
-            # A line break would end the header early and start another one on the wire.
-            raise RetrieverInvalid(gettext("the auth header value is one line"))
-        changes.update(auth_header_encrypted=credentials.encrypt(value), auth_header_env="")
-    if env:
-        env = env.strip()
-        if not env.replace("_", "").isalnum():
-            raise RetrieverInvalid(
-                gettext("the environment variable name may hold letters, digits, _")
-            )
-        refusal = credentials.environment_refusal(env)
-        if refusal is not None:
-            raise RetrieverInvalid(refusal)
-        changes.update(auth_header_env=env, auth_header_encrypted="")
-    if (value or env) and not header:
-        raise RetrieverInvalid(gettext("give the auth header a name (e.g. Authorization)"))
-    return changes
 
 
 def retriever_save(
@@ -170,7 +131,7 @@ def retriever_save(
             stored = retriever.config if retriever is not None else {}
             changes["config"] = _clean_http_config({**stored, **(config or {})})
         changes.update(
-            _auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
+            auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
         )
     elif retriever is None and (auth_header_name or auth_header_value or auth_header_env):
         raise RetrieverInvalid(gettext("only HTTP retrievers take an auth header"))
