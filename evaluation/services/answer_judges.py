@@ -24,7 +24,7 @@ import enum
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -40,6 +40,7 @@ from evaluation.services.endpoints import (
     auth_changes,
     auth_header,
     headers_check,
+    refused_as,
     ssrf_policy,
     url_check,
 )
@@ -53,20 +54,8 @@ from goldsmith.answers.judge import (
 
 # The settings of AnswerJudgeConfig kept in `AnswerJudge.config` besides the URL; the identity
 # (name, model, prompt version, temperature) has columns of its own.
-CALL_SETTINGS = (
-    "method",
-    "body_template",
-    "score_path",
-    "reason_path",
-    "faithfulness_path",
-    "relevance_path",
-    "timeout",
-    "max_concurrency",
-    "retries",
-    "backoff",
-    "batch_size",
-    "headers",
-)
+IDENTITY = ("url", "name", "model", "prompt_version", "temperature")
+CALL_SETTINGS = tuple(f.name for f in fields(AnswerJudgeConfig) if f.name not in IDENTITY)
 # A test call is made while a person waits: one attempt, at most this long.
 TEST_CALL_TIMEOUT = 10.0
 # The sample answer a test call sends when given none (docs/formats.md, "HTTP answer judge").
@@ -149,7 +138,8 @@ def _checked_url(url: Any) -> str:
     if not text:
         raise AnswerJudgeInvalid("url", gettext("the judge needs a URL"))
     _engine_problem("url", text)
-    url_check(text, field="url")
+    with refused_as(AnswerJudgeInvalid):
+        url_check(text, field="url")
     return text
 
 
@@ -173,7 +163,8 @@ def _checked_setting(name: str, value: Any) -> Any:
     field = f"config.{name}"
     default = getattr(_PROBE, name)
     if name == "headers":
-        return headers_check(value, field=field)
+        with refused_as(AnswerJudgeInvalid):
+            return headers_check(value, field=field)
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise AnswerJudgeInvalid(
@@ -214,6 +205,11 @@ def _checked_config(stored: Mapping[str, Any], changes: Mapping[str, Any]) -> di
     return out
 
 
+def _auth_changes(judge: AnswerJudge | None, *given: str | None) -> dict[str, str]:
+    with refused_as(AnswerJudgeInvalid):
+        return auth_changes(judge, *given)
+
+
 # --------------------------------------------------------------------------------------------
 # Writes
 
@@ -246,7 +242,7 @@ def answer_judge_register(
         prompt_version=prompt_version,
         temperature=temperature,
         config=config or {},
-        auth=auth_changes(None, auth_header_name, auth_header_value, auth_header_env),
+        auth=_auth_changes(None, auth_header_name, auth_header_value, auth_header_env),
     )
 
 
@@ -275,7 +271,7 @@ def answer_judge_update(
         prompt_version=judge.prompt_version if prompt_version is None else prompt_version,
         temperature=judge.temperature if temperature is KEEP else temperature,
         config=config or {},
-        auth=auth_changes(judge, auth_header_name, auth_header_value, auth_header_env),
+        auth=_auth_changes(judge, auth_header_name, auth_header_value, auth_header_env),
     )
 
 

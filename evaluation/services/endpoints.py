@@ -16,7 +16,8 @@ Every refusal is one :class:`EndpointInvalid` naming the field it is about (``ur
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -38,6 +39,20 @@ class EndpointInvalid(ValueError):
     def __init__(self, message: str, *, field: str = NON_FIELD) -> None:
         super().__init__(message)
         self.field = field
+
+
+@contextmanager
+def refused_as(kind: type[EndpointInvalid]) -> Iterator[None]:
+    """Raise the refusals of the rules called inside as `kind`, with the same field and
+    message: each endpoint's service keeps its own exception, a subclass of this module's."""
+    try:
+        yield
+    except EndpointInvalid as error:
+        if isinstance(error, kind):
+            raise
+        refused = kind.__new__(kind)  # whatever `kind.__init__` takes: the same field
+        EndpointInvalid.__init__(refused, str(error), field=error.field)
+        raise refused from None
 
 
 def ssrf_policy() -> Policy:

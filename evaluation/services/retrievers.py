@@ -31,6 +31,7 @@ from evaluation.services.endpoints import (
     EndpointInvalid,
     auth_changes,
     headers_check,
+    refused_as,
     ssrf_policy,
     url_check,
 )
@@ -127,12 +128,13 @@ def retriever_save(
             )
         changes["answerer"] = answerer
     if kind == RetrieverKind.HTTP:
-        if retriever is None or config is not None:
-            stored = retriever.config if retriever is not None else {}
-            changes["config"] = _clean_http_config({**stored, **(config or {})})
-        changes.update(
-            auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
-        )
+        with refused_as(RetrieverInvalid):
+            if retriever is None or config is not None:
+                stored = retriever.config if retriever is not None else {}
+                changes["config"] = _clean_http_config({**stored, **(config or {})})
+            changes.update(
+                auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
+            )
     elif retriever is None and (auth_header_name or auth_header_value or auth_header_env):
         raise RetrieverInvalid(gettext("only HTTP retrievers take an auth header"))
     read = _run_file_read(run_file) if run_file is not None else None

@@ -16,8 +16,8 @@ from django.core.management.base import BaseCommand
 
 from annotation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
-from evaluation.services.retrievers import retriever_save
 from evaluation.services.endpoints import EndpointInvalid
+from evaluation.services.retrievers import retriever_save
 from goldsmith import formats
 from goldsmith.retrievers.http import HTTP_SETTINGS
 
