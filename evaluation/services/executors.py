@@ -14,7 +14,7 @@ from typing import Any
 from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
-from evaluation.selectors import chunk_texts
+from evaluation.selectors.corpus import chunk_texts
 from evaluation.services.answers import headline_k
 from evaluation.services.endpoints import auth_header, ssrf_policy
 from goldsmith.answers.extractive import extractive_answer
