@@ -22,7 +22,7 @@ from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.selectors.goldsets import versions_of
 from goldsmith import bands, metrics
 from goldsmith.answers.judge import AnswerJudgeConfig
-from goldsmith.judges import HttpJudgeConfig
+from goldsmith.judges import JUDGE_SETTINGS, HttpJudgeConfig
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 
 
@@ -50,14 +50,23 @@ class HeaderLinesField(forms.CharField):
         return headers
 
 
-def _http_field(setting: HttpSetting) -> forms.Field:
-    """The form field of one HTTP setting. None is required here: the form serves every kind,
-    and the service says what an HTTP retriever lacks."""
+def refuse(form: forms.Form, error: Exception) -> None:
+    """Put a refusal on the form: an endpoint's (`EndpointInvalid`) on the field it names
+    when the form has it (``config.url`` is the form's ``url``), anything else above."""
+    field = str(getattr(error, "field", "")).rpartition(".")[2]
+    form.add_error(field if field in form.fields else None, localize(error))
+
+
+def setting_field(setting: HttpSetting, **given: Any) -> forms.Field:
+    """The form field of one call setting (bounds, choices and default from the engine's
+    list; `given` overrides, e.g. a label in the reader's language). None is required here:
+    a form serves every kind, and the service says what an endpoint lacks."""
     common: dict[str, Any] = {
         "label": setting.label[:1].upper() + setting.label[1:],
         "help_text": setting.help,
         "required": False,
         "initial": setting.default,
+        **given,
     }
     if setting.choices:
         return forms.ChoiceField(choices=[(c, c) for c in setting.choices], **common)
@@ -107,7 +116,7 @@ class RetrieverForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for setting in HTTP_SETTINGS:
-            self.fields[setting.name] = _http_field(setting)
+            self.fields[setting.name] = setting_field(setting)
 
     def http_fields(self) -> list[forms.BoundField]:
         return [self[s.name] for s in HTTP_SETTINGS]
@@ -340,14 +349,12 @@ class JudgeForm(forms.Form):
     )
     grade_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.grade_path)
     reason_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.reason_path)
-    batch_size = forms.IntegerField(
-        required=False, min_value=1, max_value=1000, initial=JUDGE_DEFAULTS.batch_size,
-        help_text=gettext_lazy("chunks judged and saved together"),
-    )  # fmt: skip
-    max_concurrency = forms.IntegerField(
-        required=False, min_value=1, max_value=64, initial=JUDGE_DEFAULTS.max_concurrency,
-        help_text=gettext_lazy("requests at once"),
-    )  # fmt: skip
+    batch_size = setting_field(
+        JUDGE_SETTINGS["batch_size"], help_text=gettext_lazy("chunks judged and saved together")
+    )
+    max_concurrency = setting_field(
+        JUDGE_SETTINGS["max_concurrency"], help_text=gettext_lazy("requests at once")
+    )
     auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
     auth_header_value = forms.CharField(
         required=False,
@@ -416,19 +423,17 @@ class AnswerJudgeForm(forms.Form):
     reason_path = forms.CharField(
         required=False, initial=ANSWER_JUDGE_DEFAULTS.reason_path, label=gettext_lazy("Reason path")
     )
-    timeout = forms.FloatField(
-        required=False, min_value=0.1, max_value=300, initial=ANSWER_JUDGE_DEFAULTS.timeout,
-        label=gettext_lazy("Timeout"), help_text=gettext_lazy("seconds"),
-    )  # fmt: skip
-    max_concurrency = forms.IntegerField(
-        required=False, min_value=1, max_value=64, initial=ANSWER_JUDGE_DEFAULTS.max_concurrency,
-        label=gettext_lazy("Requests at once"),
-    )  # fmt: skip
-    retries = forms.IntegerField(
-        required=False, min_value=0, max_value=10, initial=ANSWER_JUDGE_DEFAULTS.retries,
+    timeout = setting_field(
+        JUDGE_SETTINGS["timeout"], label=gettext_lazy("Timeout"), help_text=gettext_lazy("seconds")
+    )
+    max_concurrency = setting_field(
+        JUDGE_SETTINGS["max_concurrency"], label=gettext_lazy("Requests at once"), help_text=""
+    )
+    retries = setting_field(
+        JUDGE_SETTINGS["retries"],
         label=gettext_lazy("Retries"),
         help_text=gettext_lazy("after a timeout, HTTP 429 or a server error"),
-    )  # fmt: skip
+    )
     auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
     auth_header_value = forms.CharField(
         required=False,

@@ -238,7 +238,7 @@ class JudgeCall:
                 out.append(f"the body template must contain {needed}")
         if not score_path[1].strip():
             out.append(f"the {score_path[0]} is required")
-        return out + limit_problems(self, JUDGE_SETTINGS)
+        return out + limit_problems(self, JUDGE_SETTINGS.values())
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as a JSON-ready dictionary (no secret is in them)."""
@@ -258,7 +258,7 @@ class JudgeCall:
         )
 
 
-JUDGE_SETTINGS = settings_of(JudgeCall)
+JUDGE_SETTINGS = {s.name: s for s in settings_of(JudgeCall)}  # name → its setting
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from annotation.text_input import JSONParser
+from evaluation.api.endpoints import REFUSED, endpoint_refusal, setting_field
 from evaluation.api.shapes import refusal
 from evaluation.models import (
     Answerer,
@@ -31,7 +32,7 @@ from evaluation.models import (
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from goldsmith import formats
-from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
+from goldsmith.retrievers.http import HTTP_SETTINGS
 
 
 class RetrieverOutput(serializers.Serializer):
@@ -53,11 +54,6 @@ class RetrieverOutput(serializers.Serializer):
 def retriever_output(retriever: Retriever) -> dict[str, Any]:
     """Everything about a retriever except its auth header's value (never returned)."""
     run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
-    source = None
-    if retriever.auth_header_env:
-        source = "env"
-    elif retriever.auth_header_encrypted:
-        source = "stored"
     return {
         "id": retriever.pk,
         "name": retriever.name,
@@ -65,7 +61,7 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
         "config": retriever.config,
         "auth_header_name": retriever.auth_header_name,
         "has_auth_header": retriever.has_auth_header,
-        "auth_header_source": source,
+        "auth_header_source": retriever.auth_header_source,
         "auth_header_env": retriever.auth_header_env,
         "schedule": retriever.schedule,
         "answerer": retriever.answerer,
@@ -86,30 +82,11 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
     }
 
 
-def _http_setting_field(setting: HttpSetting) -> serializers.Field:
-    """The API field of one HTTP setting; each is optional (a change sends only some, and
-    only HTTP retrievers read them)."""
-    common: dict[str, Any] = {"required": False, "help_text": setting.help or setting.label}
-    if setting.choices:
-        return serializers.ChoiceField(choices=list(setting.choices), **common)
-    if setting.value_type is int:
-        return serializers.IntegerField(
-            min_value=setting.minimum, max_value=setting.maximum, **common
-        )
-    if setting.value_type is float:
-        return serializers.FloatField(
-            min_value=setting.minimum, max_value=setting.maximum, **common
-        )
-    if setting.value_type is dict:
-        return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
-    return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
-
-
 class HttpConfigInput(serializers.Serializer):
     """An HTTP retriever's settings, made from `HTTP_SETTINGS`; an unknown one is refused."""
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        return {s.name: _http_setting_field(s) for s in HTTP_SETTINGS}
+        return {s.name: setting_field(s) for s in HTTP_SETTINGS}
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
@@ -184,7 +161,9 @@ class RetrieverListApi(APIView):
         return Response([retriever_output(r) for r in retrievers_of(project=project)])
 
     @extend_schema(
-        request=RetrieverInput, responses={201: RetrieverOutput}, summary="Add a retriever"
+        request=RetrieverInput,
+        responses={201: RetrieverOutput, 400: REFUSED},
+        summary="Add a retriever",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
@@ -193,7 +172,7 @@ class RetrieverListApi(APIView):
         try:
             retriever = retriever_save(project=project, by=request.user, **data.validated_data)
         except RetrieverInvalid as error:
-            raise refusal(error) from None
+            raise endpoint_refusal(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 
 
@@ -207,7 +186,9 @@ class RetrieverDetailApi(APIView):
         return Response(retriever_output(retriever))
 
     @extend_schema(
-        request=RetrieverUpdateInput, responses=RetrieverOutput, summary="Change a retriever"
+        request=RetrieverUpdateInput,
+        responses={200: RetrieverOutput, 400: REFUSED},
+        summary="Change a retriever",
     )
     def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
@@ -217,7 +198,7 @@ class RetrieverDetailApi(APIView):
         try:
             retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
         except RetrieverInvalid as error:
-            raise refusal(error) from None
+            raise endpoint_refusal(error) from None
         return Response(retriever_output(retriever))
 
 

@@ -32,7 +32,6 @@ from evaluation.services.endpoints import (
     auth_changes,
     headers_check,
     refused_as,
-    ssrf_policy,
     url_check,
 )
 from goldsmith import bands, metrics
@@ -41,7 +40,6 @@ from goldsmith.formats import FormatError
 from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats
 from goldsmith.formats.jsonl import read_jsonl_stages
 from goldsmith.retrievers.http import HttpRetrieverConfig
-from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 from goldsmith.text import say
 
 
@@ -178,12 +176,12 @@ def _new_name(project: Project, name: str | None) -> str:
     try:
         name = single_line(name or "", gettext("a retriever's name"))
     except ValueError as error:
-        raise RetrieverInvalid(str(error)) from None
+        raise RetrieverInvalid(str(error), field="name") from None
     if not name:
-        raise RetrieverInvalid(gettext("the retriever needs a name"))
+        raise RetrieverInvalid(gettext("the retriever needs a name"), field="name")
     if Retriever.objects.filter(project=project, name=name).exists():
         raise RetrieverInvalid(
-            gettext("a retriever named %(name)r already exists") % {"name": name}
+            gettext("a retriever named %(name)r already exists") % {"name": name}, field="name"
         )
     return name
 
@@ -358,11 +356,8 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
     except AnswerSettingsInvalid as error:
         raise RetrieverInvalid(str(error)) from None
     if record.webhook_url:
-        try:
-            check_url(record.webhook_url, ssrf_policy())
-        except UnsafeURL as error:
-            if "does not resolve" not in str(error):
-                raise RetrieverInvalid(gettext("webhook: %(error)s") % {"error": error}) from None
+        with refused_as(RetrieverInvalid):
+            url_check(record.webhook_url, field="webhook_url")
     record.save()
     return record
 

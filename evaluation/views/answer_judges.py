@@ -13,7 +13,7 @@ from django.urls import path
 from django.utils.translation import gettext
 
 from annotation.permissions import Action
-from evaluation.forms import AnswerJudgeForm
+from evaluation.forms import AnswerJudgeForm, refuse
 from evaluation.models import AnswerJudge
 from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.services.answer_judges import (
@@ -46,8 +46,7 @@ def _register(request: HttpRequest, project: Any, form: AnswerJudgeForm) -> Answ
             by=request.user,
         )
     except AnswerJudgeInvalid as error:
-        field = error.field.rpartition(".")[2]
-        form.add_error(field if field in form.fields else None, str(error))
+        refuse(form, error)
         return None
 
 

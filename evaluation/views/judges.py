@@ -22,8 +22,9 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
-from evaluation.forms import JudgeForm
+from evaluation.forms import JudgeForm, refuse
 from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
+from evaluation.services.endpoints import EndpointInvalid
 from evaluation.services.judges import (
     judge_agreement_shown,
     judge_register,
@@ -112,9 +113,9 @@ def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
             else:
                 messages.success(request, _act(request, project))
                 return redirect("judge-list", project_id=project.pk)
-        except (JudgeInvalid, UploadRefused) as error:
+        except (JudgeInvalid, EndpointInvalid, UploadRefused) as error:
             if request.POST.get("action") == "register":
-                form.add_error(None, str(error))
+                refuse(form, error)
             else:
                 messages.error(request, str(error))
             status = 400

@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from annotation.i18n import localize
 from annotation.permissions import Action
 from annotation.services.uploads import UploadRefused
-from evaluation.forms import RetrieverForm, RunForm
+from evaluation.forms import RetrieverForm, RunForm, refuse
 from evaluation.models import (
     Retriever,
     RetrieverKind,
@@ -59,7 +59,7 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     by=request.user,
                 )
             except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
-                form.add_error(None, localize(error))
+                refuse(form, error)
             else:
                 messages.success(
                     request, gettext("Retriever %(name)s added.") % {"name": retriever.name}
@@ -160,7 +160,7 @@ def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> 
                 run_file=d["run_file"],
             )
         except (RetrieverInvalid, formats.FormatError, UploadRefused) as error:
-            form.add_error(None, localize(error))
+            refuse(form, error)
         else:
             messages.success(request, gettext("Retriever saved."))
             return redirect(

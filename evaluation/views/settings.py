@@ -11,9 +11,8 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.translation import gettext
 
-from annotation.i18n import localize
 from annotation.permissions import Action
-from evaluation.forms import SettingsForm
+from evaluation.forms import SettingsForm, refuse
 from evaluation.services.reports import (
     band_table,
 )
@@ -49,7 +48,7 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
         try:
             evaluation_settings_update(project=ctx["project"], **form.cleaned_data)
         except (RetrieverInvalid, ValueError) as error:
-            form.add_error(None, localize(error))
+            refuse(form, error)
         else:
             messages.success(request, gettext("Evaluation settings saved."))
             return redirect("evaluation-settings", project_id=project_id)

@@ -94,4 +94,3 @@ def test_every_endpoints_stored_header_authenticates_after_the_migration(
         retriever_stub.stop()
         judge_stub.stop()
         answer_stub.stop()
-
