@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import IO, Any
+from typing import IO, Any, Generic, Self, TypeVar
 
 from goldsmith.intake.readers import CSV, JSONL, ReadError, _Fields, _rows, detect_format
 from goldsmith.intake.readers import MAX_LINE_BYTES as _MAX_LINE_BYTES
@@ -332,12 +332,17 @@ def parse_verdict(payload: Any, config: HttpJudgeConfig) -> tuple[int, str]:
     return int(raw), text[:2000]
 
 
-class HttpJudgeClient:
-    """Grades items through one judge endpoint; use as a context manager."""
+Config = TypeVar("Config", bound=JudgeCall)
+
+
+class JudgeClient(Generic[Config]):
+    """What the clients of both HTTP judges share: the retriever client that carries their
+    requests (the same address guard and DNS pinning, the auth header to the configured origin
+    only, retries) and the parsed body template. Thread-safe; use as a context manager."""
 
     def __init__(
         self,
-        config: HttpJudgeConfig,
+        config: Config,
         *,
         policy: Policy,
         auth_header: tuple[str, str] | None = None,
@@ -349,14 +354,25 @@ class HttpJudgeClient:
         )
         self._template = json.loads(config.body_template)
 
-    def __enter__(self) -> HttpJudgeClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         self._client.close()
 
+    @property
+    def concurrency(self) -> int:
+        return self._client.concurrency
+
     def __repr__(self) -> str:  # never show the auth header
-        return f"HttpJudgeClient({self.config.url!r})"
+        return f"{type(self).__name__}({self.config.url!r})"
+
+
+class HttpJudgeClient(JudgeClient[HttpJudgeConfig]):
+    """Grades items through one machine judge endpoint."""
 
     def judge(self, item: JudgeItem) -> Verdict:
         answer = self._client.call(
@@ -371,7 +387,7 @@ class HttpJudgeClient:
 
     def judge_many(self, items: Sequence[JudgeItem]) -> list[Verdict]:
         """Every item's verdict, in the items' order, at most ``max_concurrency`` at a time."""
-        return call_all(self.judge, items, self._client.concurrency)
+        return call_all(self.judge, items, self.concurrency)
 
 
 # --------------------------------------------------------------------------------------------

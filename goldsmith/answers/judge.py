@@ -52,9 +52,8 @@ import numpy as np
 
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
-from goldsmith.judges import JudgeCall, content_words
+from goldsmith.judges import JudgeCall, JudgeClient, content_words
 from goldsmith.retrievers.http import (
-    HttpRetrieverClient,
     PermanentFailure,
     call_all,
     dig,
@@ -381,8 +380,9 @@ def parse_more(payload: Any, config: AnswerJudgeConfig) -> dict[str, dict[str, A
 _Done = tuple[int, "JudgedAnswer"]  # an item's position and its answer
 
 
-class HttpAnswerJudge:
-    """Scores answers through one judge endpoint; thread-safe. Use as a context manager."""
+class HttpAnswerJudge(JudgeClient[AnswerJudgeConfig]):
+    """Scores answers through one judge endpoint; a configuration with problems is refused
+    (ValueError)."""
 
     def __init__(
         self,
@@ -395,28 +395,11 @@ class HttpAnswerJudge:
         problems = config.problems()
         if problems:
             raise ValueError("; ".join(problems))
-        self.config = config
+        super().__init__(config, policy=policy, auth_header=auth_header, resolver=resolver)
         self.identity = config.identity
-        self._client = HttpRetrieverClient(
-            config.transport(), policy=policy, auth_header=auth_header, resolver=resolver
-        )
-        self._template = json.loads(config.body_template)
-
-    def __enter__(self) -> HttpAnswerJudge:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._client.close()
 
     def __repr__(self) -> str:  # never show the auth header
         return f"HttpAnswerJudge({self.identity.scorer!r}, {self.config.url!r})"
-
-    @property
-    def concurrency(self) -> int:
-        return self._client.concurrency
 
     def judge(self, item: AnswerItem) -> JudgedAnswer:
         """One answer's score and reason (retrying temporary failures), or its error."""
