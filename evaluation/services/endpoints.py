@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import fields, replace
 from typing import Any
 
 from django.conf import settings
@@ -67,6 +68,29 @@ def url_check(url: str, *, field: str) -> None:
         pass
     except UnsafeURL as error:
         raise EndpointInvalid(str(error), field=field) from None
+
+
+def config_check(
+    config: type[Any], given: Mapping[str, Any], *, unknown: str, url: Any = None
+) -> dict[str, Any]:
+    """`given` as the engine's `config` dataclass takes it (its snapshot), refused by the
+    engine's rules (`problems()`) and the URL policy: `unknown` words a setting the class does
+    not have (``%(name)r``), `url` makes the URL checked of the configuration (a retriever's
+    fills its placeholders); the method is upper-cased."""
+    names = {f.name for f in fields(config)}
+    extra = sorted(set(given) - names)
+    if extra:
+        raise EndpointInvalid(unknown % {"name": extra[0]}, field="config")
+    try:
+        cfg = config(**{**given, "headers": headers_check(given.get("headers") or {})})
+    except TypeError as error:
+        raise EndpointInvalid(str(error), field="config") from None
+    cfg = replace(cfg, method=str(cfg.method).upper())
+    problems = cfg.problems()
+    if problems:
+        raise EndpointInvalid("; ".join(problems), field="config")
+    url_check(url(cfg) if url else cfg.url, field="config.url")
+    return dict(cfg.snapshot())
 
 
 def headers_check(headers: Any, *, field: str = "config.headers") -> dict[str, str]:

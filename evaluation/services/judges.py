@@ -33,12 +33,10 @@ from annotation.services.machine import JudgeInvalid, machine_grades_store, mach
 from evaluation import credentials
 from evaluation.models import FINISHED_STATES, JudgeEndpoint, JudgingJob, RunState
 from evaluation.services.endpoints import (
-    EndpointInvalid,
     auth_changes,
     auth_header,
-    headers_check,
+    config_check,
     ssrf_policy,
-    url_check,
 )
 from goldsmith.judges import (
     HttpJudgeClient,
@@ -50,26 +48,6 @@ from goldsmith.judges import (
 
 log = logging.getLogger(__name__)
 CALLED = (MachineJudgeKind.HTTP, MachineJudgeKind.KEYWORD)  # kinds a job calls
-
-
-def _clean_judge_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    known = set(HttpJudgeConfig.__dataclass_fields__)
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise EndpointInvalid(
-            gettext("unknown HTTP judge setting %(name)r") % {"name": unknown[0]}, field="config"
-        )
-    headers = headers_check(config.get("headers") or {})
-    try:
-        cfg = HttpJudgeConfig(**{**config, "headers": headers})
-    except TypeError as error:
-        raise EndpointInvalid(str(error), field="config") from None
-    cfg = HttpJudgeConfig(**{**cfg.snapshot(), "method": str(cfg.method).upper()})
-    problems = cfg.problems()
-    if problems:
-        raise EndpointInvalid("; ".join(problems), field="config")
-    url_check(cfg.url, field="config.url")
-    return cfg.snapshot()
 
 
 @transaction.atomic
@@ -95,7 +73,9 @@ def judge_register(
         raise JudgeInvalid("only HTTP judges take settings and an auth header")
     endpoint = None
     if kind == MachineJudgeKind.HTTP:
-        clean = _clean_judge_config(config or {})
+        clean = config_check(
+            HttpJudgeConfig, config or {}, unknown=gettext("unknown HTTP judge setting %(name)r")
+        )
         auth = auth_changes(None, auth_header_name, auth_header_value, auth_header_env)
         endpoint = JudgeEndpoint(config=clean, **auth)
     judge = machine_judge_add(project=project, name=name, kind=kind, by=by)

@@ -30,7 +30,7 @@ from evaluation.models import (
 from evaluation.services.endpoints import (
     EndpointInvalid,
     auth_changes,
-    headers_check,
+    config_check,
     refused_as,
     url_check,
 )
@@ -39,34 +39,12 @@ from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats
 from goldsmith.formats.jsonl import read_jsonl_stages
-from goldsmith.retrievers.http import HttpRetrieverConfig
+from goldsmith.retrievers.http import HttpRetrieverConfig, render_url
 from goldsmith.text import say
 
 
 class RetrieverInvalid(EndpointInvalid):
     """The retriever's configuration cannot be used; the message says why (never a secret)."""
-
-
-def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
-    known = set(HttpRetrieverConfig.__dataclass_fields__)
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise RetrieverInvalid(
-            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}, field="config"
-        )
-    if "headers" in config:
-        config = {**config, "headers": headers_check(config["headers"] or {})}
-    try:
-        cfg = HttpRetrieverConfig(**config)
-    except TypeError as error:
-        raise RetrieverInvalid(str(error), field="config") from None
-    cfg = HttpRetrieverConfig(**{**cfg.snapshot(), "method": cfg.method.upper()})
-    problems = cfg.problems()
-    if problems:
-        raise RetrieverInvalid("; ".join(problems), field="config")
-    probe = cfg.url.replace("{query}", "q").replace("{query_id}", "1").replace("{top_k}", "10")
-    url_check(probe, field="config.url")
-    return cfg.snapshot()
 
 
 def retriever_save(
@@ -129,7 +107,12 @@ def retriever_save(
         with refused_as(RetrieverInvalid):
             if retriever is None or config is not None:
                 stored = retriever.config if retriever is not None else {}
-                changes["config"] = _clean_http_config({**stored, **(config or {})})
+                changes["config"] = config_check(
+                    HttpRetrieverConfig,
+                    {**stored, **(config or {})},
+                    unknown=gettext("unknown HTTP setting %(name)r"),
+                    url=lambda c: render_url(c.url, "q", "1", 10),
+                )
             changes.update(
                 auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
             )
