@@ -3,8 +3,9 @@
 Usage:
   PYTHONPATH=. .venv/bin/python bench/zh_retrieval_bench.py [--k 10]
 
-Reads annotation/demo_data/zh_collection (300 chunks, 60 queries, graded qrels; written by the project,
-see its README), indexes the chunks with `goldsmith.retrievers.builtin.build_retriever` (the
+Reads annotation/demo_data/zh_collection (300 chunks, 60 queries, graded qrels; written by the
+project, see its README), indexes the chunks with `goldsmith.retrievers.builtin.build_retriever`
+(the
 code pooling and built-in runs use) under each tokenizer, retrieves the top 10 of every query
 and scores the runs with `goldsmith.metrics` (recall@10 at the strict level, grade 2, and
 nDCG@10 with linear gains). The peer: the character-level baseline (`zh-chars`, each Han

@@ -82,6 +82,39 @@ class EvaluationSettings(models.Model):
         return f"evaluation settings of {self.project}"
 
 
+class AuthHeaderFields(models.Model):
+    """The auth header of an HTTP endpoint (a retriever, a machine judge, an answer judge):
+    its name, and its value stored encrypted (`evaluation.credentials`) or read on the worker
+    from an environment variable an operator exposed. Never in the endpoint's `config`, never
+    returned; `evaluation.services.endpoints` changes and reads it."""
+
+    auth_header_name = models.CharField(
+        max_length=100, blank=True, help_text=gettext_lazy("e.g. Authorization")
+    )
+    auth_header_encrypted = models.TextField(
+        blank=True, help_text=gettext_lazy("the value, encrypted; never shown")
+    )
+    auth_header_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text=gettext_lazy("or: the workers' environment variable that holds the value"),
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def has_auth_header(self) -> bool:
+        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))
+
+    @property
+    def auth_header_source(self) -> str | None:
+        """Where the value is read: "env", "stored", or None (no value)."""
+        if self.auth_header_env:
+            return "env"
+        return "stored" if self.auth_header_encrypted else None
+
+
 class RetrieverKind(models.TextChoices):
     HTTP = "http", gettext_lazy("HTTP endpoint")
     RUNFILE = "runfile", gettext_lazy("Run file")
@@ -101,7 +134,7 @@ class Schedule(models.TextChoices):
     WEEKLY = "weekly", gettext_lazy("Every week")
 
 
-class Retriever(models.Model):
+class Retriever(AuthHeaderFields):
     """A retriever under test. `config` never holds the auth header: its value is stored
     encrypted in `auth_header_encrypted` (or read on the worker from `auth_header_env`)."""
 
@@ -109,9 +142,6 @@ class Retriever(models.Model):
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=16, choices=RetrieverKind.choices)
     config = models.JSONField(default=dict, blank=True)
-    auth_header_name = models.CharField(max_length=100, blank=True)
-    auth_header_encrypted = models.TextField(blank=True)
-    auth_header_env = models.CharField(max_length=100, blank=True)
     schedule = models.CharField(max_length=16, choices=Schedule.choices, blank=True, default="")
     # Who answers a query when the retriever gives no response: nobody, or the extractive
     # baseline (the best-matching sentence of the top contexts), for a whole report without a
@@ -132,10 +162,6 @@ class Retriever(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    @property
-    def has_auth_header(self) -> bool:
-        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))
 
 
 class RunFile(models.Model):
@@ -389,7 +415,7 @@ class DriftAlert(models.Model):
         return f"drift alert for run {self.run_id}"
 
 
-class JudgeEndpoint(models.Model):
+class JudgeEndpoint(AuthHeaderFields):
     """How to call an HTTP machine judge (`annotation.MachineJudge` of kind ``http``). Like a
     retriever's: `config` holds the settings of `goldsmith.judges.HttpJudgeConfig` and never
     the auth header, whose value is stored encrypted (or read on the worker from an exposed
@@ -399,17 +425,10 @@ class JudgeEndpoint(models.Model):
         "annotation.MachineJudge", on_delete=models.CASCADE, related_name="endpoint"
     )
     config = models.JSONField(default=dict, blank=True)
-    auth_header_name = models.CharField(max_length=100, blank=True)
-    auth_header_encrypted = models.TextField(blank=True)
-    auth_header_env = models.CharField(max_length=100, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"endpoint of judge {self.judge_id}"
-
-    @property
-    def has_auth_header(self) -> bool:
-        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))
 
 
 class JudgingScope(models.TextChoices):
@@ -451,7 +470,7 @@ class JudgingJob(models.Model):
         return self.state in FINISHED_STATES
 
 
-class AnswerJudge(models.Model):
+class AnswerJudge(AuthHeaderFields):
     """An HTTP judge of open answers (`goldsmith.answers.judge.HttpAnswerJudge`), registered
     like a retriever. `config` holds the URL and how to call it (the settings of
     `goldsmith.answers.judge.AnswerJudgeConfig` but its identity); `name`, `model`,
@@ -465,9 +484,6 @@ class AnswerJudge(models.Model):
     model = models.CharField(max_length=200, blank=True)
     prompt_version = models.CharField(max_length=200, blank=True)
     temperature = models.FloatField(null=True, blank=True)
-    auth_header_name = models.CharField(max_length=100, blank=True)
-    auth_header_encrypted = models.TextField(blank=True)
-    auth_header_env = models.CharField(max_length=100, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -486,7 +502,3 @@ class AnswerJudge(models.Model):
     @property
     def url(self) -> str:
         return str(self.config.get("url", ""))
-
-    @property
-    def has_auth_header(self) -> bool:
-        return bool(self.auth_header_name and (self.auth_header_encrypted or self.auth_header_env))

@@ -24,19 +24,21 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import IO, Any
+from typing import IO, Any, Generic, Self, TypeVar
 
 from goldsmith.intake.readers import CSV, JSONL, ReadError, _Fields, _rows, detect_format
 from goldsmith.intake.readers import MAX_LINE_BYTES as _MAX_LINE_BYTES
 from goldsmith.retrievers.http import (
-    METHODS,
     HttpRetrieverClient,
     HttpRetrieverConfig,
     PermanentFailure,
+    call_all,
     dig,
+    how,
+    limit_problems,
+    settings_of,
 )
 from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
 
@@ -189,77 +191,64 @@ class _KeywordJudgeHandler(BaseHTTPRequestHandler):
 # A judge behind an HTTP endpoint
 
 
-JUDGE_LIMITS = {
-    "timeout": (0.1, 300.0),
-    "max_concurrency": (1, 64),
-    "retries": (0, 10),
-    "backoff": (0.0, 60.0),
-    "batch_size": (1, 1000),
-}
-
-
-def call_problems(
-    config: Any, *, sent: str, placeholders: Sequence[str], score_path: tuple[str, str]
-) -> list[str]:
-    """What is wrong with how a judge is called (the settings every HTTP judge shares: method,
-    URL, JSON body template holding ``placeholders``, the path of its answer and
-    :data:`JUDGE_LIMITS`); `sent` says what a request carries, `score_path` is (its name, its
-    value). Used by :class:`HttpJudgeConfig` and the answer judge's config."""
-    out: list[str] = []
-    if config.method.upper() not in ("POST", "PUT"):
-        out.append(f"method must be POST or PUT (a judge is sent {sent})")
-    if not config.url.lower().startswith(("http://", "https://")):
-        out.append("the URL must start with http:// or https://")
-    try:
-        json.loads(config.body_template)
-    except ValueError as error:
-        out.append(f"the body template is not JSON: {error}")
-    for needed in placeholders:
-        if needed not in config.body_template:
-            out.append(f"the body template must contain {needed}")
-    if not score_path[1].strip():
-        out.append(f"the {score_path[0]} is required")
-    for name, (low, high) in JUDGE_LIMITS.items():
-        if not low <= getattr(config, name) <= high:
-            out.append(f"{name.replace('_', ' ')} must be between {low:g} and {high:g}")
-    return out
-
-
-@dataclass(frozen=True)
-class HttpJudgeConfig:
-    """How to call one judge. Holds no secret: the auth header travels separately."""
+@dataclass(frozen=True, kw_only=True)
+class JudgeCall:
+    """How an HTTP judge is called, the settings machine judges and answer judges share: the
+    web forms, the API and the checks all read their bounds and defaults from
+    :data:`JUDGE_SETTINGS`. Holds no secret: the auth header travels separately."""
 
     url: str
+    body_template: str
     method: str = "POST"
-    body_template: str = (
-        '{"query": "{query}", "query_id": "{query_id}", "chunk": "{chunk}", '
-        '"chunk_id": "{chunk_id}"}'
+    timeout: float = field(default=30.0, metadata=how("timeout", minimum=0.1, maximum=300))
+    max_concurrency: int = field(
+        default=4, metadata=how("max concurrency", "requests at once", minimum=1, maximum=64)
     )
-    grade_path: str = "grade"
-    reason_path: str = "reason"
-    timeout: float = 30.0
-    max_concurrency: int = 4
-    retries: int = 3
-    backoff: float = 0.2
-    batch_size: int = 50
+    retries: int = field(
+        default=3,
+        metadata=how(
+            "retries", "after a timeout, HTTP 429 or a server error", minimum=0, maximum=10
+        ),
+    )
+    backoff: float = field(default=0.2, metadata=how("backoff", minimum=0, maximum=60))
+    batch_size: int = field(
+        default=50,
+        metadata=how("batch size", "handed back and saved together", minimum=1, maximum=1000),
+    )
     headers: Mapping[str, str] = field(default_factory=dict)
 
-    def problems(self) -> list[str]:
-        """What is wrong with this configuration (empty when it is usable)."""
-        return call_problems(
-            self, sent="the chunk's text", placeholders=("{query}", "{chunk}"),
-            score_path=("grade path", self.grade_path),
-        )  # fmt: skip
+    def call_problems(
+        self, *, sent: str, placeholders: Sequence[str], score_path: tuple[str, str]
+    ) -> list[str]:
+        """What is wrong with how the judge is called (method, URL, JSON body template holding
+        ``placeholders``, the path of its answer and :data:`JUDGE_SETTINGS`' bounds); `sent`
+        says what a request carries, `score_path` is (its name, its value)."""
+        out: list[str] = []
+        url, template = self.url, self.body_template
+        if self.method.upper() not in ("POST", "PUT"):
+            out.append(f"method must be POST or PUT (a judge is sent {sent})")
+        if not url.lower().startswith(("http://", "https://")):
+            out.append("the URL must start with http:// or https://")
+        try:
+            json.loads(template)
+        except ValueError as error:
+            out.append(f"the body template is not JSON: {error}")
+        for needed in placeholders:
+            if needed not in template:
+                out.append(f"the body template must contain {needed}")
+        if not score_path[1].strip():
+            out.append(f"the {score_path[0]} is required")
+        return out + limit_problems(self, JUDGE_SETTINGS.values())
 
     def snapshot(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dictionary (no secret is in them)."""
         return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
 
     def transport(self) -> HttpRetrieverConfig:
         """The retriever client's settings that carry this judge's requests."""
-        method = self.method.upper()
         return HttpRetrieverConfig(
             url=self.url,
-            method=method if method in METHODS else "POST",
+            method="PUT" if self.method.upper() == "PUT" else "POST",
             body_template=self.body_template,
             timeout=self.timeout,
             max_concurrency=self.max_concurrency,
@@ -267,6 +256,29 @@ class HttpJudgeConfig:
             backoff=self.backoff,
             headers=dict(self.headers),
         )
+
+
+JUDGE_SETTINGS = {s.name: s for s in settings_of(JudgeCall)}  # name → its setting
+
+
+@dataclass(frozen=True)
+class HttpJudgeConfig(JudgeCall):
+    """How to call one machine judge."""
+
+    url: str
+    body_template: str = (
+        '{"query": "{query}", "query_id": "{query_id}", "chunk": "{chunk}", '
+        '"chunk_id": "{chunk_id}"}'
+    )
+    grade_path: str = "grade"
+    reason_path: str = "reason"
+
+    def problems(self) -> list[str]:
+        """What is wrong with this configuration (empty when it is usable)."""
+        return self.call_problems(
+            sent="the chunk's text", placeholders=("{query}", "{chunk}"),
+            score_path=("grade path", self.grade_path),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -320,12 +332,17 @@ def parse_verdict(payload: Any, config: HttpJudgeConfig) -> tuple[int, str]:
     return int(raw), text[:2000]
 
 
-class HttpJudgeClient:
-    """Grades items through one judge endpoint; use as a context manager."""
+Config = TypeVar("Config", bound=JudgeCall)
+
+
+class JudgeClient(Generic[Config]):
+    """What the clients of both HTTP judges share: the retriever client that carries their
+    requests (the same address guard and DNS pinning, the auth header to the configured origin
+    only, retries) and the parsed body template. Thread-safe; use as a context manager."""
 
     def __init__(
         self,
-        config: HttpJudgeConfig,
+        config: Config,
         *,
         policy: Policy,
         auth_header: tuple[str, str] | None = None,
@@ -337,14 +354,25 @@ class HttpJudgeClient:
         )
         self._template = json.loads(config.body_template)
 
-    def __enter__(self) -> HttpJudgeClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         self._client.close()
 
+    @property
+    def concurrency(self) -> int:
+        return self._client.concurrency
+
     def __repr__(self) -> str:  # never show the auth header
-        return f"HttpJudgeClient({self.config.url!r})"
+        return f"{type(self).__name__}({self.config.url!r})"
+
+
+class HttpJudgeClient(JudgeClient[HttpJudgeConfig]):
+    """Grades items through one machine judge endpoint."""
 
     def judge(self, item: JudgeItem) -> Verdict:
         answer = self._client.call(
@@ -359,10 +387,7 @@ class HttpJudgeClient:
 
     def judge_many(self, items: Sequence[JudgeItem]) -> list[Verdict]:
         """Every item's verdict, in the items' order, at most ``max_concurrency`` at a time."""
-        if not items:
-            return []
-        with ThreadPoolExecutor(max_workers=self._client.concurrency) as pool:
-            return list(pool.map(self.judge, items))
+        return call_all(self.judge, items, self.concurrency)
 
 
 # --------------------------------------------------------------------------------------------

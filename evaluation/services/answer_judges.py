@@ -24,7 +24,7 @@ import enum
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -34,8 +34,15 @@ from django.utils.translation import gettext
 from annotation.models import Project
 from evaluation import credentials
 from evaluation.models import AnswerJudge
-from evaluation.services.executors import ssrf_policy
-from evaluation.services.retrievers import HEADER_NAME_CHARS
+from evaluation.services.endpoints import (
+    EndpointInvalid,
+    auth_changes,
+    auth_header,
+    headers_check,
+    refused_as,
+    ssrf_policy,
+    url_check,
+)
 from goldsmith.answers.judge import (
     AnswerItem,
     AnswerJudgeConfig,
@@ -43,25 +50,12 @@ from goldsmith.answers.judge import (
     JudgedAnswer,
     JudgeResults,
 )
-from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 from sitewide.text_input import single_line
 
 # The settings of AnswerJudgeConfig kept in `AnswerJudge.config` besides the URL; the identity
 # (name, model, prompt version, temperature) has columns of its own.
-CALL_SETTINGS = (
-    "method",
-    "body_template",
-    "score_path",
-    "reason_path",
-    "faithfulness_path",
-    "relevance_path",
-    "timeout",
-    "max_concurrency",
-    "retries",
-    "backoff",
-    "batch_size",
-    "headers",
-)
+IDENTITY = ("url", "name", "model", "prompt_version", "temperature")
+CALL_SETTINGS = tuple(f.name for f in fields(AnswerJudgeConfig) if f.name not in IDENTITY)
 # A test call is made while a person waits: one attempt, at most this long.
 TEST_CALL_TIMEOUT = 10.0
 # The sample answer a test call sends when given none (docs/formats.md, "HTTP answer judge").
@@ -79,13 +73,12 @@ SAMPLE = AnswerItem(
 _PROBE = AnswerJudgeConfig(url="https://judge.example/")
 
 
-class AnswerJudgeInvalid(ValueError):
+class AnswerJudgeInvalid(EndpointInvalid):
     """The answer judge cannot be saved as given; `field` names what is wrong (``config.X`` for
     a call setting), the message says why. Never holds a secret."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+        super().__init__(message, field=field)
 
 
 class Keep(enum.Enum):
@@ -145,11 +138,8 @@ def _checked_url(url: Any) -> str:
     if not text:
         raise AnswerJudgeInvalid("url", gettext("the judge needs a URL"))
     _engine_problem("url", text)
-    try:
-        check_url(text, ssrf_policy())
-    except UnsafeURL as error:
-        if "does not resolve" not in str(error):  # a name may resolve only on the workers
-            raise AnswerJudgeInvalid("url", str(error)) from None
+    with refused_as(AnswerJudgeInvalid):
+        url_check(text, field="url")
     return text
 
 
@@ -173,21 +163,8 @@ def _checked_setting(name: str, value: Any) -> Any:
     field = f"config.{name}"
     default = getattr(_PROBE, name)
     if name == "headers":
-        if not isinstance(value, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            raise AnswerJudgeInvalid(field, gettext("headers must map names to strings"))
-        if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in value):
-            raise AnswerJudgeInvalid(
-                field, gettext("put credentials in the auth header (stored encrypted)")
-            )
-        if any(not k or not set(k) <= HEADER_NAME_CHARS for k in value):
-            raise AnswerJudgeInvalid(
-                field, gettext("a header name may hold letters, digits, - and _")
-            )
-        if any(c in v for v in value.values() for c in "\r\n\0"):
-            raise AnswerJudgeInvalid(field, gettext("a header value is one line"))
-        return dict(value)
+        with refused_as(AnswerJudgeInvalid):
+            return headers_check(value, field=field)
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise AnswerJudgeInvalid(
@@ -228,54 +205,9 @@ def _checked_config(stored: Mapping[str, Any], changes: Mapping[str, Any]) -> di
     return out
 
 
-def _auth_changes(
-    judge: AnswerJudge | None, name: str | None, value: str | None, env: str | None
-) -> dict[str, str]:
-    """The auth fields to set; None and empty values keep what is stored (the value is never
-    shown, so a form sent again without it keeps it). An empty name removes the header."""
-    changes: dict[str, str] = {}
-    header = judge.auth_header_name if judge is not None else ""
-    if name is not None:
-        header = name.strip()
-        if header and not set(header) <= HEADER_NAME_CHARS:
-            raise AnswerJudgeInvalid(
-                "auth_header_name",
-                gettext("the auth header name may hold letters, digits, - and _"),
-            )
-        if len(header) > 100:
-            raise AnswerJudgeInvalid(
-                "auth_header_name", gettext("the auth header name is at most 100 characters")
-            )
-        changes["auth_header_name"] = header
-        if not header:
-            changes.update(auth_header_encrypted="", auth_header_env="")
-    if value and env:
-        raise AnswerJudgeInvalid(
-            "auth_header_env",
-            gettext("give the auth header's value or an environment variable, not both"),
-        )
-    if value:
-        if any(c in value for c in "\r\n\0"):
-            raise AnswerJudgeInvalid(
-                "auth_header_value", gettext("the auth header value is one line")
-            )
-        changes.update(auth_header_encrypted=credentials.encrypt(value), auth_header_env="")
-    if env:
-        env = env.strip()
-        if not env.replace("_", "").isalnum() or len(env) > 100:
-            raise AnswerJudgeInvalid(
-                "auth_header_env",
-                gettext("the environment variable name may hold letters, digits, _"),
-            )
-        refusal = credentials.environment_refusal(env)
-        if refusal is not None:
-            raise AnswerJudgeInvalid("auth_header_env", refusal)
-        changes.update(auth_header_env=env, auth_header_encrypted="")
-    if (value or env) and not header:
-        raise AnswerJudgeInvalid(
-            "auth_header_name", gettext("give the auth header a name (e.g. Authorization)")
-        )
-    return changes
+def _auth_changes(judge: AnswerJudge | None, *given: str | None) -> dict[str, str]:
+    with refused_as(AnswerJudgeInvalid):
+        return auth_changes(judge, *given)
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,18 +345,6 @@ def answer_judge_config(judge: AnswerJudge) -> AnswerJudgeConfig:
     )
 
 
-def _auth_header(judge: AnswerJudge) -> tuple[str, str] | None:
-    """(name, value) of the judge's auth header, decrypted or read on the worker from the
-    exposed variable; SecretUnavailable (naming no secret) when it cannot be."""
-    if not judge.auth_header_name:
-        return None
-    if judge.auth_header_env:
-        return judge.auth_header_name, credentials.from_environment(judge.auth_header_env)
-    if judge.auth_header_encrypted:
-        return judge.auth_header_name, credentials.decrypt(judge.auth_header_encrypted)
-    return None
-
-
 def answer_judge_client(
     judge: AnswerJudge, *, config: AnswerJudgeConfig | None = None
 ) -> HttpAnswerJudge:
@@ -433,7 +353,7 @@ def answer_judge_client(
     pinned). `config` replaces the stored settings (a test call's shorter timeout). Raises
     credentials.SecretUnavailable when the header cannot be read."""
     return HttpAnswerJudge(
-        config or answer_judge_config(judge), policy=ssrf_policy(), auth_header=_auth_header(judge)
+        config or answer_judge_config(judge), policy=ssrf_policy(), auth_header=auth_header(judge)
     )
 
 
@@ -483,9 +403,7 @@ def answer_judge_output(judge: AnswerJudge) -> dict[str, Any]:
         "config": {k: v for k, v in config.snapshot().items() if k in CALL_SETTINGS},
         "auth_header_name": judge.auth_header_name,
         "has_auth_header": judge.has_auth_header,
-        "auth_header_source": (
-            "env" if judge.auth_header_env else "stored" if judge.auth_header_encrypted else None
-        ),
+        "auth_header_source": judge.auth_header_source,
         "auth_header_env": judge.auth_header_env,
         "created_at": judge.created_at,
         "updated_at": judge.updated_at,

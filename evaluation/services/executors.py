@@ -11,13 +11,12 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from django.conf import settings
-
 from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
-from evaluation.selectors import chunk_texts
+from evaluation.selectors.corpus import chunk_texts
 from evaluation.services.answers import headline_k
+from evaluation.services.endpoints import auth_header, ssrf_policy
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
@@ -29,7 +28,6 @@ from goldsmith.retrievers.http import (
     Outcome,
     Stages,
 )
-from goldsmith.retrievers.ssrf import Policy
 
 Items = Sequence[tuple[str, str]]
 _INDEXES: dict[tuple[int, str, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}
@@ -37,24 +35,9 @@ _INDEX_LOCK = threading.Lock()
 _GROUP = 25
 
 
-def ssrf_policy() -> Policy:
-    return Policy(allow_private=settings.GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS)
-
-
 def http_config(retriever: Retriever) -> HttpRetrieverConfig:
     known = set(HttpRetrieverConfig.__dataclass_fields__)
     return HttpRetrieverConfig(**{k: v for k, v in retriever.config.items() if k in known})
-
-
-def auth_header(retriever: Retriever) -> tuple[str, str] | None:
-    """The (name, value) of the retriever's auth header, decrypted or read on the worker."""
-    if not retriever.auth_header_name:
-        return None
-    if retriever.auth_header_env:
-        return retriever.auth_header_name, credentials.from_environment(retriever.auth_header_env)
-    if retriever.auth_header_encrypted:
-        return retriever.auth_header_name, credentials.decrypt(retriever.auth_header_encrypted)
-    return None
 
 
 def lane_concurrency(run: EvaluationRun, retriever: Retriever) -> int:

@@ -32,8 +32,12 @@ from annotation.selectors.machine import (
 from annotation.services.machine import JudgeInvalid, machine_grades_store, machine_judge_add
 from evaluation import credentials
 from evaluation.models import FINISHED_STATES, JudgeEndpoint, JudgingJob, RunState
-from evaluation.services.executors import ssrf_policy
-from evaluation.services.retrievers import RetrieverInvalid, _auth_changes
+from evaluation.services.endpoints import (
+    auth_changes,
+    auth_header,
+    config_check,
+    ssrf_policy,
+)
 from goldsmith.judges import (
     HttpJudgeClient,
     HttpJudgeConfig,
@@ -41,38 +45,9 @@ from goldsmith.judges import (
     Verdict,
     keyword_overlap_grade,
 )
-from goldsmith.retrievers.ssrf import UnsafeURL, check_url
 
 log = logging.getLogger(__name__)
 CALLED = (MachineJudgeKind.HTTP, MachineJudgeKind.KEYWORD)  # kinds a job calls
-
-
-def _clean_judge_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    known = set(HttpJudgeConfig.__dataclass_fields__)
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise JudgeInvalid(f"unknown HTTP judge setting {unknown[0]!r}")
-    headers = config.get("headers") or {}
-    if not isinstance(headers, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-    ):
-        raise JudgeInvalid("headers must map names to strings")
-    if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
-        raise JudgeInvalid(gettext("put credentials in the auth header (stored encrypted)"))
-    try:
-        cfg = HttpJudgeConfig(**config)
-    except TypeError as error:
-        raise JudgeInvalid(str(error)) from None
-    cfg = HttpJudgeConfig(**{**cfg.snapshot(), "method": str(cfg.method).upper()})
-    problems = cfg.problems()
-    if problems:
-        raise JudgeInvalid("; ".join(problems))
-    try:
-        check_url(cfg.url, ssrf_policy())
-    except UnsafeURL as error:
-        if "does not resolve" not in str(error):  # a name may resolve only on the workers
-            raise JudgeInvalid(str(error)) from None
-    return cfg.snapshot()
 
 
 @transaction.atomic
@@ -90,18 +65,18 @@ def judge_register(
     """Register a machine judge: ``http`` (with `config`, the settings of
     `goldsmith.judges.HttpJudgeConfig`, and optionally an auth header), ``keyword`` (the
     built-in stub) or ``file`` (grades uploaded later). Nothing is saved when anything is
-    refused (JudgeInvalid, whose message never holds the secret)."""
+    refused: JudgeInvalid, or EndpointInvalid naming the field (``config.url``,
+    ``auth_header_env``…); no message holds the secret."""
     if kind != MachineJudgeKind.HTTP and (
         config or auth_header_name or auth_header_value or auth_header_env
     ):
         raise JudgeInvalid("only HTTP judges take settings and an auth header")
     endpoint = None
     if kind == MachineJudgeKind.HTTP:
-        clean = _clean_judge_config(config or {})
-        try:
-            auth = _auth_changes(None, auth_header_name, auth_header_value, auth_header_env)
-        except RetrieverInvalid as error:
-            raise JudgeInvalid(str(error)) from None
+        clean = config_check(
+            HttpJudgeConfig, config or {}, unknown=gettext("unknown HTTP judge setting %(name)r")
+        )
+        auth = auth_changes(None, auth_header_name, auth_header_value, auth_header_env)
         endpoint = JudgeEndpoint(config=clean, **auth)
     judge = machine_judge_add(project=project, name=name, kind=kind, by=by)
     if endpoint is not None:
@@ -187,14 +162,9 @@ def _verdicts(
 
 def _client(judge: MachineJudge) -> HttpJudgeClient:
     endpoint = JudgeEndpoint.objects.get(judge=judge)
-    header = None
-    if endpoint.auth_header_name and endpoint.auth_header_env:
-        header = (endpoint.auth_header_name, credentials.from_environment(endpoint.auth_header_env))
-    elif endpoint.auth_header_name and endpoint.auth_header_encrypted:
-        header = (endpoint.auth_header_name, credentials.decrypt(endpoint.auth_header_encrypted))
     known = set(HttpJudgeConfig.__dataclass_fields__)
     config = HttpJudgeConfig(**{k: v for k, v in endpoint.config.items() if k in known})
-    return HttpJudgeClient(config, policy=ssrf_policy(), auth_header=header)
+    return HttpJudgeClient(config, policy=ssrf_policy(), auth_header=auth_header(endpoint))
 
 
 def judging_job_execute(*, job_id: int) -> str:

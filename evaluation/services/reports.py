@@ -27,14 +27,9 @@ from evaluation.models import (
     RetrieverKind,
     RunState,
 )
-from evaluation.selectors import (
-    chunk_places,
-    chunk_texts,
-    golden_items,
-    live_chunks,
-    pool_contributions,
-    result_rows,
-)
+from evaluation.selectors.corpus import chunk_places, chunk_texts, live_chunks
+from evaluation.selectors.goldsets import golden_items
+from evaluation.selectors.runs import pool_contributions, result_rows
 from evaluation.services.answers import (
     answer_drift_of,
     answers_as_shown,
@@ -42,6 +37,7 @@ from evaluation.services.answers import (
     quadrant_thresholds,
     run_answer_report,
 )
+from evaluation.services.endpoints import ssrf_policy
 from evaluation.services.retrievers import (
     effective_thresholds,
     evaluation_settings_get,
@@ -52,6 +48,7 @@ from goldsmith import bands, pool_bias, reporting, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
+from goldsmith.retrievers import http
 
 DEFAULT_KS = (5, 10)  # the cut-offs of a run created without any
 
@@ -538,9 +535,6 @@ def _corpus_payload(section: dict[str, Any] | None) -> dict[str, Any] | None:
 def evaluation_alert_notify(*, alert_id: int) -> str:
     """POST a drift alert to the project's webhook (SSRF-checked). Raises TemporaryFailure for
     the task to retry."""
-    from evaluation.services.executors import ssrf_policy
-    from goldsmith.retrievers.http import PermanentFailure, post_json
-
     alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
         pk=alert_id
     )
@@ -567,9 +561,9 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
         "newly_failing": alert.newly_failing[:50],
     }
     try:
-        status = post_json(url, payload, policy=ssrf_policy())
+        status = http.post_json(url, payload, policy=ssrf_policy())
         alert.webhook_status = f"HTTP {status}"
-    except PermanentFailure as error:
+    except http.PermanentFailure as error:
         alert.webhook_status = str(error)[:200]
     alert.save(update_fields=["webhook_status"])
     return alert.webhook_status

@@ -26,87 +26,25 @@ from evaluation.models import (
     RunFileRow,
     Schedule,
 )
-from evaluation.services.executors import ssrf_policy
+from evaluation.services.endpoints import (
+    EndpointInvalid,
+    auth_changes,
+    config_check,
+    refused_as,
+    url_check,
+)
 from goldsmith import bands, metrics
 from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats
 from goldsmith.formats.jsonl import read_jsonl_stages
-from goldsmith.retrievers.http import HttpRetrieverConfig
-from goldsmith.retrievers.ssrf import UnsafeURL, check_url
+from goldsmith.retrievers.http import HttpRetrieverConfig, render_url
 from goldsmith.text import say
 from sitewide.text_input import single_line
 
-HEADER_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
-
-class RetrieverInvalid(ValueError):
+class RetrieverInvalid(EndpointInvalid):
     """The retriever's configuration cannot be used; the message says why (never a secret)."""
-
-
-def _clean_http_config(config: dict[str, Any]) -> dict[str, Any]:
-    known = set(HttpRetrieverConfig.__dataclass_fields__)
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise RetrieverInvalid(gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]})
-    if "headers" in config:
-        headers = config["headers"] or {}
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-        ):
-            raise RetrieverInvalid(gettext("headers must map names to strings"))
-        if any(k.strip().lower() in credentials.CREDENTIAL_HEADERS for k in headers):
-            raise RetrieverInvalid(gettext("put credentials in the auth header (stored encrypted)"))
-    try:
-        cfg = HttpRetrieverConfig(**config)
-    except TypeError as error:
-        raise RetrieverInvalid(str(error)) from None
-    cfg = HttpRetrieverConfig(**{**cfg.snapshot(), "method": cfg.method.upper()})
-    problems = cfg.problems()
-    if problems:
-        raise RetrieverInvalid("; ".join(problems))
-    probe = cfg.url.replace("{query}", "q").replace("{query_id}", "1").replace("{top_k}", "10")
-    try:
-        check_url(probe, ssrf_policy())
-    except UnsafeURL as error:
-        if "does not resolve" not in str(error):  # a name may resolve only on the workers
-            raise RetrieverInvalid(str(error)) from None
-    return cfg.snapshot()
-
-
-def _auth_changes(
-    retriever: Retriever | None, name: str | None, value: str | None, env: str | None
-) -> dict[str, str]:
-    """The auth fields to set; None and empty values keep what is stored."""
-    changes: dict[str, str] = {}
-    header = retriever.auth_header_name if retriever is not None else ""
-    if name is not None:
-        header = name.strip()
-        if header and not set(header) <= HEADER_NAME_CHARS:
-            raise RetrieverInvalid(
-                gettext("the auth header name may hold letters, digits, - and _")
-            )
-        changes["auth_header_name"] = header
-        if not header:
-            changes.update(auth_header_encrypted="", auth_header_env="")
-    if value:
-        if any(c in value for c in "\r\n\0"):
-            # A line break would end the header early and start another one on the wire.
-            raise RetrieverInvalid(gettext("the auth header value is one line"))
-        changes.update(auth_header_encrypted=credentials.encrypt(value), auth_header_env="")
-    if env:
-        env = env.strip()
-        if not env.replace("_", "").isalnum():
-            raise RetrieverInvalid(
-                gettext("the environment variable name may hold letters, digits, _")
-            )
-        refusal = credentials.environment_refusal(env)
-        if refusal is not None:
-            raise RetrieverInvalid(refusal)
-        changes.update(auth_header_env=env, auth_header_encrypted="")
-    if (value or env) and not header:
-        raise RetrieverInvalid(gettext("give the auth header a name (e.g. Authorization)"))
-    return changes
 
 
 def retriever_save(
@@ -166,12 +104,18 @@ def retriever_save(
             )
         changes["answerer"] = answerer
     if kind == RetrieverKind.HTTP:
-        if retriever is None or config is not None:
-            stored = retriever.config if retriever is not None else {}
-            changes["config"] = _clean_http_config({**stored, **(config or {})})
-        changes.update(
-            _auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
-        )
+        with refused_as(RetrieverInvalid):
+            if retriever is None or config is not None:
+                stored = retriever.config if retriever is not None else {}
+                changes["config"] = config_check(
+                    HttpRetrieverConfig,
+                    {**stored, **(config or {})},
+                    unknown=gettext("unknown HTTP setting %(name)r"),
+                    url=lambda c: render_url(c.url, "q", "1", 10),
+                )
+            changes.update(
+                auth_changes(retriever, auth_header_name, auth_header_value, auth_header_env)
+            )
     elif retriever is None and (auth_header_name or auth_header_value or auth_header_env):
         raise RetrieverInvalid(gettext("only HTTP retrievers take an auth header"))
     read = _run_file_read(run_file) if run_file is not None else None
@@ -215,12 +159,12 @@ def _new_name(project: Project, name: str | None) -> str:
     try:
         name = single_line(name or "", gettext("a retriever's name"))
     except ValueError as error:
-        raise RetrieverInvalid(str(error)) from None
+        raise RetrieverInvalid(str(error), field="name") from None
     if not name:
-        raise RetrieverInvalid(gettext("the retriever needs a name"))
+        raise RetrieverInvalid(gettext("the retriever needs a name"), field="name")
     if Retriever.objects.filter(project=project, name=name).exists():
         raise RetrieverInvalid(
-            gettext("a retriever named %(name)r already exists") % {"name": name}
+            gettext("a retriever named %(name)r already exists") % {"name": name}, field="name"
         )
     return name
 
@@ -395,11 +339,8 @@ def evaluation_settings_update(*, project: Project, **fields: Any) -> Evaluation
     except AnswerSettingsInvalid as error:
         raise RetrieverInvalid(str(error)) from None
     if record.webhook_url:
-        try:
-            check_url(record.webhook_url, ssrf_policy())
-        except UnsafeURL as error:
-            if "does not resolve" not in str(error):
-                raise RetrieverInvalid(gettext("webhook: %(error)s") % {"error": error}) from None
+        with refused_as(RetrieverInvalid):
+            url_check(record.webhook_url, field="webhook_url")
     record.save()
     return record
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import math
-import queue
 import re
 import threading
 import time
@@ -53,12 +52,12 @@ import numpy as np
 
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
-from goldsmith.judges import call_problems, content_words
+from goldsmith.judges import JudgeCall, JudgeClient, content_words
 from goldsmith.retrievers.http import (
-    HttpRetrieverClient,
-    HttpRetrieverConfig,
     PermanentFailure,
+    call_all,
     dig,
+    stream_calls,
 )
 from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
 
@@ -126,26 +125,20 @@ class JudgeIdentity:
 
 
 @dataclass(frozen=True)
-class AnswerJudgeConfig:
-    """How to call one answer judge, and what the run records about it. Holds no secret."""
+class AnswerJudgeConfig(JudgeCall):
+    """How to call one answer judge (the call settings are :class:`JudgeCall`'s), and what
+    the run records about it. Holds no secret."""
 
     url: str
+    body_template: str = DEFAULT_BODY_TEMPLATE
     name: str = "judge"
     model: str = ""
     prompt_version: str = ""
     temperature: float | None = None
-    method: str = "POST"
-    body_template: str = DEFAULT_BODY_TEMPLATE
     score_path: str = "score"
     reason_path: str = "reason"
     faithfulness_path: str = S.FAITHFULNESS
     relevance_path: str = S.ANSWER_RELEVANCE
-    timeout: float = 30.0
-    max_concurrency: int = 4
-    retries: int = 3
-    backoff: float = 0.2
-    batch_size: int = 50
-    headers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def identity(self) -> JudgeIdentity:
@@ -167,28 +160,11 @@ class AnswerJudgeConfig:
             math.isfinite(self.temperature) and self.temperature >= 0.0
         ):
             out.append("the temperature must be a number of at least 0")
-        out += call_problems(
-            self, sent="the response's text", placeholders=("{response}",),
+        out += self.call_problems(
+            sent="the response's text", placeholders=("{response}",),
             score_path=("score path", self.score_path),
         )  # fmt: skip
         return out
-
-    def snapshot(self) -> dict[str, Any]:
-        """The settings as a JSON-ready dictionary (no secret is in them)."""
-        return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
-
-    def transport(self) -> HttpRetrieverConfig:
-        """The retriever client's settings that carry this judge's requests."""
-        return HttpRetrieverConfig(
-            url=self.url,
-            method="PUT" if self.method.upper() == "PUT" else "POST",
-            body_template=self.body_template,
-            timeout=self.timeout,
-            max_concurrency=self.max_concurrency,
-            retries=self.retries,
-            backoff=self.backoff,
-            headers=dict(self.headers),
-        )
 
 
 def parse_auth_header(text: str, *, source: str) -> tuple[str, str]:
@@ -404,8 +380,9 @@ def parse_more(payload: Any, config: AnswerJudgeConfig) -> dict[str, dict[str, A
 _Done = tuple[int, "JudgedAnswer"]  # an item's position and its answer
 
 
-class HttpAnswerJudge:
-    """Scores answers through one judge endpoint; thread-safe. Use as a context manager."""
+class HttpAnswerJudge(JudgeClient[AnswerJudgeConfig]):
+    """Scores answers through one judge endpoint; a configuration with problems is refused
+    (ValueError)."""
 
     def __init__(
         self,
@@ -418,28 +395,11 @@ class HttpAnswerJudge:
         problems = config.problems()
         if problems:
             raise ValueError("; ".join(problems))
-        self.config = config
+        super().__init__(config, policy=policy, auth_header=auth_header, resolver=resolver)
         self.identity = config.identity
-        self._client = HttpRetrieverClient(
-            config.transport(), policy=policy, auth_header=auth_header, resolver=resolver
-        )
-        self._template = json.loads(config.body_template)
-
-    def __enter__(self) -> HttpAnswerJudge:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._client.close()
 
     def __repr__(self) -> str:  # never show the auth header
         return f"HttpAnswerJudge({self.identity.scorer!r}, {self.config.url!r})"
-
-    @property
-    def concurrency(self) -> int:
-        return self._client.concurrency
 
     def judge(self, item: AnswerItem) -> JudgedAnswer:
         """One answer's score and reason (retrying temporary failures), or its error."""
@@ -478,64 +438,18 @@ class HttpAnswerJudge:
     def _stream(
         self, items: Iterable[tuple[int, AnswerItem]], tick: float
     ) -> Iterator[list[_Done]]:
-        # `concurrency` threads take the next item from one shared iterator and put answers on
-        # one queue, as HttpRetrieverClient.stream does (futures cost as much CPU as a call).
-        source = iter(items)
-        source_lock = threading.Lock()
-        results: queue.SimpleQueue[_Done | BaseException | None] = queue.SimpleQueue()
-        stop = threading.Event()
-
-        def work() -> None:
-            try:
-                while not stop.is_set():
-                    with source_lock:
-                        nxt = next(source, None)
-                    if nxt is None:
-                        break
-                    results.put((nxt[0], self.judge(nxt[1])))
-            except BaseException as error:  # a bug, not a failed answer: raised to the caller
-                results.put(error)
-            finally:
-                results.put(None)
-
-        threads = [
-            threading.Thread(target=work, name=f"answer-judge-{i}", daemon=True)
-            for i in range(self.concurrency)
-        ]
-        for thread in threads:
-            thread.start()
-        running = len(threads)
-        size = self.config.batch_size
-        batch: list[_Done] = []
-        try:
-            deadline = time.monotonic() + tick
-            while running:
-                try:
-                    got = results.get(timeout=max(0.0, deadline - time.monotonic()))
-                    if got is None:
-                        running -= 1
-                    elif isinstance(got, BaseException):
-                        raise got
-                    else:
-                        batch.append(got)
-                except queue.Empty:
-                    pass
-                if len(batch) >= size or time.monotonic() >= deadline:
-                    out, batch = batch, []
-                    deadline = time.monotonic() + tick
-                    yield out
-            if batch:
-                yield batch
-        finally:
-            stop.set()
+        return stream_calls(
+            lambda pair: (pair[0], self.judge(pair[1])),
+            items,
+            self.concurrency,
+            tick=tick,
+            batch_size=self.config.batch_size,
+            name="answer-judge",
+        )
 
     def judge_many(self, items: Sequence[AnswerItem]) -> list[JudgedAnswer]:
         """Every item's answer, in the items' order."""
-        out: list[JudgedAnswer | None] = [None] * len(items)
-        for batch in self._stream(enumerate(items), 1.0):
-            for i, answer in batch:
-                out[i] = answer
-        return [a for a in out if a is not None]
+        return call_all(self.judge, items, self.concurrency)
 
     def judge_run(
         self,

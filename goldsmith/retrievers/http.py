@@ -24,7 +24,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, Generic, TypeVar, get_type_hints
 from urllib.parse import quote, urljoin
@@ -69,7 +69,7 @@ class HttpSetting:
     default: Any = None
 
 
-def _how(label: str, help: str = "", **more: Any) -> dict[str, HttpSetting]:
+def how(label: str, help: str = "", **more: Any) -> dict[str, HttpSetting]:
     return {"setting": HttpSetting(label, help, **more)}
 
 
@@ -77,11 +77,11 @@ def _how(label: str, help: str = "", **more: Any) -> dict[str, HttpSetting]:
 class HttpRetrieverConfig:
     """How to call one retriever. Holds no secret: the auth header travels separately."""
 
-    url: str = field(metadata=_how("URL", "may hold {query}, {query_id}, {top_k}"))
-    method: str = field(default="POST", metadata=_how("method", choices=METHODS))
+    url: str = field(metadata=how("URL", "may hold {query}, {query_id}, {top_k}"))
+    method: str = field(default="POST", metadata=how("method", choices=METHODS))
     body_template: str = field(
         default='{"query": "{query}", "top_k": "{top_k}"}',
-        metadata=_how(
+        metadata=how(
             "body template",
             'JSON whose strings may hold {query}, {query_id}, {top_k} ("{top_k}" alone '
             "becomes a number); not sent with GET",
@@ -90,25 +90,25 @@ class HttpRetrieverConfig:
     )
     results_path: str = field(
         default="results",
-        metadata=_how(
+        metadata=how(
             "results path", "dotted path of the ranked list in the response ('' for the top level)"
         ),
     )
     id_field: str = field(
-        default="id", metadata=_how("chunk id field", "in each result (dotted path)")
+        default="id", metadata=how("chunk id field", "in each result (dotted path)")
     )
     score_field: str = field(
-        default="score", metadata=_how("score field", "in each result (dotted path; optional)")
+        default="score", metadata=how("score field", "in each result (dotted path; optional)")
     )
     doc_id_field: str = field(
-        default="", metadata=_how("document id field", "in each result (dotted path; optional)")
+        default="", metadata=how("document id field", "in each result (dotted path; optional)")
     )
     text_field: str = field(
-        default="", metadata=_how("text field", "in each result (dotted path; optional)")
+        default="", metadata=how("text field", "in each result (dotted path; optional)")
     )
     candidates_path: str = field(
         default="",
-        metadata=_how(
+        metadata=how(
             "candidates path",
             "dotted path of the first-stage list before reranking (optional; its items have "
             "the fields of the results)",
@@ -116,33 +116,33 @@ class HttpRetrieverConfig:
     )
     contexts_path: str = field(
         default="",
-        metadata=_how(
+        metadata=how(
             "contexts path",
             "dotted path of the contexts given to the model (optional; a list of items with "
             "an id and a text)",
         ),
     )
     context_id_field: str = field(
-        default="id", metadata=_how("context id field", "in each context (dotted path)")
+        default="id", metadata=how("context id field", "in each context (dotted path)")
     )
     context_text_field: str = field(
-        default="text", metadata=_how("context text field", "in each context (dotted path)")
+        default="text", metadata=how("context text field", "in each context (dotted path)")
     )
     response_path: str = field(
         default="",
-        metadata=_how("response path", "dotted path of the generated answer (optional; a string)"),
+        metadata=how("response path", "dotted path of the generated answer (optional; a string)"),
     )
     timeout: float = field(
         default=10.0,
-        metadata=_how("timeout", "per request", minimum=0.1, maximum=300, unit="seconds"),
+        metadata=how("timeout", "per request", minimum=0.1, maximum=300, unit="seconds"),
     )
     max_concurrency: int = field(
         default=4,
-        metadata=_how("maximum concurrency", "requests at once", minimum=1, maximum=256),
+        metadata=how("maximum concurrency", "requests at once", minimum=1, maximum=256),
     )
     retries: int = field(
         default=3,
-        metadata=_how(
+        metadata=how(
             "retries",
             "of a request that failed for a while (429, 5xx, timeout)",
             minimum=0,
@@ -151,7 +151,7 @@ class HttpRetrieverConfig:
     )
     backoff: float = field(
         default=0.2,
-        metadata=_how(
+        metadata=how(
             "backoff",
             "the first wait before a retry, doubled at each retry",
             minimum=0,
@@ -161,7 +161,7 @@ class HttpRetrieverConfig:
     )
     headers: Mapping[str, str] = field(
         default_factory=dict,
-        metadata=_how(
+        metadata=how(
             "headers",
             "more request headers, one per line as Name: value (a credential goes in the auth "
             "header, stored encrypted)",
@@ -191,21 +191,20 @@ class HttpRetrieverConfig:
             self.context_id_field.strip() and self.context_text_field.strip()
         ):
             out.append("with a contexts path, the context id and text fields are required")
-        for s in HTTP_SETTINGS:
-            low, high = s.minimum, s.maximum
-            if low is not None and high is not None and not low <= getattr(self, s.name) <= high:
-                unit = f" {s.unit}" if s.unit else ""
-                out.append(f"{s.label} must be between {low:g} and {high:g}{unit}")
-        return out
+        return out + limit_problems(self, HTTP_SETTINGS)
 
     def snapshot(self) -> dict[str, Any]:
         return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in asdict(self).items()}
 
 
-def _http_settings() -> tuple[HttpSetting, ...]:
-    hints = get_type_hints(HttpRetrieverConfig)
+def settings_of(config: type) -> tuple[HttpSetting, ...]:
+    """The settings of a configuration dataclass: each field written with :func:`_how`
+    (others are left out), its name, type and default read from the field."""
+    hints = get_type_hints(config)
     out = []
-    for f in fields(HttpRetrieverConfig):
+    for f in fields(config):
+        if "setting" not in f.metadata:
+            continue
         hint = hints[f.name]
         default = (
             f.default
@@ -225,7 +224,18 @@ def _http_settings() -> tuple[HttpSetting, ...]:
     return tuple(out)
 
 
-HTTP_SETTINGS = _http_settings()
+def limit_problems(config: Any, settings: Iterable[HttpSetting]) -> list[str]:
+    """The settings of `config` outside their bounds, one sentence each."""
+    out: list[str] = []
+    for s in settings:
+        low, high = s.minimum, s.maximum
+        if low is not None and high is not None and not low <= getattr(config, s.name) <= high:
+            unit = f" {s.unit}" if s.unit else ""
+            out.append(f"{s.label} must be between {low:g} and {high:g}{unit}")
+    return out
+
+
+HTTP_SETTINGS = settings_of(HttpRetrieverConfig)
 
 
 @dataclass(frozen=True)
@@ -640,51 +650,107 @@ class HttpRetrieverClient:
         outcomes finished so far at least every ``tick`` seconds (possibly an empty list), so
         that the caller can save them, renew its lease or stop. Stopping (closing the
         generator) cancels the queries not yet started."""
-        # `concurrency` threads take the next item from one shared iterator and put outcomes
-        # on one queue (futures and `wait` over them cost as much CPU as the HTTP call).
-        source = iter(items)
-        source_lock = threading.Lock()
-        results: queue.SimpleQueue[Outcome | BaseException | None] = queue.SimpleQueue()
-        stop = threading.Event()
+        return stream_calls(
+            lambda item: self.search(item[0], item[1], top_k),
+            items,
+            self.concurrency,
+            tick=tick,
+            name="retriever",
+        )
 
-        def work() -> None:
-            try:
-                while not stop.is_set():
-                    with source_lock:
-                        nxt = next(source, None)
-                    if nxt is None:
-                        break
-                    results.put(self.search(nxt[0], nxt[1], top_k))
-            except BaseException as error:  # a bug, not a failed query: raised to the caller
-                results.put(error)
-            finally:
-                results.put(None)  # this thread is done
 
-        threads = [
-            threading.Thread(target=work, name=f"retriever-{i}", daemon=True)
-            for i in range(self.concurrency)
-        ]
-        for thread in threads:
-            thread.start()
-        running = len(threads)
+Item = TypeVar("Item")
+
+
+def stream_calls(
+    call: Callable[[Item], T],
+    items: Iterable[Item],
+    concurrency: int,
+    *,
+    tick: float = 1.0,
+    batch_size: int | None = None,
+    name: str = "endpoint",
+) -> Iterator[list[T]]:
+    """``call`` every item with at most ``concurrency`` calls in flight: the one concurrency
+    loop of every endpoint (retrievers, machine judges, answer judges). Yields the results in
+    the order they finished: without ``batch_size``, as soon as some are finished; with it,
+    in batches of ``batch_size`` (the last may be shorter); in either case what is finished
+    so far at least every ``tick`` seconds (possibly an empty list), so that the caller can
+    save them, renew a lease or stop. Closing the generator stops the items not yet started;
+    an exception raised by ``call`` (a bug, not a failed request) is raised to the caller."""
+    # `concurrency` threads take the next item from one shared iterator and put results on
+    # one queue (futures and `wait` over them cost as much CPU as the HTTP call).
+    source = iter(items)
+    source_lock = threading.Lock()
+    results: queue.SimpleQueue[tuple[T] | BaseException | None] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
         try:
-            while running:
-                batch: list[Outcome] = []
-                try:
-                    got = results.get(timeout=tick)
-                    while True:
-                        if got is None:
-                            running -= 1
-                        elif isinstance(got, BaseException):
-                            raise got
-                        else:
-                            batch.append(got)
-                        got = results.get_nowait()
-                except queue.Empty:
-                    pass
-                yield batch
+            while not stop.is_set():
+                with source_lock:
+                    nxt = next(source, _MISSING)
+                if nxt is _MISSING:
+                    break
+                results.put((call(nxt),))  # type: ignore[arg-type]
+        except BaseException as error:
+            results.put(error)
         finally:
-            stop.set()
+            results.put(None)  # this thread is done
+
+    threads = [
+        threading.Thread(target=work, name=f"{name}-{i}", daemon=True)
+        for i in range(max(1, concurrency))
+    ]
+    for thread in threads:
+        thread.start()
+    running = len(threads)
+    full = batch_size or 0
+    batch: list[T] = []
+    try:
+        deadline = time.monotonic() + tick
+        while running:
+            try:
+                got = results.get(timeout=max(0.0, deadline - time.monotonic()))
+                while True:
+                    if got is None:
+                        running -= 1
+                    elif isinstance(got, BaseException):
+                        raise got
+                    else:
+                        batch.append(got[0])
+                    if full and len(batch) >= full:
+                        break
+                    got = results.get_nowait()
+            except queue.Empty:
+                pass
+            if (
+                (batch and not full)
+                or (full and len(batch) >= full)
+                or (time.monotonic() >= deadline)
+            ):
+                out, batch = batch, []
+                deadline = time.monotonic() + tick
+                yield out
+        if batch:
+            yield batch
+    finally:
+        stop.set()
+
+
+def call_all(call: Callable[[Item], T], items: Sequence[Item], concurrency: int) -> list[T]:
+    """Every item's result, in the items' order, at most ``concurrency`` calls at a time."""
+    if not items:
+        return []
+    out: list[Any] = [None] * len(items)
+
+    def indexed(pair: tuple[int, Item]) -> tuple[int, T]:
+        return pair[0], call(pair[1])
+
+    for batch in stream_calls(indexed, enumerate(items), concurrency, batch_size=len(items)):
+        for i, result in batch:
+            out[i] = result
+    return out
 
 
 def post_json(url: str, payload: Any, *, policy: Policy, timeout: float = 10.0) -> int:

@@ -47,6 +47,11 @@ class UnsafeURL(ValueError):
     """The URL may not be called; ``str()`` says why, without secrets (URLs carry none)."""
 
 
+class Unresolvable(UnsafeURL):
+    """The URL's host name does not resolve here. Where it is called (a worker) it may: a
+    URL saved on the web server is refused for every other reason, not this one."""
+
+
 @dataclass(frozen=True)
 class Policy:
     allow_private: bool = False
@@ -179,7 +184,8 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 
 def check_url(url: str, policy: Policy, resolver: Resolver = system_resolver) -> Target:
-    """Check a URL and resolve it once; raises :class:`UnsafeURL` with the reason.
+    """Check a URL and resolve it once; raises :class:`UnsafeURL` with the reason
+    (:class:`Unresolvable` when the host name does not resolve).
 
     Every resolved address must be allowed (a name with one private address among public ones
     is refused), and the first one is the address to connect to."""
@@ -212,7 +218,7 @@ def check_url(url: str, policy: Policy, resolver: Resolver = system_resolver) ->
         try:
             resolved = resolver(ascii_host, port)
         except OSError as error:
-            raise UnsafeURL(f"host {host!r} does not resolve ({error})") from None
+            raise Unresolvable(f"host {host!r} does not resolve ({error})") from None
         addresses = []
         for text in resolved:
             ip = parse_ip(text)
@@ -220,7 +226,7 @@ def check_url(url: str, policy: Policy, resolver: Resolver = system_resolver) ->
                 raise UnsafeURL(f"host {host!r} resolved to {text!r}, not an address")
             addresses.append(ip)
         if not addresses:
-            raise UnsafeURL(f"host {host!r} does not resolve")
+            raise Unresolvable(f"host {host!r} does not resolve")
         host = ascii_host
     for ip in addresses:
         why = refusal(ip, policy)

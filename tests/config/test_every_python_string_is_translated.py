@@ -48,6 +48,7 @@ REFUSALS = {
     "NotAuthenticated",
     "APIException",
     "RetrieverInvalid",
+    "EndpointInvalid",
     "RunInvalid",
     "SamplingError",
     "JudgingClosed",

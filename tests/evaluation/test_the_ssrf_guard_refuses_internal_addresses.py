@@ -146,7 +146,8 @@ def test_a_lead_cannot_configure_a_metadata_url(personas, api_client_for):
         format="json",
     )
     assert response.status_code == 400
-    assert "metadata" in response.json()["detail"]
+    (reason,) = response.json()["config"]["url"]  # field → messages, as every endpoint refuses
+    assert "metadata" in reason
 
 
 def test_loopback_is_refused_by_default(personas, api_client_for, settings):
@@ -157,4 +158,5 @@ def test_loopback_is_refused_by_default(personas, api_client_for, settings):
         format="json",
     )
     assert response.status_code == 400
-    assert "loopback" in response.json()["detail"]
+    (reason,) = response.json()["config"]["url"]
+    assert "loopback" in reason

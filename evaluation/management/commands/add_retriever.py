@@ -16,7 +16,8 @@ from django.core.management.base import BaseCommand
 
 from annotation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
-from evaluation.services import RetrieverInvalid, retriever_save
+from evaluation.services.endpoints import EndpointInvalid
+from evaluation.services.retrievers import retriever_save
 from goldsmith import formats
 from goldsmith.retrievers.http import HTTP_SETTINGS
 
@@ -117,7 +118,7 @@ class Command(BaseCommand):
                 answerer=None if o["answerer"] is None else o["answerer"].replace("none", ""),
                 run_file=run_file,
             )
-        except (RetrieverInvalid, formats.FormatError) as error:
+        except (EndpointInvalid, formats.FormatError) as error:
             raise bad_input(str(error)) from None
         verb = "updated" if o["update"] else "added"
         self.stdout.write(

@@ -26,7 +26,9 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
+from evaluation.api.endpoints import REFUSED, endpoint_refusal
 from evaluation.models import JudgingJob
+from evaluation.services.endpoints import EndpointInvalid
 from evaluation.services.judges import (
     judge_output,
     judge_register,
@@ -87,7 +89,9 @@ class JudgeListApi(APIView):
         return Response([judge_output(j) for j in judges_of(project=project)])
 
     @extend_schema(
-        request=JudgeInput, responses={201: JudgeOutput}, summary="Register a machine judge"
+        request=JudgeInput,
+        responses={201: JudgeOutput, 400: REFUSED},
+        summary="Register a machine judge",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
@@ -95,8 +99,10 @@ class JudgeListApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             judge = judge_register(project=project, by=request.user, **data.validated_data)
-        except JudgeInvalid as error:
-            raise _invalid(error) from None
+        except EndpointInvalid as error:
+            raise endpoint_refusal(error) from None
+        except JudgeInvalid as error:  # the name, or settings given to a judge of another kind
+            raise endpoint_refusal(EndpointInvalid(str(error))) from None
         return Response(judge_output(judge), status=status.HTTP_201_CREATED)
 
 

@@ -21,8 +21,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
+from evaluation.api.endpoints import REFUSED, endpoint_refusal, setting_field
 from evaluation.models import AnswerJudge
-from evaluation.selectors import answer_judges_of
+from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.services.answer_judges import (
     CALL_SETTINGS,
     KEEP,
@@ -36,19 +37,11 @@ from evaluation.services.answer_judges import (
     answer_judge_update,
 )
 from goldsmith.answers.judge import AnswerItem
+from goldsmith.judges import JUDGE_SETTINGS
 from sitewide.text_input import JSONParser
 
 # One word without control characters: reports name the scorer `judge:<name>`.
 NAME_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f]{1,100}$"
-
-
-def _invalid(error: AnswerJudgeInvalid) -> serializers.ValidationError:
-    """field → messages, as a serializer's errors read (``config.timeout`` nested)."""
-    head, _, rest = error.field.partition(".")
-    detail: Any = [str(error)]
-    if rest:
-        detail = {rest: detail}
-    return serializers.ValidationError({head: detail})
 
 
 class AnswerJudgeSettingsInput(serializers.Serializer):
@@ -84,20 +77,14 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
         allow_blank=True,
         help_text=gettext_lazy("dotted path of the judge's answer relevance; empty: not read"),
     )
-    timeout = serializers.FloatField(
-        required=False, min_value=0.1, max_value=300, help_text=gettext_lazy("seconds")
+    timeout = setting_field(JUDGE_SETTINGS["timeout"], help_text=gettext_lazy("seconds"))
+    max_concurrency = setting_field(
+        JUDGE_SETTINGS["max_concurrency"], help_text=gettext_lazy("requests at once")
     )
-    max_concurrency = serializers.IntegerField(
-        required=False, min_value=1, max_value=64, help_text=gettext_lazy("requests at once")
-    )
-    retries = serializers.IntegerField(required=False, min_value=0, max_value=10)
-    backoff = serializers.FloatField(
-        required=False, min_value=0, max_value=60, help_text=gettext_lazy("seconds")
-    )
-    batch_size = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=1000,
+    retries = setting_field(JUDGE_SETTINGS["retries"], help_text=None)
+    backoff = setting_field(JUDGE_SETTINGS["backoff"], help_text=gettext_lazy("seconds"))
+    batch_size = setting_field(
+        JUDGE_SETTINGS["batch_size"],
         help_text=gettext_lazy("answers handed back and saved together"),
     )
     headers = serializers.DictField(
@@ -233,7 +220,7 @@ class AnswerJudgeListApi(APIView):
 
     @extend_schema(
         request=AnswerJudgeInput,
-        responses={201: AnswerJudgeOutput},
+        responses={201: AnswerJudgeOutput, 400: REFUSED},
         summary="Register an HTTP answer judge",
     )
     def post(self, request: Request, project_id: int) -> Response:
@@ -243,7 +230,7 @@ class AnswerJudgeListApi(APIView):
         try:
             judge = answer_judge_register(project=project, by=request.user, **data.validated_data)
         except AnswerJudgeInvalid as error:
-            raise _invalid(error) from None
+            raise endpoint_refusal(error) from None
         return Response(answer_judge_output(judge), status=status.HTTP_201_CREATED)
 
 
@@ -257,7 +244,7 @@ class AnswerJudgeDetailApi(APIView):
 
     @extend_schema(
         request=AnswerJudgeUpdateInput,
-        responses=AnswerJudgeOutput,
+        responses={200: AnswerJudgeOutput, 400: REFUSED},
         summary="Change an HTTP answer judge",
     )
     def patch(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
@@ -270,7 +257,7 @@ class AnswerJudgeDetailApi(APIView):
         try:
             judge = answer_judge_update(judge=judge, temperature=temperature, **changes)
         except AnswerJudgeInvalid as error:
-            raise _invalid(error) from None
+            raise endpoint_refusal(error) from None
         return Response(answer_judge_output(judge))
 
     @extend_schema(request=None, responses={204: None}, summary="Remove an HTTP answer judge")

@@ -1,0 +1,55 @@
+"""What the API of every HTTP endpoint (retrievers, machine judges, answer judges) shares: a
+call setting's field, made from the engine's list of settings, and the one shape of a refusal,
+``{field: [message]}`` as DRF's validation answers (a call setting nested under ``config``),
+documented in the schema of every operation that saves an endpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from evaluation.services.endpoints import EndpointInvalid
+from goldsmith.retrievers.http import HttpSetting
+from sitewide.i18n import localize
+
+_MESSAGES = {"type": "array", "items": {"type": "string"}}
+REFUSED = OpenApiResponse(
+    {
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [_MESSAGES, {"type": "object", "additionalProperties": _MESSAGES}]
+        },
+        "example": {"config": {"url": ["refused to call 127.0.0.1: 127.0.0.1 is loopback"]}},
+    },
+    description=(
+        "Refused: field → messages, a call setting's under `config` "
+        '(`{"config": {"headers": ["…"]}}`); `non_field_errors` when no one field is the cause.'
+    ),
+)
+
+
+def endpoint_refusal(error: EndpointInvalid) -> serializers.ValidationError:
+    """The 400 of a refused endpoint: field → messages (``config.url`` nested)."""
+    head, _, rest = error.field.partition(".")
+    detail: Any = [localize(error)]
+    if rest:
+        detail = {rest: detail}
+    return serializers.ValidationError({head: detail})
+
+
+def setting_field(setting: HttpSetting, **given: Any) -> serializers.Field:
+    """The API field of one call setting (bounds and choices from the engine's list); each is
+    optional (a change sends only some). `given` overrides (a help text in the reader's
+    language)."""
+    common: dict[str, Any] = {"required": False, "help_text": setting.help or setting.label}
+    common.update(given)
+    if setting.choices:
+        return serializers.ChoiceField(choices=list(setting.choices), **common)
+    if setting.value_type in (int, float):
+        number = serializers.IntegerField if setting.value_type is int else serializers.FloatField
+        return number(min_value=setting.minimum, max_value=setting.maximum, **common)
+    if setting.value_type is dict:
+        return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
+    return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
