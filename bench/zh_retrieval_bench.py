@@ -5,8 +5,7 @@ Usage:
 
 Reads annotation/demo_data/zh_collection (300 chunks, 60 queries, graded qrels; written by the
 project, see its README), indexes the chunks with `goldsmith.retrievers.builtin.build_retriever`
-(the
-code pooling and built-in runs use) under each tokenizer, retrieves the top 10 of every query
+(the code pooling and built-in runs use) under each tokenizer, retrieves the top 10 of every query
 and scores the runs with `goldsmith.metrics` (recall@10 at the strict level, grade 2, and
 nDCG@10 with linear gains). The peer: the character-level baseline (`zh-chars`, each Han
 character a token). The figures are checked against pytrec_eval (trec_eval's own code) when it
