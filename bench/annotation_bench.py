@@ -8,6 +8,7 @@ Usage (against a database of its own; it is wiped):
     .venv/bin/python bench/annotation_bench.py serve-and-load # gunicorn + locust, 50 annotators
     .venv/bin/python bench/annotation_bench.py tie-rules      # share sent to a lead, per rule
     .venv/bin/python bench/annotation_bench.py escalation     # the same with a third annotator
+    .venv/bin/python bench/annotation_bench.py cranfield-lead # no database: Cranfield's truth
 
 `setup` builds the project (20,000 chunks, 10,000 queries, 300,000 candidates, 50 annotators,
 20,000 assignments), stores judgments for 90 % of the queries (540,000 rows) and leaves the rest
@@ -31,6 +32,14 @@ The simulated annotators (`setup --agreement`, `--level`, `--errors`):
   probability `--level`, else a grade drawn at random from 0/1/2 (which may be the true one),
   or with `--errors adjacent` one away. Two such annotators agree on fewer chunks (84.9 % at
   0.88 with random mistakes).
+- `--errors real-mix`: real assessors' disagreements (Parry et al., SIGIR 2025: 72.5 % one
+  grade apart, 27.5 % two apart), both the accuracy and the share of far mistakes solved from
+  the agreement and the grade mix (`real_mix_rates`).
+
+`cranfield-lead` needs no database: Cranfield's pools from the judging-effort benchmark's six
+systems, its grades as a perfect lead's, every error model at 88 % and 80 %, every flag
+coefficient, with and without escalation (share sent to a lead, accuracy, Kendall's τ of the
+six systems' nDCG@10 and MAP against the perfect lead's golden set).
 The true grades are 0/1/2 with weights 75/15/10; every draw is seeded per candidate (and
 annotator), so the third annotator of `escalation` is simulated exactly like the first two.
 Every command prints the measured share of chunks on which the two first annotators agree.
