@@ -8,6 +8,7 @@ Usage (against a database of its own; it is wiped):
     .venv/bin/python bench/annotation_bench.py serve-and-load # gunicorn + locust, 50 annotators
     .venv/bin/python bench/annotation_bench.py tie-rules      # share sent to a lead, per rule
     .venv/bin/python bench/annotation_bench.py escalation     # the same with a third annotator
+    .venv/bin/python bench/annotation_bench.py cranfield-lead # no database: Cranfield's truth
 
 `setup` builds the project (20,000 chunks, 10,000 queries, 300,000 candidates, 50 annotators,
 20,000 assignments), stores judgments for 90 % of the queries (540,000 rows) and leaves the rest
@@ -31,6 +32,14 @@ The simulated annotators (`setup --agreement`, `--level`, `--errors`):
   probability `--level`, else a grade drawn at random from 0/1/2 (which may be the true one),
   or with `--errors adjacent` one away. Two such annotators agree on fewer chunks (84.9 % at
   0.88 with random mistakes).
+- `--errors real-mix`: real assessors' disagreements (Parry et al., SIGIR 2025: 72.5 % one
+  grade apart, 27.5 % two apart), both the accuracy and the share of far mistakes solved from
+  the agreement and the grade mix (`real_mix_rates`).
+
+`cranfield-lead` needs no database: Cranfield's pools from the judging-effort benchmark's six
+systems, its grades as a perfect lead's, every error model at 88 % and 80 %, every flag
+coefficient, with and without escalation (share sent to a lead, accuracy, Kendall's τ of the
+six systems' nDCG@10 and MAP against the perfect lead's golden set).
 The true grades are 0/1/2 with weights 75/15/10; every draw is seeded per candidate (and
 annotator), so the third annotator of `escalation` is simulated exactly like the first two.
 Every command prints the measured share of chunks on which the two first annotators agree.
@@ -49,6 +58,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,12 +106,96 @@ def calibrated_accuracy(level: float, errors: str) -> float:
     return (2 * c + math.sqrt(4 * c * c - 4 * (1 + c) * (c - level))) / (2 * (1 + c))
 
 
+# Real assessors' disagreements (Parry et al., SIGIR 2025: eight assessors re-judging TREC DL
+# 2019 passages, collapsed to 0/1/2): 72–73 % of them one grade apart, 27–28 % two apart.
+REAL_MIX_TWO_APART = 0.275
+
+
+def grade_given(truth: int, accuracy: float, adjacent: float) -> tuple[float, float, float]:
+    """P(grade 0, 1, 2 | true grade) of one `real-mix` annotator: the true grade with
+    probability `accuracy`; else, on a true 1, 0 or 2 alike; on a true 0 or 2, the
+    neighbouring 1 with probability `adjacent` and the far grade (two apart) otherwise."""
+    miss = 1.0 - accuracy
+    if truth == 1:
+        return (miss / 2, accuracy, miss / 2)
+    near, far = miss * adjacent, miss * (1.0 - adjacent)
+    return (accuracy, near, far) if truth == 0 else (far, near, accuracy)
+
+
+def gap_shares(
+    weights: tuple[float, ...], accuracy: float, adjacent: float
+) -> tuple[float, float, float]:
+    """The expected shares of chunks two independent `real-mix` annotators grade equal, one
+    apart and two apart, over true grades 0/1/2 drawn with `weights`."""
+    total = sum(weights)
+    shares = [0.0, 0.0, 0.0]
+    for truth, w in enumerate(weights):
+        p = grade_given(truth, accuracy, adjacent)
+        for x in range(3):
+            for y in range(3):
+                shares[abs(x - y)] += w / total * p[x] * p[y]
+    return (shares[0], shares[1], shares[2])
+
+
+def _bisect(f, lo: float, hi: float) -> float:
+    """The root of an increasing `f` in [lo, hi] (60 halvings)."""
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def real_mix_rates(
+    level: float | None,
+    weights: tuple[float, ...] = TRUTH_WEIGHTS,
+    two_apart: float = REAL_MIX_TWO_APART,
+    *,
+    accuracy: float | None = None,
+) -> tuple[float, float]:
+    """(accuracy, adjacent) of `real-mix` annotators whose pairwise agreement per chunk is
+    `level` and whose disagreements are `two_apart` two grades apart (or, with `accuracy`
+    given, the `adjacent` that gives that share at this accuracy). Both are solved by
+    bisection on :func:`gap_shares`: the agreement grows with the accuracy (above 1/2), the
+    two-apart share falls as `adjacent` grows."""
+
+    def adjacent_for(a: float) -> float:
+        def share_above(q: float) -> float:
+            _, one, two = gap_shares(weights, a, q)
+            return two_apart - two / (one + two)
+
+        lowest = gap_shares(weights, a, 1.0)
+        highest = gap_shares(weights, a, 0.0)
+        if (
+            not lowest[2] / (lowest[1] + lowest[2])
+            <= two_apart
+            <= highest[2] / (highest[1] + highest[2])
+        ):
+            raise SystemExit(f"a two-apart share of {two_apart} is out of reach at accuracy {a}")
+        return _bisect(share_above, 0.0, 1.0)
+
+    if accuracy is not None:
+        return accuracy, adjacent_for(accuracy)
+    assert level is not None
+
+    def agreement_below(a: float) -> float:
+        return gap_shares(weights, a, adjacent_for(a))[0] - level
+
+    a = _bisect(agreement_below, 0.5, 1.0 - 1e-9)
+    return a, adjacent_for(a)
+
+
 def simulated_grade(params: dict[str, object], candidate: int, annotator: int) -> int:
     """The grade simulated annotator `annotator` gives candidate `candidate` (deterministic)."""
     truth = random.Random(f"{SEED}:truth:{candidate}").choices([0, 1, 2], TRUTH_WEIGHTS)[0]
     rng = random.Random(f"{SEED}:grade:{candidate}:{annotator}")
     accuracy = float(params["accuracy"])  # type: ignore[arg-type]
     neighbours = [g for g in (truth - 1, truth + 1) if 0 <= g <= 2]
+    if params["errors"] == "real-mix":
+        if rng.random() < accuracy:
+            return truth
+        if truth == 1:
+            return rng.choice([0, 2])
+        return 1 if rng.random() < float(params["adjacent"]) else 2 - truth  # type: ignore[arg-type]
     if params["agreement"] == "accuracy":
         if rng.random() < accuracy:
             return truth
@@ -250,10 +347,20 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
         "agreement": args.agreement,
         "level": args.level,
         "errors": args.errors,
-        "accuracy": args.level
-        if args.agreement == "accuracy"
-        else calibrated_accuracy(args.level, args.errors),
     }
+    if args.errors == "real-mix":
+        a, q = (
+            real_mix_rates(None, accuracy=args.level)
+            if args.agreement == "accuracy"
+            else real_mix_rates(args.level)
+        )
+        params.update(accuracy=a, adjacent=q, two_apart_of_disagreements=REAL_MIX_TWO_APART)
+    else:
+        params["accuracy"] = (
+            args.level
+            if args.agreement == "accuracy"
+            else calibrated_accuracy(args.level, args.errors)
+        )
     params_path().parent.mkdir(parents=True, exist_ok=True)
     params_path().write_text(json.dumps(params))
     judgments = []
@@ -505,6 +612,230 @@ def escalation(args: argparse.Namespace) -> dict[str, object]:
     return result
 
 
+# --------------------------------------------------------------------------------------------
+# The lead's queue on Cranfield (no database): the golden set the rules build, against a
+# perfect lead's
+
+
+LEAD_ERRORS = ("real-mix", "uniform", "adjacent")
+LEAD_LEVELS = (0.88, 0.80)
+LEAD_REPLICATES = 5
+
+
+def annotate_mix(
+    truth: np.ndarray, errors: str, accuracy: float, adjacent: float, rng
+) -> np.ndarray:
+    """One simulated annotator's grades of `truth` (numpy, all chunks at once), the model of
+    :func:`simulated_grade`: the true grade with probability `accuracy`, else a mistake:
+    either other grade (``uniform``), a grade one off (``adjacent``), or ``real-mix`` (on a
+    true 1, 0 or 2; on a true 0 or 2, 1 with probability `adjacent`, else the far grade)."""
+    import numpy as np
+
+    right = rng.random(truth.shape) < accuracy
+    coin = rng.integers(0, 2, size=truth.shape)
+    if errors == "uniform":
+        wrong = (truth + 1 + coin) % 3
+    elif errors == "adjacent":
+        wrong = np.where(truth == 1, 2 * coin, 1)
+    else:
+        near = rng.random(truth.shape) < adjacent
+        wrong = np.where(truth == 1, 2 * coin, np.where(near, 1, 2 - truth))
+    return np.where(right, truth, wrong).astype(np.int64)
+
+
+def settle_as_the_app(truth, grades, *, escalate: bool, weights: str, threshold: float = 0.6):
+    """Final grades of every query (concatenated) and which reached a lead, settled by the
+    engine's rules as the app settles them with the `lower` tie rule: two annotators; a flagged
+    query goes to a perfect lead, or with `escalate` first to the third annotator, after whom it
+    resolves by majority unless a candidate has none or the flag coefficient of the three
+    (`goldsmith.agreement.query_stats`: mean pairwise kappa, or the three's AC1 / AC2) is below
+    the threshold."""
+    import numpy as np
+
+    from goldsmith import agreement as rules
+
+    def by_annotator(g):
+        return {a: dict(enumerate(row.tolist())) for a, row in enumerate(g)}
+
+    pairs = {q: by_annotator(g[:2]) for q, g in enumerate(grades)}
+    two = rules.two_rater_query_stats(pairs, range(len(grades)))
+    final, to_lead, escalated = [], [], []
+    for q, (true, g) in enumerate(zip(truth, grades, strict=True)):
+        stats = two.get(q) or rules.query_stats(pairs[q])
+        reasons = rules.flag_reasons(
+            kappa=rules.flag_kappa(stats, weights),
+            threshold=threshold,
+            grades=pairs[q],
+            ambiguous=False,
+            tie_rule=rules.LOWER,
+        )
+        votes = g[:2]
+        went = bool(reasons) and escalate
+        if went:
+            votes = g[:3]
+            three = by_annotator(votes)
+            reasons = rules.flag_reasons(
+                kappa=rules.flag_kappa(rules.query_stats(three), weights),
+                threshold=threshold,
+                grades=three,
+                ambiguous=False,
+                tie_rule=rules.LOWER,
+                escalated=True,
+            )
+        escalated.append(went)
+        if reasons:
+            to_lead.append(True)
+            final.append(true.copy())
+            continue
+        to_lead.append(False)
+        rule = rules.settling_tie_rule(rules.LOWER, escalated=went)
+        decided = [rules.rule_resolution(col.tolist(), tie_rule=rule) for col in votes.T]
+        final.append(np.array([d[0] for d in decided if d is not None], dtype=np.int64))
+    return final, np.array(to_lead), np.array(escalated)
+
+
+def cranfield_lead(args: argparse.Namespace) -> dict[str, object]:
+    """The lead's queue on Cranfield's real judgments: pools of depth 20 from the judging-effort
+    benchmark's six systems (`bench/judging_effort_bench.py`), the collection's grades as the
+    truth (a perfect lead's), simulated annotators under each error model calibrated to each
+    pairwise agreement on these pools, every query settled as the app settles it under each
+    flag coefficient, without and with escalation. Reported per setting (mean over
+    replicates): share of finished queries sent to a lead, final-grade accuracy and its gap to
+    a perfect lead's (100 %), and Kendall's τ of the six systems' mean nDCG@10 and MAP on the
+    golden set the rules built against the same on the perfect lead's grades."""
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    from bench import judging_effort_bench as jeb
+    from goldsmith import agreement as rules
+    from goldsmith.metrics import evaluate
+
+    col = jeb.cranfield(jeb.shared_data_dir() / "cranfield")
+    runs = jeb.systems(col)
+    pooled = jeb.pools(col, runs)
+    truth = [
+        np.array([col.truth[p.query_id].get(c, 0) for c in p.candidates], dtype=np.int64)
+        for p in pooled
+    ]
+    every = np.concatenate(truth)
+    mix = tuple(float((every == g).sum()) for g in range(3))
+
+    def means(grades_by_query) -> dict[str, list[float]]:
+        judgments = {
+            p.query_id: dict(zip(p.candidates, g.tolist(), strict=True))
+            for p, g in zip(pooled, grades_by_query, strict=True)
+        }
+        out: dict[str, list[float]] = {"ndcg@10": [], "map": []}
+        for s in jeb.SYSTEMS:
+            result = evaluate(judgments, runs[s], ["ndcg@10", "map"])
+            for m in out:
+                out[m].append(float(np.mean(result.column(m))))
+        return out
+
+    perfect = means(truth)
+    result: dict[str, object] = {
+        "collection": "cranfield",
+        "queries": len(pooled),
+        "candidates": len(every),
+        "true_grade_mix": [round(x / len(every), 4) for x in mix],
+        "systems": list(jeb.SYSTEMS),
+        "replicates": args.replicates,
+        "settings": [],
+    }
+    for e, errors in enumerate(args.errors):
+        for level in args.levels:
+            adjacent = 0.0
+            if errors == "real-mix":
+                accuracy, adjacent = real_mix_rates(level, mix)
+            else:
+                from bench import cranfield_rules_bench as crb
+
+                model = "other" if errors == "uniform" else "adjacent"
+                accuracy = crb.accuracy_for_agreement(every, level, model)
+            figures: dict[tuple[str, bool], list[dict[str, float]]] = {}
+            measured = []
+            for r in range(args.replicates):
+                rng = np.random.default_rng([SEED, e, round(level * 1e6), r])
+                grades = [
+                    np.stack([annotate_mix(t, errors, accuracy, adjacent, rng) for _ in range(3)])
+                    for t in truth
+                ]
+                both = np.concatenate(grades, axis=1)
+                gap = np.abs(both[0] - both[1])
+                measured.append([float(np.mean(gap == k)) for k in range(3)])
+                for weights in rules.KAPPA_WEIGHTS:
+                    for escalate in (False, True):
+                        final, to_lead, escalated = settle_as_the_app(
+                            truth, grades, escalate=escalate, weights=weights
+                        )
+                        got = means(final)
+                        figures.setdefault((weights, escalate), []).append(
+                            {
+                                "to_lead": float(to_lead.mean()),
+                                "escalated": float(escalated.mean()),
+                                "accuracy": float(np.mean(np.concatenate(final) == every)),
+                                "tau_ndcg10": float(
+                                    kendalltau(perfect["ndcg@10"], got["ndcg@10"]).statistic
+                                ),
+                                "tau_map": float(kendalltau(perfect["map"], got["map"]).statistic),
+                            }
+                        )
+            agreement = np.mean(measured, axis=0)
+            for (weights, escalate), rows in figures.items():
+                mean = {k: float(np.mean([row[k] for row in rows])) for k in rows[0]}
+                result["settings"].append(  # type: ignore[union-attr]
+                    {
+                        "errors": errors,
+                        "level": level,
+                        "accuracy_of_an_annotator": round(accuracy, 4),
+                        "adjacent": round(adjacent, 4),
+                        "measured": {
+                            "equal": round(float(agreement[0]), 4),
+                            "one_apart": round(float(agreement[1]), 4),
+                            "two_apart": round(float(agreement[2]), 4),
+                        },
+                        "flag_on": weights,
+                        "escalation": escalate,
+                        "to_lead": round(mean["to_lead"], 4),
+                        "escalated": round(mean["escalated"], 4),
+                        "final_accuracy": round(mean["accuracy"], 4),
+                        "points_below_a_perfect_lead": round(100 * (1 - mean["accuracy"]), 2),
+                        "tau_ndcg10": round(mean["tau_ndcg10"], 4),
+                        "tau_ndcg10_lowest": round(min(row["tau_ndcg10"] for row in rows), 4),
+                        "tau_map": round(mean["tau_map"], 4),
+                        "tau_map_lowest": round(min(row["tau_map"] for row in rows), 4),
+                    }
+                )
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        print(cranfield_lead_table(result))
+    return result
+
+
+def cranfield_lead_table(result: dict[str, object]) -> str:
+    lines = [
+        f"Cranfield: {result['queries']} queries, {result['candidates']:,} pooled candidates, "
+        f"true grades 0/1/2 {result['true_grade_mix']}, {result['replicates']} replicates",
+        "",
+        "| mistakes | pairwise agreement (measured: equal · one · two apart) | flag on | "
+        "escalation | to a lead | final accuracy (points below a perfect lead) | "
+        "τ nDCG@10 (lowest) | τ MAP (lowest) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["settings"]:  # type: ignore[attr-defined]
+        m = row["measured"]
+        lines.append(
+            f"| {row['errors']} | {row['level']:.0%} ({m['equal']:.1%} · {m['one_apart']:.1%} · "
+            f"{m['two_apart']:.1%}) | {row['flag_on']} | {'on' if row['escalation'] else 'off'} "
+            f"| {row['to_lead']:.1%} | {row['final_accuracy']:.2%} "
+            f"({row['points_below_a_perfect_lead']:.2f}) | {row['tau_ndcg10']:.3f} "
+            f"({row['tau_ndcg10_lowest']:.3f}) | {row['tau_map']:.3f} "
+            f"({row['tau_map_lowest']:.3f}) |"
+        )
+    return "\n".join(lines)
+
+
 def make_sessions() -> dict[str, dict[str, str]]:
     """A signed-in session and a CSRF token per annotator: username → cookies."""
     django_setup()
@@ -603,7 +934,13 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("setup")
     build.add_argument("--queries", type=int, default=N_QUERIES)
-    build.add_argument("--errors", choices=["uniform", "adjacent"], default="uniform")
+    build.add_argument(
+        "--errors",
+        choices=["uniform", "adjacent", "real-mix"],
+        default="uniform",
+        help="an annotator's mistakes: either other grade (uniform), one grade off (adjacent), "
+        "or real assessors' mix: 72.5 %% of disagreements one apart, 27.5 %% two apart",
+    )
     build.add_argument(
         "--agreement",
         choices=["pairwise", "accuracy"],
@@ -617,10 +954,19 @@ def main() -> None:
         rules = sub.add_parser(name)
         rules.add_argument(
             "--kappa",
-            choices=["unweighted", "linear"],
+            choices=["unweighted", "linear", "ac1", "ac2_linear"],
             default="unweighted",
-            help="the kappa the flag rule reads (the project setting kappa_weights)",
+            help="the coefficient the flag rule reads (the project setting kappa_weights)",
         )
+    lead = sub.add_parser(
+        "cranfield-lead",
+        help="the lead's queue on Cranfield's real judgments (no database): share sent to a "
+        "lead, accuracy and Kendall tau of six systems against a perfect lead",
+    )
+    lead.add_argument("--errors", nargs="+", choices=LEAD_ERRORS, default=list(LEAD_ERRORS))
+    lead.add_argument("--levels", nargs="+", type=float, default=list(LEAD_LEVELS))
+    lead.add_argument("--replicates", type=int, default=LEAD_REPLICATES)
+    lead.add_argument("--format", choices=("table", "json"), default="table")
     load = sub.add_parser("serve-and-load")
     load.add_argument("--users", type=int, default=N_ANNOTATORS)
     load.add_argument("--duration", default="3m")
@@ -634,6 +980,7 @@ def main() -> None:
         "serve-and-load": serve_and_load,
         "tie-rules": tie_rules,
         "escalation": escalation,
+        "cranfield-lead": cranfield_lead,
     }
     commands[args.command](args)
 

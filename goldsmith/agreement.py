@@ -153,6 +153,7 @@ class TwoRaterGroups:
     kappa_linear: FloatArray
     percent_agreement: FloatArray
     ac1: FloatArray
+    ac2_linear: FloatArray  # over GRADE_SCALE (widened to any label outside it)
 
 
 def two_rater_group_stats(group: NDArray[np.int64], a: FloatArray, b: FloatArray) -> TwoRaterGroups:
@@ -188,6 +189,17 @@ def two_rater_group_stats(group: NDArray[np.int64], a: FloatArray, b: FloatArray
         k = (pi > 0).sum(axis=1)
         p_e = np.where(k > 1, (pi * (1.0 - pi)).sum(axis=1) / np.maximum(k - 1, 1), 0.0)
         ac1 = (agree - p_e) / (1.0 - p_e)
+        # AC2, linear weights over the grade scale: with two labels an item's p_a is the
+        # weight of its pair, 1 − |a − b| / range; p_e = (Σ_kl w_kl) / (K (K − 1)) Σ π(1 − π).
+        scale = np.array(sorted(set(GRADE_SCALE) | set(cats.tolist())), dtype=np.float64)
+        span = float(scale.max() - scale.min())
+        w = 1.0 - np.abs(scale[:, None] - scale[None, :]) / span
+        agree_w = 1.0 - np.bincount(gidx, weights=np.abs(a - b), minlength=n_groups) / n / span
+        pi_scale = np.zeros((n_groups, len(scale)))
+        pi_scale[:, np.searchsorted(scale, cats)] = pi
+        k2 = len(scale)
+        p_e2 = w.sum() / (k2 * (k2 - 1)) * (pi_scale * (1.0 - pi_scale)).sum(axis=1)
+        ac2_linear = np.where(1.0 - p_e2 > _EPS, (agree_w - p_e2) / (1.0 - p_e2), np.nan)
     return TwoRaterGroups(
         groups=groups.astype(np.int64),
         n_items=n.astype(np.int64),
@@ -195,6 +207,7 @@ def two_rater_group_stats(group: NDArray[np.int64], a: FloatArray, b: FloatArray
         kappa_linear=kappa_linear,
         percent_agreement=agree,
         ac1=ac1,
+        ac2_linear=ac2_linear,
     )
 
 
@@ -507,18 +520,32 @@ TIE = "tie"
 # a two-grade one, as the grades are ordinal). Both are computed and stored for every query.
 UNWEIGHTED = "unweighted"
 LINEAR = "linear"
-KAPPA_WEIGHTS = (UNWEIGHTED, LINEAR)
+# Or Gwet's AC1, unweighted or as AC2 with linear weights over the grade scale (0, 1, 2): on a
+# pool of mostly "not relevant" chunks kappa is low even when people agree (the kappa paradox),
+# AC1 is not. Kappa stays the default: it is what the product promises to compute.
+AC1 = "ac1"
+AC2_LINEAR = "ac2_linear"
+KAPPA_WEIGHTS = (UNWEIGHTED, LINEAR, AC1, AC2_LINEAR)
+GRADE_SCALE = (0, 1, 2)  # the grades AC2's linear weights are spread over
+_FLAG_FIELD = {UNWEIGHTED: "kappa", LINEAR: "kappa_linear", AC1: "ac1", AC2_LINEAR: "ac2_linear"}
+
+
+def flag_field(weights: str) -> str:
+    """The name of the statistic (a :class:`QueryStats` key, a stored column) the flag rule
+    reads under ``weights``."""
+    if weights not in KAPPA_WEIGHTS:
+        raise ValueError(
+            f"unknown kappa weights {weights!r}; use one of {', '.join(KAPPA_WEIGHTS)}"
+        )
+    return _FLAG_FIELD[weights]
 
 
 def flag_kappa(stats: Mapping[str, Any], weights: str) -> float | None:
     """The kappa of a query's ``stats`` (:class:`QueryStats`, or a stored row with the same
     names) that the flag rule compares with the threshold under ``weights``
-    (:data:`UNWEIGHTED`: ``kappa``; :data:`LINEAR`: ``kappa_linear``)."""
-    if weights not in KAPPA_WEIGHTS:
-        raise ValueError(
-            f"unknown kappa weights {weights!r}; use one of {', '.join(KAPPA_WEIGHTS)}"
-        )
-    value = stats["kappa_linear"] if weights == LINEAR else stats["kappa"]
+    (:data:`UNWEIGHTED`: ``kappa``; :data:`LINEAR`: ``kappa_linear``; :data:`AC1`: ``ac1``;
+    :data:`AC2_LINEAR`: ``ac2_linear``)."""
+    value = stats.get(flag_field(weights))
     return None if value is None else float(value)
 
 
@@ -535,13 +562,15 @@ class QueryStats(TypedDict):
     kappa_linear: float | None
     raw_agreement: float | None
     ac1: float | None
+    ac2_linear: float | None
 
 
 def query_stats(grades: QueryGrades) -> QueryStats:
     """Statistics of one query from its grades (annotator → candidate → grade).
 
     The same coefficients :func:`agreement_report` gives for the query's group (mean pairwise
-    Cohen's kappa unweighted and linear, percent agreement, Gwet's AC1), computed with the same
+    Cohen's kappa unweighted and linear, percent agreement, Gwet's AC1; and Gwet's AC2 with
+    linear weights over :data:`GRADE_SCALE`), computed with the same
     functions; the Fleiss, quadratic and alpha figures a query page does not show are skipped.
     Rows are the candidates anyone graded, columns the annotators (NaN: not graded)."""
     annotators = sorted(grades)
@@ -549,7 +578,13 @@ def query_stats(grades: QueryGrades) -> QueryStats:
     n = len(annotators)
     if not items:
         return QueryStats(
-            n_annotators=n, n_items=0, kappa=None, kappa_linear=None, raw_agreement=None, ac1=None
+            n_annotators=n,
+            n_items=0,
+            kappa=None,
+            kappa_linear=None,
+            raw_agreement=None,
+            ac1=None,
+            ac2_linear=None,
         )
     m = _matrix([[grades[a].get(item) for a in annotators] for item in items])
     pairs = list(itertools.combinations(range(n), 2))
@@ -560,7 +595,14 @@ def query_stats(grades: QueryGrades) -> QueryStats:
         kappa_linear=_mean(cohen_kappa(m[:, i], m[:, j], "linear") for i, j in pairs),
         raw_agreement=percent_agreement(m),
         ac1=gwet_ac1(m),
+        ac2_linear=gwet_ac2(m, _scale(m)),
     )
+
+
+def _scale(m: FloatArray) -> list[int]:
+    """:data:`GRADE_SCALE`, widened to any grade outside it (so AC2 never drops a label)."""
+    seen = {int(v) for v in m[~np.isnan(m)].tolist()}
+    return sorted(set(GRADE_SCALE) | seen)
 
 
 def two_rater_query_stats(
@@ -599,6 +641,7 @@ def two_rater_query_stats(
             kappa_linear=_defined(result.kappa_linear[i]),
             raw_agreement=_defined(result.percent_agreement[i]),
             ac1=_defined(result.ac1[i]),
+            ac2_linear=_defined(result.ac2_linear[i]),
         )
         for i, qid in enumerate(result.groups)
     }
@@ -765,6 +808,22 @@ def flag_sentences(
         if reason == LOW_KAPPA:
             if kappa is None:
                 sentences.append(say("κ undefined below %(threshold)s", threshold=f"{threshold:g}"))
+            elif weights == AC1:
+                sentences.append(
+                    say(
+                        "Gwet's AC1 %(kappa)s below %(threshold)s",
+                        kappa=f"{kappa:.2f}",
+                        threshold=f"{threshold:g}",
+                    )
+                )
+            elif weights == AC2_LINEAR:
+                sentences.append(
+                    say(
+                        "Gwet's AC2 (linear weights) %(kappa)s below %(threshold)s",
+                        kappa=f"{kappa:.2f}",
+                        threshold=f"{threshold:g}",
+                    )
+                )
             elif weights == LINEAR:
                 sentences.append(
                     say(

@@ -52,8 +52,10 @@ class ProjectOutput(serializers.Serializer):
     kappa_weights = serializers.ChoiceField(
         choices=KappaWeights.choices,
         help_text=gettext_lazy(
-            "Which kappa the flag rule compares with kappa_threshold: unweighted, or linearly "
-            "weighted (one grade apart counts half)"
+            "Which coefficient the flag rule compares with kappa_threshold: Cohen's kappa "
+            "unweighted or linearly weighted (one grade apart counts half), Gwet's AC1, or "
+            "Gwet's AC2 with linear weights (AC1 and AC2 stay high when annotators agree that "
+            "most chunks are not relevant)"
         ),
     )
     escalate = serializers.BooleanField(

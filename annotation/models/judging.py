@@ -261,6 +261,8 @@ class QueryAgreement(models.Model):
     kappa_linear = models.FloatField(null=True, blank=True)
     raw_agreement = models.FloatField(null=True, blank=True)
     ac1 = models.FloatField(null=True, blank=True)
+    # Gwet's AC2 with linear weights over the grades 0, 1, 2 (a flag coefficient a lead may pick)
+    ac2_linear = models.FloatField(null=True, blank=True)
     flagged = models.BooleanField(default=False)
     flag_reasons = models.JSONField(default=list, blank=True)
     # Digest of the grades the statistics were computed from: a project-wide recomputation

@@ -32,6 +32,16 @@ class KappaWeights(models.TextChoices):
 
     UNWEIGHTED = "unweighted", gettext_lazy("Cohen's kappa, every disagreement alike")
     LINEAR = "linear", gettext_lazy("Linearly weighted kappa, one grade apart counts half")
+    AC1 = (
+        "ac1",
+        gettext_lazy(
+            "Gwet's AC1, which stays high when people agree that most chunks are not relevant"
+        ),
+    )
+    AC2_LINEAR = (
+        "ac2_linear",
+        gettext_lazy("Gwet's AC2 with linear weights: AC1 where one grade apart counts half"),
+    )
 
 
 class Tokenizer(models.TextChoices):

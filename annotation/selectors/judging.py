@@ -437,7 +437,12 @@ def flag_reasons_in_words(
         sentences = flag_sentences(
             reasons=agreement.flag_reasons,
             kappa=flag_kappa(
-                {"kappa": agreement.kappa, "kappa_linear": agreement.kappa_linear},
+                {
+                    "kappa": agreement.kappa,
+                    "kappa_linear": agreement.kappa_linear,
+                    "ac1": agreement.ac1,
+                    "ac2_linear": agreement.ac2_linear,
+                },
                 project.kappa_weights,
             ),
             threshold=project.kappa_threshold,

@@ -63,7 +63,15 @@ def _signature(grades: rules.QueryGrades) -> str:
     return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
 
 
-STAT_FIELDS = ["n_annotators", "n_items", "kappa", "kappa_linear", "raw_agreement", "ac1"]
+STAT_FIELDS = [
+    "n_annotators",
+    "n_items",
+    "kappa",
+    "kappa_linear",
+    "raw_agreement",
+    "ac1",
+    "ac2_linear",
+]
 
 
 @transaction.atomic
@@ -324,7 +332,7 @@ def project_agreement(*, project: Project) -> dict[str, Any]:
     public = {k: v for k, v in summary.items() if k not in ("volume", "agreement_with_final")}
     # The kappa the flag rule reads, so the histogram's bars below the threshold are the
     # queries it flagged for kappa.
-    kappa_field = "kappa_linear" if project.kappa_weights == rules.LINEAR else "kappa"
+    kappa_field = rules.flag_field(project.kappa_weights)
     kappas = list(
         QueryAgreement.objects.filter(query__project=project, n_annotators__gte=2).values_list(
             kappa_field, flat=True

@@ -101,7 +101,13 @@ class TieRuleForm(forms.Form):
 
 class KappaWeightsForm(forms.Form):
     kappa_weights = forms.ChoiceField(
-        choices=KappaWeights.choices, label=gettext_lazy("Kappa the flag rule reads")
+        choices=KappaWeights.choices,
+        label=gettext_lazy("Kappa the flag rule reads"),
+        help_text=gettext_lazy(
+            "A query whose figure is below the threshold goes to a lead. Kappa is low on a "
+            "query where nearly every chunk is not relevant even when the annotators agree; "
+            "Gwet's AC1 and AC2 are not, so fewer such queries reach you."
+        ),
     )
 
 

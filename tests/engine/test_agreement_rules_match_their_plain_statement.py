@@ -148,6 +148,7 @@ def test_a_query_with_no_grade_has_no_figure():
         "kappa_linear": None,
         "raw_agreement": None,
         "ac1": None,
+        "ac2_linear": None,
     }
 
 

@@ -5,6 +5,7 @@ reach a document's text."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from bench import judging_effort_bench as bench
@@ -37,3 +38,37 @@ def test_cisi_documents_leave_their_citation_lines_out():
     assert not any(".X" in text for _, text in col.docs)
     # A citation line is "docid count docid", tab-separated: no run of such numbers is left.
     assert not any(re.search(r"\d+\t\d+\t\d+", text) for _, text in col.docs)
+
+
+def test_the_json_output_is_the_one_object_the_issue_specifies(capsys, monkeypatch):
+    """`--format json` prints `{"cranfield": C, "cisi": C}` and nothing else, each C with the
+    pool's size, its relevant count, every order's judgments at 50/80/90/95/100 % and the
+    stopping rule's four figures (here on each collection's first 4 queries)."""
+    data = require_shared_data("cranfield").parent
+    require_shared_data("cisi")
+    monkeypatch.setenv("GOLDSMITH_SHARED_DATA", str(data))
+    assert bench.main(["--format", "json", "--queries", "4", "--random-seeds", "2"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"cranfield", "cisi"}
+    for c in result.values():
+        assert set(c) == {"pool_judgments", "relevant_in_pool", "orders", "stopping"}
+        assert isinstance(c["pool_judgments"], int) and c["pool_judgments"] > 0
+        assert isinstance(c["relevant_in_pool"], int) and c["relevant_in_pool"] > 0
+        assert set(c["orders"]) == {
+            "random",
+            "plain",
+            "round_robin",
+            "fusion",
+            "move_to_front",
+            "maxmean",
+            "goldsmith",
+        }
+        for needed in c["orders"].values():
+            assert list(needed) == ["50", "80", "90", "95", "100"]
+            counts = list(needed.values())
+            assert all(isinstance(n, int) for n in counts)
+            assert counts == sorted(counts) and counts[-1] <= c["pool_judgments"]
+        stop = c["stopping"]
+        assert set(stop) == {"judgments_saved", "queries_below_95", "tau_ndcg10", "tau_map"}
+        assert 0 <= stop["judgments_saved"] < 1 and 0 <= stop["queries_below_95"] <= 1
+        assert all(-1 <= stop[t] <= 1 for t in ("tau_ndcg10", "tau_map"))
