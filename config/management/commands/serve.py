@@ -22,7 +22,7 @@ from django.conf import settings
 from django.contrib.staticfiles.finders import get_finders
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.demo import DEMO_LOGINS, DEMO_PROJECT
+from annotation.demo import DEMO_LOGINS, DEMO_PROJECT, DEMO_PROJECT_ZH
 
 # Threads per web process. A process runs Python on one core at a time (the GIL), so processes
 # give parallelism and threads give overlap: while one thread waits for the database (SQLite's
@@ -108,7 +108,8 @@ class Command(BaseCommand):
                     f"Goldsmith is running at http://{host}:{port}/",
                     f"  web server: gunicorn, {processes} processes x {threads} threads",
                     f"  database: {database}; broker: {broker}",
-                    f"  demo project: {DEMO_PROJECT!r}; logins (password in brackets):",
+                    f"  demo projects: {DEMO_PROJECT!r} and {DEMO_PROJECT_ZH!r}; logins (password",
+                    "  in brackets, the same role in both):",
                     *[f"    {user:<8} {role:<10} [{pw}]" for user, role, pw in DEMO_LOGINS],
                     "  Ctrl-C stops the server and the worker.",
                     "",
