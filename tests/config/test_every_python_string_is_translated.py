@@ -48,6 +48,7 @@ REFUSALS = {
     "NotAuthenticated",
     "APIException",
     "RetrieverInvalid",
+    "SettingsInvalid",
     "RunInvalid",
     "SamplingError",
     "JudgingClosed",
