@@ -80,7 +80,7 @@ def main() -> int:
     from goldsmith.answers.model import KeyFact
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
     from tests.evaluation.rag_stub import RagStub, Stage
-    from tests.evaluation.retriever_stub import StubRetriever
+    from tests.stub_servers import StubRetriever
 
     n = args.queries
     project = Project.objects.create(name=f"bench-{int(time.time())}")

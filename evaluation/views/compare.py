@@ -13,6 +13,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from annotation.i18n import localize
+from annotation.views.pages import project_page
 from evaluation.models import (
     EvaluationRun,
 )
@@ -20,7 +21,6 @@ from evaluation.services.reports import (
     RunInvalid,
     compare_report,
 )
-from evaluation.views.pages import page_context
 from evaluation.wording import (
     settings_differ_in_words,
 )
@@ -30,7 +30,7 @@ from goldsmith.answers import scoring as S
 
 @login_required
 def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     runs = EvaluationRun.objects.select_related("retriever", "version").filter(
         project=ctx["project"]
     )

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from annotation.downloads import attachment
 from annotation.i18n import localize
 from annotation.permissions import Action
+from annotation.views.pages import project_page
 from evaluation.models import (
     EvaluationRun,
     RunState,
@@ -35,7 +36,6 @@ from evaluation.services.reports import (
 )
 from evaluation.services.runs import baseline_set, evaluation_run_cancel
 from evaluation.services.settings import ProjectSettings, project_settings
-from evaluation.views.pages import page_context
 from evaluation.wording import (
     ANSWER_METRIC_NAMES,
     QUADRANT_ADVICE,
@@ -54,7 +54,7 @@ from goldsmith.text import id_order
 
 @login_required
 def run_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     runs = runs_of(project=project)[:100]
     finished = [r for r in runs if r.state == RunState.SUCCEEDED]
@@ -115,7 +115,7 @@ def _metric_rows(report: dict[str, Any], band_map: dict[str, bands.Band]) -> lis
 
 @login_required
 def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
@@ -420,7 +420,7 @@ def _group_rows(groups: dict[str, Any], k: int) -> list[dict[str, Any]]:
 
 @login_required
 def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"),
         project=ctx["project"],
@@ -444,7 +444,7 @@ def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -
 @login_required
 @require_POST
 def run_action(request: HttpRequest, project_id: int, run_id: int, action: str) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     run = get_object_or_404(EvaluationRun, project=ctx["project"], pk=run_id)
     try:
         if action == "cancel":

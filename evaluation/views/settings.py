@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 
 from annotation.i18n import localize
 from annotation.permissions import Action
+from annotation.views.pages import project_page
 from evaluation.forms import SettingsForm
 from evaluation.services.settings import (
     SettingsInvalid,
@@ -20,13 +21,12 @@ from evaluation.services.settings import (
     evaluation_settings_update,
     settings_of,
 )
-from evaluation.views.pages import page_context
 from goldsmith import bands, metrics
 
 
 @login_required
 def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     record = evaluation_settings_get(project=ctx["project"])
     settings = settings_of(record)
     initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
