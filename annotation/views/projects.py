@@ -14,11 +14,7 @@ from annotation.models import Membership, Role, Tokenizer
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
 from annotation.selectors.projects import memberships_of
-from annotation.services.projects import (
-    membership_remove,
-    membership_set,
-    project_tokenizer_set,
-)
+from annotation.services.projects import membership_remove, membership_set, project_tokenizer_set
 from annotation.views.pages import page_context
 from annotation.views.panels import Place, panels_at
 

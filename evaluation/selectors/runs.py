@@ -12,12 +12,7 @@ from django.utils import timezone
 from annotation.models import CandidateSource, PoolSource, Project
 from annotation.models.goldsets import GoldenJudgment
 from annotation.models.judging import SourceKind
-from evaluation.models import (
-    DriftAlert,
-    EvaluationRun,
-    QueryResult,
-    RunState,
-)
+from evaluation.models import DriftAlert, EvaluationRun, QueryResult, RunState
 from goldsmith.answers.model import Context, RankedItem, StagedQuery
 from goldsmith.reporting import ResultRow
 

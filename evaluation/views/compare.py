@@ -14,16 +14,9 @@ from django.utils.translation import gettext
 
 from annotation.i18n import localize
 from annotation.views.pages import project_page
-from evaluation.models import (
-    EvaluationRun,
-)
-from evaluation.services.reports import (
-    RunInvalid,
-    compare_report,
-)
-from evaluation.wording import (
-    settings_differ_in_words,
-)
+from evaluation.models import EvaluationRun
+from evaluation.services.reports import RunInvalid, compare_report
+from evaluation.wording import settings_differ_in_words
 from goldsmith import plots
 from goldsmith.answers import scoring as S
 

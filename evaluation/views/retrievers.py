@@ -17,18 +17,10 @@ from annotation.permissions import Action
 from annotation.services.uploads import UploadRefused
 from annotation.views.pages import project_page
 from evaluation.forms import RetrieverForm, RunForm
-from evaluation.models import (
-    Retriever,
-    RetrieverKind,
-)
+from evaluation.models import Retriever, RetrieverKind
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of, trend
-from evaluation.services.reports import (
-    RunInvalid,
-)
-from evaluation.services.retrievers import (
-    RetrieverInvalid,
-    retriever_save,
-)
+from evaluation.services.reports import RunInvalid
+from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from evaluation.services.runs import evaluation_run_create
 from goldsmith import formats, plots
 

@@ -18,10 +18,7 @@ from annotation.downloads import attachment
 from annotation.i18n import localize
 from annotation.permissions import Action
 from annotation.views.pages import project_page
-from evaluation.models import (
-    EvaluationRun,
-    RunState,
-)
+from evaluation.models import EvaluationRun, RunState
 from evaluation.selectors.goldsets import query_texts
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.selectors.runs import recent_alerts, run_progress, runs_of
