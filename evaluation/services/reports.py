@@ -42,7 +42,7 @@ from goldsmith import pool_bias, reporting, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
-from goldsmith.retrievers.http import PermanentFailure, post_json
+from goldsmith.retrievers import http
 
 
 class RunInvalid(ValueError):
@@ -533,9 +533,9 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
         "newly_failing": alert.newly_failing[:50],
     }
     try:
-        status = post_json(url, payload, policy=ssrf_policy())
+        status = http.post_json(url, payload, policy=ssrf_policy())
         alert.webhook_status = f"HTTP {status}"
-    except PermanentFailure as error:
+    except http.PermanentFailure as error:
         alert.webhook_status = str(error)[:200]
     alert.save(update_fields=["webhook_status"])
     return alert.webhook_status
