@@ -72,14 +72,15 @@ def main() -> int:
     from evaluation.models import QueryResult
     from evaluation.selectors.goldsets import golden_items
     from evaluation.selectors.runs import result_rows
-    from evaluation.services.reports import run_report, run_settings
+    from evaluation.services.reports import run_report
     from evaluation.services.retrievers import retriever_save
     from evaluation.services.runs import evaluation_run_create
+    from evaluation.services.settings import run_settings
     from goldsmith import reporting
     from goldsmith.answers.model import KeyFact
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
     from tests.evaluation.rag_stub import RagStub, Stage
-    from tests.evaluation.retriever_stub import StubRetriever
+    from tests.stub_servers import StubRetriever
 
     n = args.queries
     project = Project.objects.create(name=f"bench-{int(time.time())}")
@@ -218,11 +219,11 @@ def main() -> int:
 
     if args.rag:
         from evaluation.services.answers import run_answer_report
-        from evaluation.services.retrievers import evaluation_settings_get
+        from evaluation.services.settings import project_settings
 
         items = golden_items(version_id=version.pk, machine_grades=run.machine_grades)
         t = time.perf_counter()
-        section = run_answer_report(run, items, evaluation_settings_get(project=project))
+        section = run_answer_report(run, items, project_settings(project=project))
         assert section is not None
         print(
             f"answer section alone ({len(section['metrics'])} metrics, {n} queries): "

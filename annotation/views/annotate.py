@@ -13,9 +13,9 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from annotation.models import Guideline, Project, QueryAnnotation
+from annotation.models import Guideline, QueryAnnotation
 from annotation.models.judging import JudgingOrder
-from annotation.permissions import Action, project_access, role_allows
+from annotation.permissions import Action, project_access
 from annotation.selectors.answers import answer_draft_get
 from annotation.selectors.judging import (
     annotation_view,
@@ -26,6 +26,7 @@ from annotation.selectors.judging import (
 )
 from annotation.selectors.judging_order import judged_in_order, judging_order_for
 from annotation.services.judging import guideline_publish
+from annotation.views.pages import page_context
 from sitewide.i18n import localize
 
 FLAG_LABELS = [
@@ -50,16 +51,6 @@ def render_markdown(text: str) -> str:
     return nh3.clean(markdown_lib.markdown(text, extensions=["tables", "fenced_code"]))
 
 
-def _context(project: Project, membership, **extra) -> dict[str, object]:
-    return {
-        "project": project,
-        "membership": membership,
-        "can_lead": role_allows(membership.role, Action.LEAD),
-        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
-        **extra,
-    }
-
-
 @login_required
 def annotate_queue(request: HttpRequest, project_id: int) -> HttpResponse:
     project, membership = project_access(
@@ -70,7 +61,7 @@ def annotate_queue(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/annotate_queue.html",
-        _context(project, membership, items=items, summary=summary),
+        page_context(project, membership, items=items, summary=summary),
     )
 
 
@@ -124,7 +115,7 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
             (f["text"], [(cid, position.get(cid)) for cid in f["chunk_ids"]])
             for f in draft["reference_facts"]
         ]
-    context = _context(
+    context = page_context(
         project,
         membership,
         view=view,
@@ -178,7 +169,7 @@ def guidelines(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/guidelines.html",
-        _context(
+        page_context(
             project,
             membership,
             current=current,

@@ -13,7 +13,7 @@ from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import CorpusImport, CorpusVersion
-from annotation.permissions import Action, project_access, role_allows
+from annotation.permissions import Action, project_access
 from annotation.selectors.corpus import (
     chunk_search,
     corpus_figures,
@@ -29,6 +29,7 @@ from annotation.services.corpus import (
     corpus_preview_upload,
     corpus_upload_accept,
 )
+from annotation.views.pages import page_context
 from goldsmith.intake.readers import ReadError
 from sitewide.i18n import localize
 
@@ -70,16 +71,6 @@ class CorpusUploadForm(forms.Form):
         widget=forms.RadioSelect,
         label=gettext_lazy("What the file does"),
     )
-
-
-def page_context(project, membership, **extra: object) -> dict[str, object]:
-    return {
-        "project": project,
-        "membership": membership,
-        "can_lead": role_allows(membership.role, Action.LEAD),
-        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
-        **extra,
-    }
 
 
 @login_required

@@ -14,7 +14,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.api.goldsets import streamed_export
-from annotation.models import GoldenItem, GoldenSetVersion, Membership, Project, Query
+from annotation.models import GoldenItem, GoldenSetVersion, Project, Query
 from annotation.models.judging import Provenance, ReviewState
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.goldsets import (
@@ -27,6 +27,7 @@ from annotation.selectors.goldsets import (
 from annotation.selectors.refresh import open_refresh, refresh_for_diff, refresh_progress
 from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
+from annotation.views.pages import page_context
 from sitewide.i18n import localize
 
 PAGE_SIZE = 50
@@ -38,16 +39,6 @@ EXPORT_LABELS = {
     "csv": gettext_lazy("CSV (judgments; no reference answers or key facts)"),
     "ragas-jsonl": gettext_lazy("RAGAS JSONL (loads with RAGAS's own loaders)"),
 }
-
-
-def _context(project: Project, membership: Membership, **extra: object) -> dict[str, object]:
-    return {
-        "project": project,
-        "membership": membership,
-        "can_lead": role_allows(membership.role, Action.LEAD),
-        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
-        **extra,
-    }
 
 
 def _version_or_404(project: Project, label: str) -> GoldenSetVersion:
@@ -162,7 +153,7 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/goldset_list.html",
-        _context(project, membership, versions=versions, form=form, approved=approved),
+        page_context(project, membership, versions=versions, form=form, approved=approved),
     )
 
 
@@ -190,7 +181,7 @@ def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpRes
     return render(
         request,
         "annotation/goldset_detail.html",
-        _context(
+        page_context(
             project,
             membership,
             refresh=refresh,
@@ -290,7 +281,7 @@ def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/goldset_diff.html",
-        _context(
+        page_context(
             project,
             membership,
             versions=versions,

@@ -13,11 +13,8 @@ from annotation.models import Membership, Role, Tokenizer
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.overview import project_overview
 from annotation.selectors.projects import memberships_of
-from annotation.services.projects import (
-    membership_remove,
-    membership_set,
-    project_tokenizer_set,
-)
+from annotation.services.projects import membership_remove, membership_set, project_tokenizer_set
+from annotation.views.pages import page_context
 from annotation.views.panels import Place, panels_at
 from sitewide.i18n import localize
 
@@ -35,18 +32,16 @@ def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
         user=request.user, project_id=project_id, action=Action.VIEW
     )
     can_oversee = role_allows(membership.role, Action.OVERSEE)
-    context = {
-        "project": project,
-        "membership": membership,
-        "can_lead": role_allows(membership.role, Action.LEAD),
-        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
-        "can_oversee": can_oversee,
-        "members": project.memberships.select_related("user").order_by("role", "user__username"),
-        "overview": project_overview(project=project, user=request.user, with_review=can_oversee),
+    context = page_context(
+        project,
+        membership,
+        can_oversee=can_oversee,
+        members=project.memberships.select_related("user").order_by("role", "user__username"),
+        overview=project_overview(project=project, user=request.user, with_review=can_oversee),
         # the evaluation app's runs and drift alerts (annotation/views/panels.py)
-        "top_panels": panels_at(Place.PROJECT_TOP, project=project, membership=membership),
-        "card_panels": panels_at(Place.PROJECT_CARDS, project=project, membership=membership),
-    }
+        top_panels=panels_at(Place.PROJECT_TOP, project=project, membership=membership),
+        card_panels=panels_at(Place.PROJECT_CARDS, project=project, membership=membership),
+    )
     return render(request, "annotation/project_home.html", context)
 
 

@@ -19,7 +19,7 @@ from annotation.selectors.querylogs import (
     top_queries,
 )
 from annotation.services.querylogs import query_log_upload_accept, scrub_pattern_set
-from annotation.views.corpus import page_context
+from annotation.views.pages import page_context
 from goldsmith.intake.pii import parse_patterns
 from goldsmith.intake.readers import ReadError
 from sitewide.i18n import localize

@@ -49,7 +49,8 @@ from annotation.services.answers import (
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.services.uploads import upload_file
-from annotation.views.annotate import ANSWER_TYPE_LABELS, _context
+from annotation.views.annotate import ANSWER_TYPE_LABELS
+from annotation.views.pages import page_context
 from annotation.views.panels import Place, panels_at
 from goldsmith import plots
 from sitewide.i18n import localize
@@ -259,7 +260,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/pools.html",
-        _context(
+        page_context(
             project,
             membership,
             sources=sources,
@@ -294,7 +295,7 @@ def _review_queue_page(
     return render(
         request,
         "annotation/review_queue.html",
-        _context(
+        page_context(
             project,
             membership,
             flagged=[
@@ -403,7 +404,7 @@ def _adjudicate_page(
     return render(
         request,
         "annotation/adjudicate.html",
-        _context(
+        page_context(
             project,
             membership,
             view=view,
@@ -546,7 +547,7 @@ def _dashboard_page(
     return render(
         request,
         "annotation/dashboard.html",
-        _context(
+        page_context(
             project,
             membership,
             summary=summary,

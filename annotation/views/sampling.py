@@ -14,7 +14,7 @@ from annotation.models import ImportStatus, Query, QueryLog, Sample
 from annotation.permissions import Action, project_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
-from annotation.views.corpus import page_context
+from annotation.views.pages import page_context
 from annotation.views.words import ALLOCATION_WORDS, FIELD_WORDS, STRATEGY_WORDS
 from goldsmith.intake import sampling
 from sitewide.i18n import localize

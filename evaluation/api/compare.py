@@ -13,13 +13,8 @@ from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
 from evaluation.api.shapes import refusal
-from evaluation.models import (
-    EvaluationRun,
-)
-from evaluation.services.reports import (
-    RunInvalid,
-    compare_report,
-)
+from evaluation.models import EvaluationRun
+from evaluation.services.reports import RunInvalid, compare_report
 
 
 class CompareMetricOutput(serializers.Serializer):

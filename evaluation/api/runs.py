@@ -21,21 +21,11 @@ from rest_framework.views import APIView
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
 from evaluation.api.shapes import refusal
-from evaluation.models import (
-    AnswerJudge,
-    EvaluationRun,
-    Matching,
-    Retriever,
-)
+from evaluation.models import AnswerJudge, EvaluationRun, Matching, Retriever
 from evaluation.selectors.goldsets import versions_of
 from evaluation.selectors.retrievers import baseline_run_id
 from evaluation.selectors.runs import run_progress, runs_of
-from evaluation.services.reports import (
-    RunInvalid,
-    corpus_assumed,
-    pool_unjudged,
-    run_report_cached,
-)
+from evaluation.services.reports import RunInvalid, corpus_assumed, pool_unjudged, run_report_cached
 from evaluation.services.runs import baseline_set, evaluation_run_cancel, evaluation_run_create
 
 

@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from django.db.models import QuerySet
 
 from annotation.models import Project
-from evaluation.models import (
-    Baseline,
-    EvaluationRun,
-    Retriever,
-    RunState,
-)
+from evaluation.models import Baseline, EvaluationRun, Retriever, RunState
 
 
 def retrievers_of(*, project: Project) -> QuerySet[Retriever]:

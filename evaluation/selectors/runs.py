@@ -9,14 +9,10 @@ from datetime import datetime
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from annotation.models import Project
+from annotation.models import CandidateSource, PoolSource, Project
 from annotation.models.goldsets import GoldenJudgment
-from evaluation.models import (
-    DriftAlert,
-    EvaluationRun,
-    QueryResult,
-    RunState,
-)
+from annotation.models.judging import SourceKind
+from evaluation.models import DriftAlert, EvaluationRun, QueryResult, RunState
 from goldsmith.answers.model import Context, RankedItem, StagedQuery
 from goldsmith.reporting import ResultRow
 
@@ -166,9 +162,6 @@ def pool_contributions(
     A retriever's own pool sources: the built-in pool of its kind (a BM25 or TF-IDF retriever
     and the project's `bm25` / `tfidf` pool), a run pooled under the retriever's name, and the
     unjudged chunks of its own runs sent back to the pools (`run-<id>-<name>`)."""
-    from annotation.models import CandidateSource, PoolSource
-    from annotation.models.judging import SourceKind
-
     retriever = run.retriever
     judged = {
         (q, c)

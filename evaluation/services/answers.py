@@ -7,8 +7,8 @@ for comparisons and ``answer_drift`` for the answer drop rules, the last two ove
 values the reports stored (no scoring again: a comparison page of two 10,000-query runs would
 otherwise score both). Nothing here computes a metric of its own.
 
-The quadrant thresholds are the project's (EvaluationSettings ``quadrant_recall_threshold``,
-``quadrant_correctness_threshold``), else the run's pass threshold; a stored report keeps the
+The quadrant thresholds are the project's (`ProjectSettings.quadrant_thresholds`), else the
+run's pass threshold; a stored report keeps the
 thresholds it was computed with, and the page and the API place the stored per-query values
 again under today's (or the request's) thresholds without a new run.
 """
@@ -20,13 +20,15 @@ from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
-from django.utils.translation import gettext
 
 from annotation.models.goldsets import GoldenItem
-from evaluation.models import EvaluationRun, EvaluationSettings, Matching
+from evaluation import credentials
+from evaluation.models import EvaluationRun, Matching
 from evaluation.selectors.corpus import chunk_texts
-from evaluation.selectors.goldsets import answer_keys, has_answer_keys, query_texts
+from evaluation.selectors.goldsets import answer_keys, golden_items, has_answer_keys, query_texts
 from evaluation.selectors.runs import has_stages, staged_rows
+from evaluation.services.answer_judges import answer_judge_config, judge_answers
+from evaluation.services.settings import ProjectSettings, run_settings
 from goldsmith import metrics as M
 from goldsmith import reporting
 from goldsmith.answers import judge as J
@@ -41,52 +43,6 @@ ANSWER_METRICS = (
 # Scored only by a run's answer judge (no rule pretends to know it).
 JUDGE_METRICS = (S.ANSWER_RELEVANCE,)
 MAX_FIRST_STAGE_K = 1000
-
-
-class AnswerSettingsInvalid(ValueError):
-    """A quadrant threshold or an answer drop rule that cannot be used; the message says why."""
-
-
-def quadrant_thresholds(record: EvaluationSettings, pass_threshold: float) -> tuple[float, float]:
-    """(recall, correctness) thresholds of the four quadrants: the project's, else the pass
-    threshold."""
-    r = record.quadrant_recall_threshold
-    c = record.quadrant_correctness_threshold
-    return (pass_threshold if r is None else r, pass_threshold if c is None else c)
-
-
-def check_answer_settings(record: EvaluationSettings) -> None:
-    """Raise AnswerSettingsInvalid on a threshold outside [0, 1] or an unusable drop rule; the
-    drop rules are stored under the metric names the reports use."""
-    for value in (record.quadrant_recall_threshold, record.quadrant_correctness_threshold):
-        if value is not None and not 0.0 <= float(value) <= 1.0:
-            raise AnswerSettingsInvalid(gettext("the quadrant thresholds must be between 0 and 1"))
-    drops = record.max_answer_drop or {}
-    if not isinstance(drops, dict):
-        raise AnswerSettingsInvalid(gettext("the answer drop rules map a metric to a drop"))
-    canonical: dict[str, float] = {}
-    for metric, limit in drops.items():
-        # The engine's own reading of a metric name (as `goldsmith drift --max-answer-drop`):
-        # a rule is stored under the name the reports use, or it could never match one.
-        try:
-            name = S.parse_any_metric(str(metric))
-        except ValueError:
-            name = ""
-        if not (S.is_answer_metric(name) or S.is_stage_metric(name)):
-            raise AnswerSettingsInvalid(
-                gettext(
-                    "%(metric)r is not an answer or first-stage metric (e.g. answer_correctness, "
-                    "context_recall@5, first_stage:recall@50)"
-                )
-                % {"metric": metric}
-            )
-        if not isinstance(limit, int | float) or isinstance(limit, bool) or not 0 <= limit <= 1:
-            raise AnswerSettingsInvalid(
-                gettext("the largest drop of %(metric)s must be a number between 0 and 1")
-                % {"metric": metric}
-            )
-        canonical[name] = float(limit)
-    record.max_answer_drop = canonical
 
 
 def _metric_names(
@@ -104,7 +60,7 @@ def _metric_names(
         ks = sorted({*run.ks, min(depth, MAX_FIRST_STAGE_K)})
         names += [f"{S.FIRST_STAGE}recall@{k}" for k in ks]
     if any(k.has_answer for k in keys):
-        head = headline_k(run)
+        head = run_settings(run).headline_k
         ks = [head, *(k for k in run.ks if k != head)]
         names += [f"{S.CONTEXT_RECALL}@{k}" for k in ks]
         names += list(ANSWER_METRICS)
@@ -113,15 +69,6 @@ def _metric_names(
     if S.FAITHFULNESS in names and (run.answer_judge_id is not None or run.judge_results):
         names += list(JUDGE_METRICS)
     return names
-
-
-def headline_k(run: EvaluationRun) -> int:
-    """The run's headline K, by the rule its report reads (`reporting.RunSettings.headline_k`:
-    the one it was given, else 10 when measured, else its largest K), so that the quadrants,
-    the answer section and the extractive answerer read the same K as the verdict."""
-    from evaluation.services.reports import run_settings  # reports imports this module
-
-    return run_settings(run).headline_k
 
 
 def _with_texts(run: EvaluationRun, staged: list[StagedQuery], k: int) -> list[StagedQuery]:
@@ -148,8 +95,6 @@ def _inputs(
     run: EvaluationRun, items: Sequence[reporting.GoldItem] | None = None
 ) -> tuple[list[AnswerKey], list[StagedQuery], list[str], dict[str, Any]]:
     """The run's answer keys, staged queries, metric names and scoring arguments."""
-    from evaluation.selectors.goldsets import golden_items
-
     keys = answer_keys(version_id=run.version_id)
     staged = staged_rows(run=run)
     names = _metric_names(run, keys, staged)
@@ -159,7 +104,8 @@ def _inputs(
         s.response is not None and s.contexts is None for s in staged
     )
     if names and (unlinked or unread):
-        staged = _with_texts(run, staged, max([*(run.ks or [5]), headline_k(run)]))
+        s = run_settings(run)
+        staged = _with_texts(run, staged, max([*s.ks, s.headline_k]))
     judged = None
     if any(S.is_stage_metric(n) for n in names):
         if items is None:
@@ -169,13 +115,8 @@ def _inputs(
         judged = M.judgments_from_mapping(
             {i.query_id: {j.chunk_id: j.grade for j in i.judgments} for i in items}
         )
-    settings = reporting.RunSettings(
-        ks=tuple(run.ks),
-        relevance_threshold=run.relevance_threshold,
-        gain=run.gain,  # type: ignore[arg-type]  # one of the Gain choices
-        pass_threshold=run.pass_threshold,
-    ).eval_settings()
-    answer_settings = S.AnswerSettings(context_k=headline_k(run))
+    settings = run_settings(run).eval_settings()
+    answer_settings = S.AnswerSettings(context_k=run_settings(run).headline_k)
     return (
         keys,
         staged,
@@ -191,7 +132,7 @@ def _inputs(
 def run_answer_report(
     run: EvaluationRun,
     items: Sequence[reporting.GoldItem],
-    record: EvaluationSettings,
+    settings: ProjectSettings,
 ) -> dict[str, Any] | None:
     """The answer section of a run's report (None when the version has no answer key and the
     run carries no stage, or nothing can be scored): the engine's
@@ -203,7 +144,7 @@ def run_answer_report(
     keys, staged, names, scoring = _inputs(run, items)
     if not names:
         return None
-    recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
+    recall_t, correct_t = settings.quadrant_thresholds(run.pass_threshold)
     judge = J.JudgeResults.from_json(run.judge_results) if run.judge_results else None
     doc = AR.answer_report(
         keys,
@@ -211,7 +152,7 @@ def run_answer_report(
         names,
         recall_threshold=recall_t,
         correctness_threshold=correct_t,
-        quadrant_k=headline_k(run),
+        quadrant_k=run_settings(run).headline_k,
         judge=judge if any(m in names for m in AR.JUDGED_METRICS) else None,
         **scoring,
     )
@@ -233,9 +174,6 @@ def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
     answered, JSON-ready, for the run to keep (``EvaluationRun.judge_results``). A judge that
     fails a query leaves that query's correctness unscored, with its error; a header that
     cannot be read raises credentials.SecretUnavailable (nothing was sent)."""
-    from evaluation import credentials
-    from evaluation.services.answer_judges import answer_judge_config, judge_answers
-
     assert run.answer_judge is not None
     keys, staged, names, _ = _inputs(run)
     # Faithfulness and relevance are about every response, closed answers too: the judge is
@@ -246,7 +184,7 @@ def judge_run_answers(run: EvaluationRun) -> dict[str, Any]:
         keys,
         staged,
         every_response=reads_more and any(m in names for m in (S.FAITHFULNESS, S.ANSWER_RELEVANCE)),
-        context_k=headline_k(run),
+        context_k=run_settings(run).headline_k,
     )
     try:
         results = judge_answers(judge=run.answer_judge, items=items)

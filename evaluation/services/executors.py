@@ -15,8 +15,8 @@ from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
 from evaluation.selectors.corpus import chunk_texts
-from evaluation.services.answers import headline_k
 from evaluation.services.endpoints import auth_header, ssrf_policy
+from evaluation.services.settings import run_settings
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
@@ -74,7 +74,7 @@ def _answer_extractively(
     """Each answered outcome without a response gets the extractive baseline's answer over its
     contexts: the given ones, else the top K of its list (K: the run's headline K) with their
     texts (the retriever's, else the corpus's). Those top K are stored as its contexts."""
-    k = headline_k(run)
+    k = run_settings(run).headline_k
     wanted = {
         h.id
         for o in outcomes

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext
 
-from annotation.models import Chunk, PoolSource, Project, Query
+from annotation.models import Chunk, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import pool_add_hits
 from evaluation.models import (
@@ -34,23 +34,15 @@ from evaluation.services.answers import (
     answer_drift_of,
     answers_as_shown,
     compare_answers,
-    quadrant_thresholds,
     run_answer_report,
 )
 from evaluation.services.endpoints import ssrf_policy
-from evaluation.services.retrievers import (
-    effective_thresholds,
-    evaluation_settings_get,
-    project_targets,
-    topk_choice,
-)
-from goldsmith import bands, pool_bias, reporting, verdicts
+from evaluation.services.settings import ProjectSettings, project_settings, run_settings
+from goldsmith import pool_bias, reporting, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
 from goldsmith.retrievers import http
-
-DEFAULT_KS = (5, 10)  # the cut-offs of a run created without any
 
 
 class RunInvalid(ValueError):
@@ -62,17 +54,6 @@ class RunInvalid(ValueError):
 
 # --------------------------------------------------------------------------------------------
 # A run's figures: settings, report, verdict and drift, bands
-
-
-def run_settings(run: EvaluationRun, ks: Sequence[int] | None = None) -> reporting.RunSettings:
-    return reporting.RunSettings(
-        ks=tuple(ks or run.ks or DEFAULT_KS),
-        relevance_threshold=run.relevance_threshold,
-        gain=run.gain,  # type: ignore[arg-type]  # gain is one of the Gain choices, which EvalSettings takes
-        pass_threshold=run.pass_threshold,
-        matching=run.matching,
-        headline=run.headline_k,
-    )
 
 
 def run_places(
@@ -127,13 +108,12 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     items = golden_items(version_id=run.version_id, machine_grades=run.machine_grades)
     rows = result_rows(run=run)
     project = run.project
-    record = evaluation_settings_get(project=project)
-    scenario, weights = topk_choice(record)
+    settings = project_settings(project=project)
     s = replace(
         run_settings(run),
-        low_recall_cutoff=record.low_recall_cutoff,
-        topk_scenario=scenario,
-        topk_weights=weights,
+        low_recall_cutoff=settings.low_recall_cutoff,
+        topk_scenario=settings.topk_scenario,
+        topk_weights=settings.topk_weights,
     )
     report = reporting.build_report(
         items,
@@ -153,7 +133,7 @@ def run_report(run: EvaluationRun) -> dict[str, Any]:
     bias = run_pool_share(run)
     if bias is not None:  # no pool data (a golden set from a file): nothing said, not 0
         report["pool_bias"] = bias
-    answers = run_answer_report(run, items, record)
+    answers = run_answer_report(run, items, settings)
     if answers is not None:
         report["answers"] = answers
         if "quadrants" in answers:  # named as `goldsmith eval` prints them
@@ -225,9 +205,8 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
     older than it). Numbers from `verdicts.assess`, as `goldsmith drift` computes them; the
     answer drop rules read the run's `report` being made (else the stored one) and the
     baseline's stored report."""
-    record = evaluation_settings_get(project=run.project)
-    t = effective_thresholds(record)
-    targets = replace(project_targets(record), pass_threshold=run.pass_threshold)
+    settings = project_settings(project=run.project)
+    targets = replace(settings.targets, pass_threshold=run.pass_threshold)
     s = run_settings(run)
     k = s.headline_k
     heads = [f"recall@{k}", f"pass@{k}", f"judged@{k}"]
@@ -251,7 +230,7 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
         current.result,
         k=k,
         targets=targets,
-        drops=verdicts.DropLimits(t["max_recall_drop"], t["max_pass_rate_drop"]),
+        drops=verdicts.DropLimits(settings.max_recall_drop, settings.max_pass_rate_drop),
         baseline=run_scored(baseline.run, s, metric_names=heads).result if comparable else None,
         conditions=now,
         baseline_conditions=before,
@@ -272,9 +251,7 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
         changed.append("corpus")
     out["drift"] = {"baseline_run": baseline.run_id, **out["drift"], "changed": changed}
     answer_drift = (
-        answer_drift_of(run, baseline.run, record.max_answer_drop or {}, report)
-        if comparable
-        else None
+        answer_drift_of(run, baseline.run, settings.max_answer_drop, report) if comparable else None
     )
     if answer_drift is not None:
         out["drift"]["answer_drift"] = answer_drift
@@ -289,12 +266,6 @@ def untouched_of(query_ids: Sequence[str], section: dict[str, Any]) -> frozenset
         return None
     touched = set(section.get("touched") or ())
     return frozenset(q for q in query_ids if q not in touched)
-
-
-def band_table(project: Project) -> dict[str, bands.Band]:
-    """The project's quality bands: its preset's, with its own overrides and targets."""
-    record = evaluation_settings_get(project=project)
-    return bands.bands_for(record.preset, record.band_overrides, project_targets(record))
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,22 +284,23 @@ def report_as_shown(
     *,
     recall_threshold: float | None = None,
     correctness_threshold: float | None = None,
+    settings: ProjectSettings | None = None,
 ) -> dict[str, Any]:
     """A stored report with the project's top-K weights of today: the weights are a view of
     the stored means at each K, so editing them on the settings page needs no new run. The
     hints are derived again from the report's own figures (PostgreSQL's jsonb does not keep
     the order of their figures, and reports stored before hints existed get them too). The
-    answer quadrants are placed under the project's thresholds of today, or the ones given."""
+    answer quadrants are placed under the project's thresholds of today, or the ones given.
+    ``settings``: the project's, when the caller has read them already."""
     if not report or "settings" not in report:
         return report
     out = dict(report)
-    record = evaluation_settings_get(project=run.project)
+    settings = settings or project_settings(project=run.project)
     if out.get("topk"):
-        scenario, weights = topk_choice(record)
-        out["topk"] = reporting.topk_reweigh(out["topk"], scenario, weights)
+        out["topk"] = reporting.topk_reweigh(out["topk"], *settings.topk_choice)
     out["hints"] = reporting.hints(out)
     if out.get("answers"):
-        recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
+        recall_t, correct_t = settings.quadrant_thresholds(run.pass_threshold)
         out["answers"] = answers_as_shown(
             run,
             out["answers"],
@@ -538,7 +510,7 @@ def evaluation_alert_notify(*, alert_id: int) -> str:
     alert = DriftAlert.objects.select_related("run", "run__project", "run__retriever").get(
         pk=alert_id
     )
-    url = evaluation_settings_get(project=alert.run.project).webhook_url
+    url = project_settings(project=alert.run.project).webhook_url
     if not url:
         return "no webhook"
     drift = (alert.run.report or {}).get("drift") or {}

@@ -1,4 +1,4 @@
-"""Writes about retrievers under test and a project's evaluation settings."""
+"""Writes about retrievers under test (the project's evaluation settings: services/settings.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from annotation.services.uploads import Upload, upload_file, upload_name
 from evaluation import credentials
 from evaluation.models import (
     Answerer,
-    EvaluationSettings,
     Retriever,
     RetrieverKind,
     RunFile,
@@ -31,9 +30,7 @@ from evaluation.services.endpoints import (
     auth_changes,
     config_check,
     refused_as,
-    url_check,
 )
-from goldsmith import bands, metrics
 from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats
@@ -307,81 +304,3 @@ def _run_file_store(retriever: Retriever, read: _RunFileRead) -> RunFile:
         batch_size=1000,
     )
     return run_file
-
-
-def evaluation_settings_get(*, project: Project) -> EvaluationSettings:
-    found, _ = EvaluationSettings.objects.get_or_create(project=project)
-    return found
-
-
-def evaluation_settings_update(*, project: Project, **fields: Any) -> EvaluationSettings:
-    record = evaluation_settings_get(project=project)
-    if "preset" in fields:
-        bands.preset(fields["preset"])  # raises on an unknown key
-    for name, value in fields.items():
-        setattr(record, name, value)
-    try:
-        project_targets(record)  # a floor above its target, or a value outside [0, 1]
-    except ValueError as error:
-        raise RetrieverInvalid(str(error)) from None
-    if not 1 <= int(record.headline_k) <= 1000:
-        raise RetrieverInvalid(gettext("the headline K must be between 1 and 1000"))
-    try:
-        metrics.topk_weights(record.topk_scenario, record.topk_weights)
-    except ValueError as error:
-        raise RetrieverInvalid(str(error)) from None
-    if not 0.0 <= float(record.low_recall_cutoff) <= 1.0:
-        raise RetrieverInvalid(gettext("the low-recall cut-off must be between 0 and 1"))
-    from evaluation.services.answers import AnswerSettingsInvalid, check_answer_settings
-
-    try:
-        check_answer_settings(record)
-    except AnswerSettingsInvalid as error:
-        raise RetrieverInvalid(str(error)) from None
-    if record.webhook_url:
-        with refused_as(RetrieverInvalid):
-            url_check(record.webhook_url, field="webhook_url")
-    record.save()
-    return record
-
-
-def topk_choice(record: EvaluationSettings) -> tuple[str, dict[str, float]]:
-    """The project's top-K scenario and its edits of the weights. Edits that do not validate
-    (written around the settings page) fall back to the scenario's own weights, and an unknown
-    scenario to the default one, rather than fail a report."""
-    scenario = record.topk_scenario if record.topk_scenario in metrics.TOPK_SCENARIOS else ""
-    try:
-        metrics.topk_weights(scenario, record.topk_weights)
-    except ValueError:
-        return scenario, {}
-    return scenario, dict(record.topk_weights or {})
-
-
-def project_targets(record: EvaluationSettings) -> bands.Targets:
-    """The project's targets and floors: its own values, else its preset's. (`min_recall` and
-    `min_pass_rate` are the targets' field names.)"""
-    return bands.targets_for(
-        record.preset,
-        {
-            "recall_target": record.min_recall,
-            "recall_floor": record.recall_floor,
-            "pass_threshold": record.pass_threshold,
-            "pass_rate_target": record.min_pass_rate,
-            "pass_rate_floor": record.pass_rate_floor,
-        },
-    )
-
-
-def effective_thresholds(record: EvaluationSettings) -> dict[str, float | None]:
-    """The project's thresholds: its own values, else its preset's."""
-    t = project_targets(record)
-    return {
-        "pass_threshold": t.pass_threshold,
-        "min_recall": t.recall_target,
-        "recall_floor": t.recall_floor,
-        "min_pass_rate": t.pass_rate_target,
-        "pass_rate_floor": t.pass_rate_floor,
-        "max_recall_drop": record.max_recall_drop,
-        "max_pass_rate_drop": record.max_pass_rate_drop,
-        "headline_k": record.headline_k,
-    }

@@ -65,14 +65,13 @@ from evaluation.selectors.corpus import corpus_state
 from evaluation.selectors.goldsets import golden_items
 from evaluation.services.answers import judge_run_answers
 from evaluation.services.executors import stream_outcomes
-from evaluation.services.reports import DEFAULT_KS, RunInvalid, run_assessment, run_report
+from evaluation.services.reports import RunInvalid, run_assessment, run_report
 from evaluation.services.retrievers import (
     RetrieverInvalid,
-    effective_thresholds,
-    evaluation_settings_get,
     retriever_snapshot,
     snapshot_fingerprint,
 )
+from evaluation.services.settings import DEFAULT_KS, project_settings
 from goldsmith import reporting
 from goldsmith.retrievers.http import Outcome
 
@@ -146,12 +145,12 @@ def evaluation_run_create(
         raise RunInvalid(
             gettext("matching is one of %(names)s") % {"names": ", ".join(Matching.values)}
         )
-    record = evaluation_settings_get(project=project)
+    project_wide = project_settings(project=project)
     if pass_threshold is None:
-        pass_threshold = float(effective_thresholds(record)["pass_threshold"] or 0.7)
+        pass_threshold = float(project_wide.targets.pass_threshold or 0.7)
     if not 0.0 <= pass_threshold <= 1.0:
         raise RunInvalid(gettext("the pass threshold must be between 0 and 1"))
-    headline = int(headline_k if headline_k is not None else record.headline_k)
+    headline = int(headline_k if headline_k is not None else project_wide.headline_k)
     if not 1 <= headline <= MAX_K:
         raise RunInvalid(gettext("the headline K must be between 1 and %(max)s") % {"max": MAX_K})
     clean_ks = _clean_ks([*(ks or DEFAULT_KS), headline])
@@ -573,7 +572,7 @@ def _finish_save(
                     "newly_failing": drift["newly_failing"],
                 },
             )
-            if evaluation_settings_get(project=run.project).webhook_url:
+            if project_settings(project=run.project).webhook_url:
                 from evaluation.tasks import evaluation_alert_notify
 
                 evaluation_alert_notify.delay_on_commit(alert.pk)

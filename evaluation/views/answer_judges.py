@@ -13,6 +13,7 @@ from django.urls import path
 from django.utils.translation import gettext
 
 from annotation.permissions import Action
+from annotation.views.pages import project_page
 from evaluation.forms import AnswerJudgeForm, refuse
 from evaluation.models import AnswerJudge
 from evaluation.selectors.answer_judges import answer_judges_of
@@ -24,7 +25,6 @@ from evaluation.services.answer_judges import (
     answer_judge_test_call,
 )
 from evaluation.views.judges import posted_object
-from evaluation.views.pages import page_context
 
 
 def _register(request: HttpRequest, project: Any, form: AnswerJudgeForm) -> AnswerJudge | None:
@@ -52,7 +52,7 @@ def _register(request: HttpRequest, project: Any, form: AnswerJudgeForm) -> Answ
 
 @login_required
 def answer_judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     project = ctx["project"]
     action = request.POST.get("action", "") if request.method == "POST" else ""
     form = AnswerJudgeForm(request.POST if action == "register" else None)

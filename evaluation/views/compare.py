@@ -12,6 +12,7 @@ from django.urls import path
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
+from annotation.views.pages import project_page
 from evaluation.models import (
     EvaluationRun,
 )
@@ -19,7 +20,6 @@ from evaluation.services.reports import (
     RunInvalid,
     compare_report,
 )
-from evaluation.views.pages import page_context
 from evaluation.wording import (
     settings_differ_in_words,
 )
@@ -30,7 +30,7 @@ from sitewide.i18n import localize
 
 @login_required
 def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     runs = EvaluationRun.objects.select_related("retriever", "version").filter(
         project=ctx["project"]
     )

@@ -22,6 +22,7 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
+from annotation.views.pages import project_page
 from evaluation.forms import JudgeForm, refuse
 from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
 from evaluation.services.endpoints import EndpointInvalid
@@ -31,7 +32,6 @@ from evaluation.services.judges import (
     judging_job_cancel,
     judging_job_create,
 )
-from evaluation.views.pages import page_context
 
 
 def posted_object(request: HttpRequest, queryset: QuerySet[Any], name: str) -> Any:
@@ -86,7 +86,7 @@ def _act(request: HttpRequest, project: Any) -> str:
 
 @login_required
 def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     project = ctx["project"]
     form = JudgeForm(request.POST if request.POST.get("action") == "register" else None)
     status = 200

@@ -14,21 +14,16 @@ from django.utils.translation import gettext
 
 from annotation.permissions import Action
 from annotation.services.uploads import UploadRefused
+from annotation.views.pages import project_page
 from evaluation.forms import RetrieverForm, RunForm, refuse
 from evaluation.models import (
     Retriever,
     RetrieverKind,
 )
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of, trend
-from evaluation.services.reports import (
-    RunInvalid,
-)
-from evaluation.services.retrievers import (
-    RetrieverInvalid,
-    retriever_save,
-)
+from evaluation.services.reports import RunInvalid
+from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from evaluation.services.runs import evaluation_run_create
-from evaluation.views.pages import page_context
 from goldsmith import formats, plots
 from sitewide.i18n import localize
 
@@ -37,11 +32,11 @@ TREND_METRICS = ("recall", "ndcg", "pass")
 
 @login_required
 def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     form = RetrieverForm(request.POST or None, request.FILES or None)
     if request.method == "POST":
-        ctx = page_context(request, project_id, Action.LEAD)
+        ctx = project_page(request, project_id, Action.LEAD)
         if form.is_valid():
             d = form.cleaned_data
             try:
@@ -73,12 +68,12 @@ def retriever_list(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
     run_form = RunForm(request.POST or None, project=project)
     if request.method == "POST":
-        page_context(request, project_id, Action.LEAD)
+        project_page(request, project_id, Action.LEAD)
         if run_form.is_valid():
             d = run_form.cleaned_data
             try:
@@ -131,7 +126,7 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
 
 @login_required
 def retriever_edit(request: HttpRequest, project_id: int, retriever_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     retriever = get_object_or_404(Retriever, project=ctx["project"], pk=retriever_id)
     initial = {
         **retriever.config,

@@ -15,29 +15,22 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotation.permissions import Action
-from evaluation.models import (
-    EvaluationRun,
-    RunState,
-)
+from annotation.views.pages import project_page
+from evaluation.models import EvaluationRun, RunState
 from evaluation.selectors.goldsets import query_texts
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.selectors.runs import recent_alerts, run_progress, runs_of
 from evaluation.services.answers import has_answers, stage_headline, stage_rows
 from evaluation.services.reports import (
     RunInvalid,
-    band_table,
     corpus_assumed,
     pool_unjudged,
     report_as_shown,
     report_csv,
     report_download,
 )
-from evaluation.services.retrievers import (
-    effective_thresholds,
-    evaluation_settings_get,
-)
 from evaluation.services.runs import baseline_set, evaluation_run_cancel
-from evaluation.views.pages import page_context
+from evaluation.services.settings import ProjectSettings, project_settings
 from evaluation.wording import (
     ANSWER_METRIC_NAMES,
     QUADRANT_ADVICE,
@@ -58,7 +51,7 @@ from sitewide.i18n import localize
 
 @login_required
 def run_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     runs = runs_of(project=project)[:100]
     finished = [r for r in runs if r.state == RunState.SUCCEEDED]
@@ -119,18 +112,19 @@ def _metric_rows(report: dict[str, Any], band_map: dict[str, bands.Band]) -> lis
 
 @login_required
 def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     project = ctx["project"]
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
     )
-    report = report_as_shown(run, run.report or {})
+    settings = project_settings(project=project)
+    report = report_as_shown(run, run.report or {}, settings=settings)
     ctx.update(run=run, progress=run_progress(run=run), report=report)
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
     ctx["corpus_assumed"] = corpus_assumed(run)
     if run.state == RunState.SUCCEEDED and report:
-        band_map = band_table(project)
+        band_map = settings.bands
         k = report["settings"]["headline_k"]
         ctx.update(
             k=k,
@@ -159,8 +153,8 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             ),
             categories=_group_rows(report.get("by_category") or {}, k),
             strata=_group_rows(report.get("by_stratum") or {}, k),
-            thresholds=effective_thresholds(evaluation_settings_get(project=project)),
-            preset=bands.preset(evaluation_settings_get(project=project).preset),
+            thresholds=settings.thresholds(),
+            preset=bands.preset(settings.preset),
             verdict=verdict_in_words(report.get("verdict")),
             drift=drift_in_words(report.get("drift")),
             others=EvaluationRun.objects.filter(
@@ -169,7 +163,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             .exclude(pk=run.pk)
             .select_related("retriever")[:20],
         )
-        ctx.update(_diagnosis_context(run, report))
+        ctx.update(_diagnosis_context(report, settings))
         ctx.update(_corpus_context(report, k))
         ctx["answers"] = _answers_context(run, report)
     return render(request, "evaluation/run_detail.html", ctx)
@@ -369,9 +363,8 @@ def _figure(value: Any) -> str:
     return "–" if value is None else str(value)
 
 
-def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, Any]:
+def _diagnosis_context(report: dict[str, Any], settings: ProjectSettings) -> dict[str, Any]:
     """Top-K choice, hints, the low-recall list's cut-off and the whole-list metrics."""
-    record = evaluation_settings_get(project=run.project)
     low = report.get("low_recall")
     return {
         "topk": _topk_context(report),
@@ -386,8 +379,8 @@ def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, 
         ],
         "low_recall": low,
         # a report lists the queries below the cut-off of its day; say when it has changed since
-        "low_recall_now": record.low_recall_cutoff
-        if low and record.low_recall_cutoff != low["cutoff"]
+        "low_recall_now": settings.low_recall_cutoff
+        if low and settings.low_recall_cutoff != low["cutoff"]
         else None,
         "whole_list": {m: report["aggregate"].get(m) for m in ("precision", "f1")}
         if "precision" in report["aggregate"]
@@ -424,7 +417,7 @@ def _group_rows(groups: dict[str, Any], k: int) -> list[dict[str, Any]]:
 
 @login_required
 def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -> HttpResponse:
-    ctx = page_context(request, project_id)
+    ctx = project_page(request, project_id)
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"),
         project=ctx["project"],
@@ -448,7 +441,7 @@ def run_download(request: HttpRequest, project_id: int, run_id: int, fmt: str) -
 @login_required
 @require_POST
 def run_action(request: HttpRequest, project_id: int, run_id: int, action: str) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     run = get_object_or_404(EvaluationRun, project=ctx["project"], pk=run_id)
     try:
         if action == "cancel":

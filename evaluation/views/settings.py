@@ -12,25 +12,22 @@ from django.urls import path
 from django.utils.translation import gettext
 
 from annotation.permissions import Action
+from annotation.views.pages import project_page
 from evaluation.forms import SettingsForm, refuse
-from evaluation.services.reports import (
-    band_table,
-)
-from evaluation.services.retrievers import (
-    RetrieverInvalid,
-    effective_thresholds,
+from evaluation.services.settings import (
+    SettingsInvalid,
     evaluation_settings_get,
     evaluation_settings_update,
-    topk_choice,
+    settings_of,
 )
-from evaluation.views.pages import page_context
 from goldsmith import bands, metrics
 
 
 @login_required
 def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = page_context(request, project_id, Action.LEAD)
+    ctx = project_page(request, project_id, Action.LEAD)
     record = evaluation_settings_get(project=ctx["project"])
+    settings = settings_of(record)
     initial = {f: getattr(record, f) for f in SettingsForm.base_fields}
     initial["band_overrides"] = json.dumps(record.band_overrides) if record.band_overrides else ""
     initial["topk_weights"] = metrics.format_topk_weights(record.topk_weights or {})
@@ -41,13 +38,13 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
         initial["topk_scenario"] = ""  # the form offers the default scenario as ""
     ctx.update(
         topk_scenarios=metrics.TOPK_SCENARIOS.values(),
-        topk_in_force=metrics.topk_weights(*topk_choice(record)),
+        topk_in_force=metrics.topk_weights(*settings.topk_choice),
     )
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             evaluation_settings_update(project=ctx["project"], **form.cleaned_data)
-        except (RetrieverInvalid, ValueError) as error:
+        except (SettingsInvalid, ValueError) as error:
             refuse(form, error)
         else:
             messages.success(request, gettext("Evaluation settings saved."))
@@ -55,8 +52,8 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
     ctx.update(
         form=form,
         presets=bands.PRESETS.values(),
-        bands=band_table(ctx["project"]),
-        thresholds=effective_thresholds(record),
+        bands=settings.bands,
+        thresholds=settings.thresholds(),
     )
     return render(request, "evaluation/settings.html", ctx)
 

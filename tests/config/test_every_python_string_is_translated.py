@@ -49,6 +49,7 @@ REFUSALS = {
     "APIException",
     "RetrieverInvalid",
     "EndpointInvalid",
+    "SettingsInvalid",
     "RunInvalid",
     "SamplingError",
     "JudgingClosed",

@@ -13,7 +13,7 @@ from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.annotation.factories import grade_all, judging_setup
 from tests.evaluation.conftest import make_golden
-from tests.evaluation.retriever_stub import StubRetriever
+from tests.stub_servers import StubRetriever
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from goldsmith.answers.judge import (
 )
 from goldsmith.retrievers.http import PermanentFailure
 from goldsmith.retrievers.ssrf import Policy
-from tests.engine.judge_servers import ScriptedJudge, json_reply
+from tests.stub_servers import ScriptedJudge, json_reply
 
 LOCAL = Policy(allow_private=True)
 

@@ -19,7 +19,7 @@ from goldsmith.answers.judge import (
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.cli import main
 from goldsmith.retrievers.ssrf import Policy
-from tests.engine.judge_servers import ScriptedJudge
+from tests.stub_servers import ScriptedJudge
 
 LOCAL = Policy(allow_private=True)
 SECRET = "s3cr3t-Tok3n-9f8e7d"

@@ -5,14 +5,11 @@ address is refused before any request; verdicts keep the items' order under conc
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
 from goldsmith.judges import HttpJudgeClient, HttpJudgeConfig, JudgeItem, KeywordJudgeServer
 from goldsmith.retrievers.ssrf import Policy
+from tests.stub_servers import ScriptedJudge, json_reply
 
 LOCAL = Policy(allow_private=True)
 
@@ -25,52 +22,22 @@ def items(n: int) -> list[JudgeItem]:
     ]  # fmt: skip
 
 
-class Flaky(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, fail_first: int, answer: dict) -> None:
-        self.fail_first, self.answer, self.calls = fail_first, answer, 0
-        self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with server.lock:
-                    server.calls += 1
-                    fail = server.calls <= server.fail_first
-                data = json.dumps({"error": "busy"} if fail else server.answer).encode()
-                self.send_response(500 if fail else 200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/judge"
-
-
 @pytest.fixture
 def flaky():
     servers = []
 
-    def make(fail_first: int, answer: dict) -> Flaky:
-        servers.append(Flaky(fail_first, answer))
+    def make(fail_first: int, answer: dict) -> ScriptedJudge:
+        def script(n: int, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+            return (
+                json_reply(500, {"error": "busy"}) if n <= fail_first else json_reply(200, answer)
+            )
+
+        servers.append(ScriptedJudge(script))
         return servers[-1]
 
     yield make
     for s in servers:
-        s.shutdown()
-        s.server_close()
+        s.stop()
 
 
 def test_a_temporary_failure_is_retried(flaky):

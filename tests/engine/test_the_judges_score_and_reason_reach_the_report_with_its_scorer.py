@@ -23,7 +23,7 @@ from goldsmith.answers.judge import (
 )
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
 from goldsmith.retrievers.ssrf import Policy
-from tests.engine.judge_servers import ScriptedJudge, json_reply
+from tests.stub_servers import ScriptedJudge, json_reply
 
 LOCAL = Policy(allow_private=True)
 METRICS = ["context_recall@5", "answer_correctness"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.conftest import REPO, WorkerProcess, worker_environment
-from tests.evaluation.retriever_stub import StubRetriever
+from tests.stub_servers import StubRetriever
 
 
 @dataclass

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tests.evaluation.retriever_stub import StubRetriever
+from tests.stub_servers import StubRetriever
 
 FACT_A = "the refund period is 7 days"
 FACT_B = "exceptions need a manager approval"

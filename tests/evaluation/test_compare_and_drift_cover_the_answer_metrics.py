@@ -13,12 +13,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from evaluation.models import DriftAlert
-from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
 )
+from evaluation.services.settings import evaluation_settings_update
 from tests.evaluation.rag_stub import make_rag_golden
 from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 
@@ -135,7 +136,7 @@ def test_a_judged_run_is_not_compared_with_a_rules_run_on_correctness(personas, 
 def test_an_answer_drop_rule_is_stored_under_the_name_reports_use(personas):
     """A rule is read as the engine reads a metric name (as `goldsmith drift`), so it can fire;
     one that could never match a report's metric is refused with the reason."""
-    from evaluation.services.retrievers import RetrieverInvalid
+    from evaluation.services.settings import SettingsInvalid
 
     project = personas.project
     record = evaluation_settings_update(
@@ -144,5 +145,5 @@ def test_an_answer_drop_rule_is_stored_under_the_name_reports_use(personas):
     )
     assert record.max_answer_drop == {"answer_correctness": 0.05, "first_stage:recall@50": 0.1}
     for bad in ("context_recall", "answer_correctness@5", "recall@5", "bogus"):
-        with pytest.raises(RetrieverInvalid, match="not an answer or first-stage metric"):
+        with pytest.raises(SettingsInvalid, match="not an answer or first-stage metric"):
             evaluation_settings_update(project=project, max_answer_drop={bad: 0.1})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.services.retrievers import RetrieverInvalid, evaluation_settings_update
+from evaluation.services.settings import SettingsInvalid, evaluation_settings_update
 from goldsmith import reporting as R
 
 
@@ -41,12 +41,12 @@ def test_the_report_counts_every_low_query_even_when_it_lists_only_the_worst():
 @pytest.mark.django_db
 @pytest.mark.parametrize("cutoff", [-0.1, 1.5])
 def test_a_cut_off_outside_zero_to_one_is_refused(personas, cutoff):
-    with pytest.raises(RetrieverInvalid, match="low-recall cut-off must be between 0 and 1"):
+    with pytest.raises(SettingsInvalid, match="low-recall cut-off must be between 0 and 1"):
         evaluation_settings_update(project=personas.project, low_recall_cutoff=cutoff)
 
 
 @pytest.mark.django_db
 def test_the_default_cut_off_is_the_field_s_0_2(personas):
-    from evaluation.services.retrievers import evaluation_settings_get
+    from evaluation.services.settings import evaluation_settings_get
 
     assert evaluation_settings_get(project=personas.project).low_recall_cutoff == 0.2

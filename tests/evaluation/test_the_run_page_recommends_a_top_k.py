@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
+from evaluation.services.settings import evaluation_settings_update
 from goldsmith import metrics as M
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden

@@ -98,7 +98,7 @@ def test_a_worse_run_after_the_baseline_raises_a_drift_alert(personas, two_runs,
     retriever = good.retriever
     retriever.config = {**retriever.config, "url": retriever.config["url"]}
     worse = {f"q{i}": [] for i in range(1, 17)}  # the same retriever now finds nothing
-    from tests.evaluation.retriever_stub import StubRetriever
+    from tests.stub_servers import StubRetriever
 
     empty = StubRetriever(worse).start()
     try:

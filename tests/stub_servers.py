@@ -1,9 +1,14 @@
-"""A small HTTP retriever for tests and the benchmark: a ThreadingHTTPServer on 127.0.0.1.
+"""The stub HTTP servers of the tests and the benchmark, real servers on a free port of
+127.0.0.1: a retriever (`StubRetriever`) and a scripted judge (`ScriptedJudge`).
 
-POST /search with ``{"query", "query_id", "top_k"}`` answers ``{"results": [{"id", "score"}]}``
-from a fixed table (query id → ranked chunk ids). Latency, a failure rate (half HTTP 500, half
-timeouts), queries that always fail, a required auth header and redirects are configurable.
+The retriever: POST /search with ``{"query", "query_id", "top_k"}`` answers
+``{"results": [{"id", "score"}]}`` from a fixed table (query id → ranked chunk ids). Latency,
+a failure rate (half HTTP 500, half timeouts), queries that always fail, a required auth header
+and redirects are configurable.
 It counts calls and the highest number of requests it served at once.
+
+The judge answers the n-th request as a function of (n, body bytes, headers) decides, and
+records every request's headers and body.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,6 +27,17 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256
+
+
+def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the client gave up (timeout)
 
 
 class StubRetriever:
@@ -157,12 +173,49 @@ class StubRetriever:
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode()
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout)
+        _send(handler, status, json.dumps(payload).encode())
+
+
+Reply = tuple[int, bytes]
+Script = Callable[[int, bytes, dict[str, str]], Reply]
+
+
+def json_reply(status: int, payload: Any) -> Reply:
+    return status, json.dumps(payload).encode()
+
+
+class ScriptedJudge(_Server):
+    request_queue_size = 64
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.calls = 0
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = dict(self.headers.items())
+                with server.lock:
+                    server.calls += 1
+                    n = server.calls
+                    server.requests.append((headers, body))
+                _send(self, *server.script(n, body, headers))
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/judge"
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
