@@ -133,8 +133,21 @@ class MemberInput(serializers.Serializer):
     role = serializers.ChoiceField(choices=Role.choices)
 
 
+# One line of text (annotation.text_input.single_line), said in the schema as a pattern.
+ONE_LINE = r"^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$"
+
+
+def _name_field(**kwargs: object) -> serializers.RegexField:
+    return serializers.RegexField(
+        ONE_LINE,
+        max_length=120,
+        error_messages={"invalid": gettext_lazy("a project's name is one line of text")},
+        **kwargs,
+    )
+
+
 class ProjectCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
+    name = _name_field()
     description = serializers.CharField(required=False, allow_blank=True, default="")
     # Not a choice field: the tokenizer's choices plus "detect" would be a second enum of
     # the same name in the schema; the service names the values when one is wrong.
@@ -213,7 +226,7 @@ class ProjectListApi(APIView):
 class ProjectRenameInput(serializers.Serializer):
     """A PATCH: what is given changes, what is left out stays."""
 
-    name = serializers.CharField(max_length=120, required=False)
+    name = _name_field(required=False)
     description = serializers.CharField(required=False, allow_blank=True)
 
 

@@ -79,8 +79,9 @@ def test_the_pages_fit_1366_pixels(personas, setup, browser, live_server, locale
     card = lead.locator("#presets").bounding_box()
     table = lead.locator("#presets table.presets").bounding_box()
     assert table["x"] + table["width"] <= card["x"] + card["width"], (table, card)
-    line = lead.eval_on_selector("#presets table.presets th", "e => parseFloat(getComputedStyle(e).lineHeight)")
-    for th in lead.query_selector_all("#presets table.presets th"):
+    headers = "#presets table.presets th"
+    line = lead.eval_on_selector(headers, "e => parseFloat(getComputedStyle(e).lineHeight)")
+    for th in lead.query_selector_all(headers):
         box = th.bounding_box()
         assert box["height"] <= 2 * line + 16, (th.inner_text(), box)  # at most two lines
     webhook = lead.locator("input[name=webhook_url]")
