@@ -66,6 +66,15 @@ def refusal(role: str, action: Action) -> str:
     return str(sentence)
 
 
+def may_create_projects(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Site staff create projects (a user marked staff in the admin, every superuser), and
+    anyone given the `annotation.add_project` permission; whoever creates one is its first
+    lead (docs/projects.md)."""
+    if not user.is_authenticated:
+        return False
+    return bool(getattr(user, "is_staff", False)) or user.has_perm("annotation.add_project")
+
+
 def project_access(
     *, user: AbstractBaseUser | AnonymousUser, project_id: int, action: Action
 ) -> tuple[Project, Membership]:

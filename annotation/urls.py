@@ -1,6 +1,15 @@
 """Browser pages of the annotation app; each area keeps its routes beside its views."""
 
-from annotation.views import annotate, corpus, goldsets, projects, querylogs, review, sampling
+from annotation.views import (
+    annotate,
+    corpus,
+    formats,
+    goldsets,
+    projects,
+    querylogs,
+    review,
+    sampling,
+)
 
 urlpatterns = [
     *projects.urlpatterns,
@@ -10,4 +19,5 @@ urlpatterns = [
     *querylogs.urlpatterns,
     *sampling.urlpatterns,
     *goldsets.urlpatterns,
+    *formats.urlpatterns,
 ]

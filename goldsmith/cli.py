@@ -1480,6 +1480,8 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
         permutations=args.permutations,
         samples=args.bootstrap,
         seed=args.seed,
+        # Every newly failing query, so that the count printed is the count, not a cap.
+        newly_failing_limit=len(current.query_ids),
     )
     verdict, drift = out_doc["verdict"], out_doc["drift"]
     answer_limits = _answer_drop_limits(args.max_answer_drop)
@@ -1558,10 +1560,19 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
             out.write(f"drift: {f['message']}\n")
     if not drift["fired"] and not (answers and answers["fired"]):
         out.write("no drift rule fired\n")
-    if drift["newly_failing"]:
-        shown = ", ".join(drift["newly_failing"][:20])
-        more = " …" if len(drift["newly_failing"]) > 20 else ""
-        out.write(f"passing in the baseline, failing now: {shown}{more}\n")
+    failing = drift["newly_failing"]
+    if failing:
+        # The count first, the ids after a word saying they are ids: "failing now: 11" read
+        # as eleven queries when it was query 11.
+        shown = ", ".join(failing[:20])
+        more = f", … ({len(failing) - 20} more)" if len(failing) > 20 else ""
+        if len(failing) == 1:
+            out.write(f"1 query passing in the baseline fails now (query id {shown})\n")
+        else:
+            out.write(
+                f"{len(failing)} queries passing in the baseline fail now "
+                f"(query ids {shown}{more})\n"
+            )
     return code
 
 

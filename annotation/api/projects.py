@@ -6,7 +6,7 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
@@ -22,15 +22,20 @@ from annotation.models import (
     Tokenizer,
     TokenizerOrigin,
 )
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, may_create_projects, project_access
 from annotation.selectors.projects import memberships_of
 from annotation.services.adjudication import project_escalation_set, project_rules_change
 from annotation.services.answers import project_annotators_write_answers_set
 from annotation.services.projects import (
+    DETECT_LANGUAGE,
     api_token_create,
     api_token_revoke,
     membership_remove,
     membership_set,
+    project_archive,
+    project_create,
+    project_rename,
+    project_restore,
     project_tokenizer_set,
 )
 from sitewide.i18n import localize
@@ -82,6 +87,13 @@ class ProjectOutput(serializers.Serializer):
             "texts' language), the first import, or a lead"
         ),
     )
+    archived_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "When a lead archived the project (null: in use). An archived project keeps "
+            "everything and leaves the default list"
+        ),
+    )
 
 
 def _project_output(membership) -> dict[str, object]:
@@ -99,13 +111,125 @@ def _project_output(membership) -> dict[str, object]:
         "annotators_write_answers": project.annotators_write_answers,
         "tokenizer": project.tokenizer,
         "tokenizer_origin": project.tokenizer_origin,
+        "archived_at": (
+            None
+            if project.archived_at is None
+            else serializers.DateTimeField().to_representation(project.archived_at)
+        ),
     }
 
 
+class DetailOutput(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class RequiredBooleanField(serializers.BooleanField):
+    """A boolean that must be given: DRF reads a boolean missing from a form-encoded body as
+    false (an unchecked checkbox), which would switch a setting off by accident."""
+
+    default_empty_html = serializers.empty
+
+
+class MemberInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+# One line of text (sitewide.text_input.single_line), said in the schema as a pattern.
+ONE_LINE = r"^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$"
+
+
+def _name_field(**kwargs: object) -> serializers.RegexField:
+    return serializers.RegexField(
+        ONE_LINE,
+        max_length=120,
+        error_messages={"invalid": gettext_lazy("a project's name is one line of text")},
+        **kwargs,
+    )
+
+
+class ProjectCreateInput(serializers.Serializer):
+    name = _name_field()
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    # Not a choice field: the tokenizer's choices plus "detect" would be a second enum of
+    # the same name in the schema; the service names the values when one is wrong.
+    tokenizer = serializers.CharField(
+        default=DETECT_LANGUAGE,
+        help_text=gettext_lazy(
+            "How texts are cut into words: detect (the default: the first import decides), "
+            "default, zh-words or zh-bigrams"
+        ),
+    )
+    members = MemberInput(
+        many=True,
+        required=False,
+        default=list,
+        help_text=gettext_lazy("Existing users and their roles; the caller is the first lead"),
+    )
+
+
+class ArchivedQuery(serializers.Serializer):
+    archived = serializers.BooleanField(required=False, default=False)
+
+
 class ProjectListApi(APIView):
-    @extend_schema(responses=ProjectOutput(many=True), summary="The caller's projects")
+    @extend_schema(
+        responses=ProjectOutput(many=True),
+        parameters=[
+            OpenApiParameter(
+                "archived",
+                bool,
+                description="true: the caller's archived projects only (default: those in use)",
+            )
+        ],
+        summary="The caller's projects",
+    )
     def get(self, request: Request) -> Response:
-        return Response([_project_output(m) for m in memberships_of(request.user)])
+        query = ArchivedQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        archived = query.validated_data["archived"]
+        return Response(
+            [_project_output(m) for m in memberships_of(request.user, archived=archived)]
+        )
+
+    @extend_schema(
+        request=ProjectCreateInput,
+        responses={
+            201: ProjectOutput,
+            400: OpenApiResponse(description="A field is wrong (the name taken, a user unknown)"),
+            403: OpenApiResponse(DetailOutput, description="The caller is not site staff"),
+        },
+        summary="Create a project (site staff); the caller is its first lead",
+    )
+    def post(self, request: Request) -> Response:
+        if not may_create_projects(request.user):
+            raise PermissionDenied(
+                gettext("Only site staff may create projects: ask an administrator.")
+            )
+        data = ProjectCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        try:
+            project = project_create(
+                by=request.user,
+                name=values["name"],
+                description=values["description"],
+                tokenizer=values["tokenizer"],
+                members=[(m["username"], m["role"]) for m in values["members"]],
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"project": [localize(error)]}) from None
+        membership = Membership.objects.select_related("project").get(
+            project=project, user=request.user
+        )
+        return Response(_project_output(membership), status=status.HTTP_201_CREATED)
+
+
+class ProjectRenameInput(serializers.Serializer):
+    """A PATCH: what is given changes, what is left out stays."""
+
+    name = _name_field(required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
 
 
 class ProjectDetailApi(APIView):
@@ -116,15 +240,65 @@ class ProjectDetailApi(APIView):
         )
         return Response(_project_output(membership))
 
+    @extend_schema(
+        request=ProjectRenameInput,
+        responses={
+            200: ProjectOutput,
+            400: OpenApiResponse(description="The name is empty, too long or taken"),
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Rename a project, or rewrite its description (lead)",
+    )
+    def patch(self, request: Request, project_id: int) -> Response:
+        project, membership = project_access(
+            user=request.user, project_id=project_id, action=Action.LEAD
+        )
+        data = ProjectRenameInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            project_rename(
+                project=project,
+                name=data.validated_data.get("name"),
+                description=data.validated_data.get("description"),
+            )
+        except ValueError as error:
+            raise serializers.ValidationError({"name": [localize(error)]}) from None
+        membership.project = project
+        return Response(_project_output(membership))
+
+
+class ArchivedInput(serializers.Serializer):
+    archived = RequiredBooleanField(
+        help_text=gettext_lazy("true: archive the project (everything kept); false: restore it")
+    )
+
+
+class ProjectArchivedApi(APIView):
+    @extend_schema(
+        request=ArchivedInput,
+        responses={
+            200: ProjectOutput,
+            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+        },
+        summary="Archive a project or restore it (lead); nothing in it is deleted",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, membership = project_access(
+            user=request.user, project_id=project_id, action=Action.LEAD
+        )
+        data = ArchivedInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        if data.validated_data["archived"]:
+            project = project_archive(project=project, by=request.user)
+        else:
+            project = project_restore(project=project)
+        membership.project = project
+        return Response(_project_output(membership))
+
 
 class MemberOutput(serializers.Serializer):
     username = serializers.CharField(source="user.username")
     role = serializers.CharField()
-
-
-class MemberInput(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    role = serializers.ChoiceField(choices=Role.choices)
 
 
 class MemberListApi(APIView):
@@ -148,10 +322,6 @@ class MemberListApi(APIView):
         except ValueError as error:
             raise serializers.ValidationError({"username": [localize(error)]}) from None
         return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
-
-
-class DetailOutput(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 class TieRuleInput(serializers.Serializer):
@@ -237,13 +407,6 @@ class ProjectKappaWeightsApi(_SettleAgainApi):
     )
     def put(self, request: Request, project_id: int) -> Response:
         return self._put(request, project_id)
-
-
-class RequiredBooleanField(serializers.BooleanField):
-    """A boolean that must be given: DRF reads a boolean missing from a form-encoded body as
-    false (an unchecked checkbox), which would switch a setting off by accident."""
-
-    default_empty_html = serializers.empty
 
 
 class EscalationInput(serializers.Serializer):
@@ -465,6 +628,11 @@ class TokenRevokeApi(APIView):
 urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
     path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
+    path(
+        "projects/<int:project_id>/archived/",
+        ProjectArchivedApi.as_view(),
+        name="api-project-archived",
+    ),
     path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
     path(
         "projects/<int:project_id>/kappa-weights/",

@@ -89,12 +89,22 @@ class Project(models.Model):
     # Salt for hashing user/session ids from query logs; never shown or exported.
     hash_salt = models.CharField(max_length=64, default=secrets.token_hex, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Archived: out of the project lists and the navigation, everything kept; a lead restores
+    # it (annotation.services.projects.project_archive / project_restore).
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
     @property
     def search_kind(self) -> str:

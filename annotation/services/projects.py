@@ -236,3 +236,88 @@ def project_tokenizer_detect(*, project_id: int, texts: Iterable[str]) -> str:
         pk=project_id, tokenizer_origin=TokenizerOrigin.DEFAULT, tokenizer=Tokenizer.DEFAULT
     ).update(tokenizer=chosen, tokenizer_origin=TokenizerOrigin.DETECTED)
     return chosen if claimed and chosen != Tokenizer.DEFAULT else ""
+
+
+# --- projects made, renamed and archived without the shell ------------------------------------
+
+# "detect": nobody chooses; the first import detects Chinese (project_tokenizer_detect).
+DETECT_LANGUAGE = "detect"
+
+
+def _project_name(name: str, *, other_than: Project | None = None) -> str:
+    name = single_line(name, gettext("a project's name"))
+    if not name:
+        raise ValueError(gettext("a project needs a name"))
+    if len(name) > Project._meta.get_field("name").max_length:
+        raise ValueError(gettext("a project's name has at most 120 characters"))
+    taken = Project.objects.filter(name=name)
+    if other_than is not None:
+        taken = taken.exclude(pk=other_than.pk)
+    if taken.exists():
+        raise ValueError(gettext("a project named %(name)r exists already") % {"name": name})
+    return name
+
+
+@transaction.atomic
+def project_create(
+    *,
+    by: AbstractUser,
+    name: str,
+    description: str = "",
+    tokenizer: str = DETECT_LANGUAGE,
+    members: Sequence[tuple[str, str]] = (),
+) -> Project:
+    """A new project whose first lead is `by` (the caller, whom the view has checked may create
+    projects: `annotation.permissions.may_create_projects`). `tokenizer` is one of `Tokenizer`
+    (chosen, as a lead would) or "detect" (the first import decides). `members` are (username,
+    role) of existing users; an unknown user or role refuses the whole project, naming it."""
+    project = Project(name=_project_name(name), description=description.strip())
+    if tokenizer != DETECT_LANGUAGE:
+        if tokenizer not in Tokenizer.values:
+            raise ValueError(
+                gettext("unknown tokenizer %(tokenizer)r; use one of %(names)s")
+                % {"tokenizer": tokenizer, "names": ", ".join([DETECT_LANGUAGE, *Tokenizer.values])}
+            )
+        project.tokenizer, project.tokenizer_origin = tokenizer, TokenizerOrigin.LEAD
+    project.save()
+    Membership.objects.create(project=project, user=by, role=Role.LEAD)
+    for username, role in members:
+        if username != by.username:  # the creator stays lead
+            membership_set(project=project, username=username, role=role)
+    return project
+
+
+@transaction.atomic
+def project_rename(
+    *, project: Project, name: str | None, description: str | None = None
+) -> Project:
+    """A lead renames the project and/or rewrites its description (None: left as it is).
+    Frozen versions keep the content hash they had: the name is not part of it."""
+    fields = []
+    if name is not None:
+        project.name = _project_name(name, other_than=project)
+        fields.append("name")
+    if description is not None:
+        project.description = description.strip()
+        fields.append("description")
+    if fields:
+        project.save(update_fields=fields)
+    return project
+
+
+def project_archive(*, project: Project, by: AbstractUser) -> Project:
+    """A lead archives the project: it leaves the project lists and the navigation; every
+    row stays (corpus, logs, grades, versions, runs), its pages and API still answer its
+    members, and a lead restores it. Archiving twice keeps the first date."""
+    Project.objects.filter(pk=project.pk, archived_at__isnull=True).update(
+        archived_at=timezone.now(), archived_by=by
+    )
+    project.refresh_from_db(fields=["archived_at", "archived_by"])
+    return project
+
+
+def project_restore(*, project: Project) -> Project:
+    """Back in the lists, as it was."""
+    Project.objects.filter(pk=project.pk).update(archived_at=None, archived_by=None)
+    project.refresh_from_db(fields=["archived_at", "archived_by"])
+    return project

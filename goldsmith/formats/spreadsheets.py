@@ -8,6 +8,13 @@ such a cell. :func:`writer` writes every text cell that starts with one of those
 with a leading ``'`` (the usual neutralisation: the spreadsheet shows the text, the ``'``
 hidden); numbers are written as numbers, so a negative score stays a number.
 
+Every such file starts with a UTF-8 byte order mark (``BOM``, the bytes ``EF BB BF``). Excel
+opens a CSV without one in the system's legacy code page, so on Chinese Windows (GBK) every
+Chinese cell of a UTF-8 file reads as mojibake; with the mark it reads UTF-8 on every system.
+LibreOffice, Google Sheets and pandas' ``read_csv`` skip the mark; Python's ``csv`` module
+reads it as part of the first header unless the file is opened with ``encoding="utf-8-sig"``
+(docs/goldsets.md "Exports"). Machine formats (JSONL, TREC, BEIR) carry no mark.
+
 The golden-set CSV export and the run report's CSV both write through it, so the rule lives
 here only. Pure module (the standard library only).
 """
@@ -19,6 +26,8 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# U+FEFF: encoded in UTF-8 it is the three bytes EF BB BF that tell Excel the file is UTF-8.
+BOM = "\ufeff"
 
 
 def cell(value: object) -> object:
@@ -45,5 +54,7 @@ class SafeWriter:
 
 
 def writer(out: IO[str], **kwargs: Any) -> SafeWriter:
-    """A CSV writer for a file people will open (keyword arguments as ``csv.writer``'s)."""
+    """A CSV writer for a file people will open (keyword arguments as ``csv.writer``'s). It
+    writes the byte order mark first, so ``out`` must be the start of the file."""
+    out.write(BOM)
     return SafeWriter(out, **kwargs)

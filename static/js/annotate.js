@@ -241,7 +241,15 @@
     });
     const card = cards[focusIndex];
     card.focus({ preventScroll: true });
-    if (scroll !== false) card.scrollIntoView({ block: "nearest", behavior: "auto" });
+    if (scroll !== false) {
+      // The sticky query header is as tall as its query (a long one takes lines): the chunk's
+      // scroll margin follows it, so that the chunk in focus is never under the header.
+      const head = document.querySelector(".query-head");
+      if (head) {
+        document.documentElement.style.setProperty("--query-head-height", head.offsetHeight + "px");
+      }
+      card.scrollIntoView({ block: "nearest", behavior: "auto" });
+    }
   }
 
   function showGrade(card, grade) {

@@ -138,7 +138,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(personas, api_client_
     version = golden_set_version_freeze(project=project, by=personas.alice)
     response, body = download(api_client_for(personas.alice), url(version, "csv"))
     assert response["X-Goldsmith-Content-Hash"] == version.content_hash
-    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
     assert {r["query"] for r in rows} == {'\'=HYPERLINK("http://evil","x")', "'@SUM(A1) or -2+3"}
     assert {r["category"] for r in rows} == {"'+cmd", "plain"}
     assert all(not r[c].startswith(("=", "+", "-", "@")) for r in rows for c in r)

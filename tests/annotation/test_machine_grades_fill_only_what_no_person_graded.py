@@ -99,7 +99,7 @@ def test_a_version_counts_its_machine_grades_and_exports_mark_them(personas, api
     native = [json.loads(line) for line in body("jsonl").decode().splitlines()]
     marked = [j for q in native[1:] for j in q["judgments"] if j["provenance"] == "machine"]
     assert len(marked) == 4
-    rows = list(csv.DictReader(io.StringIO(body("csv").decode())))
+    rows = list(csv.DictReader(io.StringIO(body("csv").decode("utf-8-sig"))))
     assert sum(1 for r in rows if r["provenance"] == "machine") == 4
     archive = zipfile.ZipFile(io.BytesIO(body("beir")))
     queries_name = next(n for n in archive.namelist() if n.endswith("/queries.jsonl"))

@@ -103,6 +103,9 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     },
     ("POST", f"{P}/retrievers/{{retriever_id}}/run-file/"): {"positive_data_acceptance": UPLOAD},
     ("POST", f"{P}/assignments/assign/"): {"negative_data_rejection": NO_FIELDS},
+    ("PATCH", f"{P}/"): {
+        "negative_data_rejection": NO_FIELDS + " (a PATCH changes what it is given)"
+    },
     ("POST", f"{P}/pools/build/"): {"negative_data_rejection": NO_FIELDS},
     ("GET", f"{P}/review/queue/"): {
         "negative_data_rejection": "an empty ?state= means the default, as an absent one"

@@ -71,9 +71,11 @@ def test_the_demo_names_a_run_without_answers_and_its_simulated_grades(browser, 
             for j in doc["judgments"]
         }
         assert "simulated" in provenances
-        table = page.request.get(
-            f"{live_server.url}/projects/{project.pk}/goldsets/v1/export/csv/"
-        ).text()
+        table = (
+            page.request.get(f"{live_server.url}/projects/{project.pk}/goldsets/v1/export/csv/")
+            .body()
+            .decode("utf-8-sig")
+        )
         rows = list(csv.DictReader(io.StringIO(table)))
         assert sum(r["provenance"] == "simulated" for r in rows) == simulated
 

@@ -55,7 +55,9 @@ def ab_runs(personas, private_urls, stub_factory):
 
 
 def per_query(client, project, run, metric: str) -> dict[str, float]:
-    text = client.get(f"/projects/{project.pk}/runs/{run.pk}/report.csv").content.decode()
+    text = client.get(f"/projects/{project.pk}/runs/{run.pk}/report.csv").content.decode(
+        "utf-8-sig"
+    )
     return {
         row["query_id"]: float(row[metric])
         for row in csv.DictReader(io.StringIO(text))

@@ -78,7 +78,7 @@ def test_the_run_report_csv_neutralises_formulas_for_a_viewer(personas, private_
     client.force_login(personas.victor)
     response = client.get(f"/projects/{project.pk}/runs/{run.pk}/report.csv")
     assert response.status_code == 200
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(rows) == len(HOSTILE) + 1
     _assert_neutralised(rows, ("query_id", "category", "stratum"))
     plain = next(r for r in rows if r["query_id"] == "plain")
@@ -98,7 +98,7 @@ def test_the_golden_set_csv_neutralises_formulas_from_the_api_and_the_page(perso
     ):
         response = client.get(url)
         assert response.status_code == 200, url
-        body = b"".join(response.streaming_content).decode()
+        body = b"".join(response.streaming_content).decode("utf-8-sig")
         rows = list(csv.DictReader(io.StringIO(body)))
         _assert_neutralised(rows, ("query_id", "category", "stratum", "chunk_text"))
         assert {r["grade"] for r in rows} == {"0", "2"}

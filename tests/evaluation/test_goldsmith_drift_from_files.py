@@ -68,7 +68,33 @@ def test_a_real_drop_exits_3_and_says_it_is_beyond_the_noise(files, capsys):
     assert "drift: mean recall@5 dropped 0.2500 (1.0000 → 0.7500), more than 0.05" in out
     assert "beyond the noise" in out
     assert out.startswith("Fail: the run is below a floor")  # pass rate 50 % < 70 %
-    assert "passing in the baseline, failing now: q11, q12" in out
+    assert "10 queries passing in the baseline fail now (query ids q11, q12, " in out
+
+
+def test_the_newly_failing_line_gives_their_count_and_then_their_ids(tmp_path, capsys):
+    """Query ids that are numbers read as counts unless the line says which is which
+    (issue 23: "failing now: 11" was query 11, not eleven queries)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{i} 0 r{i}a 2\n{i} 0 r{i}b 2\n" for i in range(1, 31)))
+
+    def run(name: str, failing: set[int]) -> Path:
+        path = tmp_path / name
+        path.write_text(
+            "".join(
+                f"{i} Q0 {d} {r} {9 - r} x\n"
+                for i in range(1, 31)
+                for r, d in enumerate([f"r{i}a"] if i in failing else [f"r{i}a", f"r{i}b"], 1)
+            )
+        )
+        return path
+
+    base = run("base.txt", set())
+    _, out, _ = drift(capsys, qrels, base, run("one.txt", {11}))
+    assert "1 query passing in the baseline fails now (query id 11)\n" in out
+    _, out, _ = drift(capsys, qrels, base, run("many.txt", set(range(1, 23))))
+    line = next(x for x in out.splitlines() if "fail now" in x)
+    assert line.startswith("22 queries passing in the baseline fail now (query ids 1, 2, ")
+    assert line.endswith(", … (2 more))")
 
 
 def test_the_json_holds_settings_verdict_and_drift(files, capsys):

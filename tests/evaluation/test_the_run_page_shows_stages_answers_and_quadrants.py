@@ -58,7 +58,7 @@ def test_the_run_page_shows_the_stages_the_answer_metrics_and_the_quadrants(pers
     assert "look at chunking, query rewriting" in text
     assert 'id="answer-q5"' in html and "14" in text  # the reason names what the answer says
     assert "quadrants-by-category" in html and "refunds" in text
-    csv_text = page.get(f"{url}report.csv").content.decode()
+    csv_text = page.get(f"{url}report.csv").content.decode("utf-8-sig")
     header, *lines = csv_text.splitlines()
     assert "answer_correctness" in header.split(",") and "first_stage:recall@20" in header
     q5 = next(line for line in lines if line.startswith("q5,")).split(",")

@@ -59,7 +59,11 @@ def test_a_viewer_reads_the_report_and_downloads_it(personas, two_runs, client):
     ):
         assert text in page, text
     assert "Make this the baseline" not in page  # a lead's action
-    rows = list(csv.DictReader(io.StringIO(client.get(base + "report.csv").content.decode())))
+    raw = client.get(base + "report.csv").content
+    # UTF-8 with its byte order mark, so that Excel on Chinese Windows does not read GBK.
+    assert raw.startswith(b"\xef\xbb\xbfquery_id,")
+    report = raw.decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(report)))
     assert len(rows) == 16 and "recall@10" in rows[0]
     data = client.get(base + "report.json").json()
     assert data["report"]["aggregate"]["recall@10"] == run.report["aggregate"]["recall@10"]
