@@ -55,6 +55,7 @@ from annotation.models.refresh import (
     RefreshState,
 )
 from annotation.models.sampling import Sample
+from annotation.models.stopping import JudgingStop, StoppedCandidate
 
 __all__ = [
     "AnswerDraft",
@@ -79,6 +80,7 @@ __all__ = [
     "Guideline",
     "ImportJob",
     "ImportStatus",
+    "JudgingStop",
     "Judgment",
     "KappaWeights",
     "LogQuery",
@@ -101,6 +103,7 @@ __all__ = [
     "Sample",
     "ScrubPattern",
     "SearchBacklog",
+    "StoppedCandidate",
     "TieRule",
     "Tokenizer",
     "TokenizerOrigin",
