@@ -839,6 +839,7 @@
       if (badge) badge.hidden = !card.classList.contains("is-check");
     });
     if (stopButton) stopButton.disabled = !(data.may_stop && data.stopping_allowed) || locked;
+    if (draw.size) focusCheck(); // the random checks are graded next
     estimate.dataset.mayStop = data.may_stop ? "1" : "0";
   }
 
@@ -861,7 +862,10 @@
     const i = cards.findIndex(function (card) {
       return card.classList.contains("is-check") && !card.dataset.grade;
     });
-    if (i < 0 || i === focusIndex) return false;
+    const here = cards[focusIndex];
+    if (i < 0 || (here && here.classList.contains("is-check") && !here.dataset.grade)) {
+      return false;
+    }
     setFocus(i);
     return true;
   }
