@@ -55,7 +55,7 @@ from annotation.models.refresh import (
     RefreshState,
 )
 from annotation.models.sampling import Sample
-from annotation.models.stopping import JudgingStop, StoppedCandidate
+from annotation.models.stopping import JudgingStop, PoolDeepening, StoppedCandidate
 
 __all__ = [
     "AnswerDraft",
@@ -88,6 +88,7 @@ __all__ = [
     "MachineJudge",
     "MachineJudgeKind",
     "Membership",
+    "PoolDeepening",
     "PoolSource",
     "Project",
     "Query",

@@ -49,3 +49,29 @@ class StoppedCandidate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.candidate_id} stopped ({self.stop_id})"
+
+
+class PoolDeepening(models.Model):
+    """The pool of `query` was deepened for `source` from its top `from_k` to its top `to_k`,
+    because the final grades said the source still yielded relevant chunks at its last ranks
+    (annotation/services/depth.py)."""
+
+    query = models.ForeignKey(
+        "annotation.Query", on_delete=models.CASCADE, related_name="deepenings"
+    )
+    source = models.ForeignKey(
+        "annotation.PoolSource", on_delete=models.CASCADE, related_name="deepenings"
+    )
+    from_k = models.PositiveIntegerField()
+    to_k = models.PositiveIntegerField()
+    relevant_at = models.PositiveIntegerField()  # the deepest rank graded relevant
+    new_candidates = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["query", "source", "to_k"], name="pooldeepening_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.query_id}/{self.source_id}: {self.from_k} → {self.to_k}"

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.api.stopping import estimate_payload
 from annotation.i18n import localize
-from annotation.models import Guideline, Project, QueryAnnotation
+from annotation.models import Guideline, PoolDeepening, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access, role_allows
 from annotation.selectors.answers import answer_draft_get
@@ -145,6 +145,11 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
         next_url=reverse("annotate-next", args=[project.pk]) + f"?after={query_id}",
         order=order,
         estimate=estimate,
+        deepenings=list(
+            PoolDeepening.objects.filter(query=view.query)
+            .select_related("source")
+            .order_by("created_at", "id")
+        ),
         stop_url=reverse("api-query-stop", args=[project.pk, query_id]),
         switch_url=reverse("annotate-query", args=[project.pk, query_id])
         + ("" if order == JudgingOrder.PLAIN else "?order=plain"),
