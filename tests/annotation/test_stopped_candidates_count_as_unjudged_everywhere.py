@@ -12,7 +12,7 @@ import zipfile
 
 from django.test import Client
 
-from annotation.models import Candidate, QueryAgreement, QueryReview, Resolution
+from annotation.models import Candidate, Judgment, QueryAgreement, QueryReview, Resolution
 from annotation.models.stopping import StoppedCandidate
 from annotation.selectors.judging import adjudication_view
 from annotation.services.adjudication import queries_approve
@@ -59,7 +59,17 @@ def test_a_version_counts_stopped_candidates_and_estimates_the_recall(personas, 
     )
     left = set(Candidate.objects.filter(query=setup.query).values_list("id", flat=True)) - graded
     assert left and len(graded) + len(left) == POOL
-    # Both annotators left the same candidates (their orders are the same): none has a grade.
+    # Both annotators graded the same candidates in the same order (the order reads neither's
+    # grades), so both left the same ones: none has a grade.
+    seen = {
+        user.username: list(
+            Judgment.objects.filter(annotator=user)
+            .order_by("id")
+            .values_list("candidate_id", flat=True)
+        )
+        for user in (personas.bob, personas.carol)
+    }
+    assert seen["bob"] == seen["carol"], seen
     assert set(StoppedCandidate.objects.values_list("candidate_id", flat=True)) == left
     queries_approve(project=setup.project, by=personas.alice)
     version = golden_set_version_freeze(project=setup.project, by=personas.alice)
