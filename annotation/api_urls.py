@@ -1,6 +1,16 @@
 """API routes of the annotation app, under /api/v1/; each area keeps its routes beside its views."""
 
-from annotation.api import answers, corpus, goldsets, judging, projects, querylogs, review, sampling
+from annotation.api import (
+    answers,
+    corpus,
+    goldsets,
+    judging,
+    projects,
+    querylogs,
+    review,
+    sampling,
+    stopping,
+)
 
 urlpatterns = [
     *projects.urlpatterns,
@@ -11,4 +21,5 @@ urlpatterns = [
     *sampling.urlpatterns,
     *goldsets.urlpatterns,
     *answers.urlpatterns,
+    *stopping.urlpatterns,
 ]

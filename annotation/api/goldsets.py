@@ -249,6 +249,11 @@ def streamed_export(version: GoldenSetVersion, fmt: str) -> StreamingHttpRespons
     response["Content-Disposition"] = attachment(stem, extension)
     response[HASH_HEADER] = version.content_hash
     response["X-Goldsmith-Version"] = version.label
+    # Candidates annotators left not judged (stopped) are unjudged: in no format's grades.
+    # The native JSONL says how many in its header; every download says it here.
+    response["X-Goldsmith-Stopped"] = str(
+        (version.counts.get("stopped") or {}).get("candidates", 0)
+    )
     return response
 
 

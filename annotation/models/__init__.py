@@ -55,6 +55,7 @@ from annotation.models.refresh import (
     RefreshState,
 )
 from annotation.models.sampling import Sample
+from annotation.models.stopping import JudgingStop, PoolDeepening, StoppedCandidate
 
 __all__ = [
     "AnswerDraft",
@@ -79,6 +80,7 @@ __all__ = [
     "Guideline",
     "ImportJob",
     "ImportStatus",
+    "JudgingStop",
     "Judgment",
     "KappaWeights",
     "LogQuery",
@@ -86,6 +88,7 @@ __all__ = [
     "MachineJudge",
     "MachineJudgeKind",
     "Membership",
+    "PoolDeepening",
     "PoolSource",
     "Project",
     "Query",
@@ -101,6 +104,7 @@ __all__ = [
     "Sample",
     "ScrubPattern",
     "SearchBacklog",
+    "StoppedCandidate",
     "TieRule",
     "Tokenizer",
     "TokenizerOrigin",

@@ -8,9 +8,17 @@ unresolved query is ever queried here."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Exists, OuterRef
 
-from annotation.models import Candidate, CandidateSource, Judgment, Query, Resolution
-from annotation.models.judging import ReviewState
+from annotation.models import (
+    Candidate,
+    CandidateSource,
+    Judgment,
+    Query,
+    Resolution,
+    StoppedCandidate,
+)
+from annotation.models.judging import JudgingOrder, ReviewState
 from goldsmith import judging_order as jo
 
 RESOLVED_QUERIES = 300  # the most recent resolved queries the priors learn from
@@ -81,4 +89,40 @@ def judged_in_order(*, query_id: int, annotator: AbstractBaseUser) -> list[int]:
         Judgment.objects.filter(candidate__query_id=query_id, annotator_id=annotator.pk)
         .order_by("id")
         .values_list("candidate_id", flat=True)
+    )
+
+
+def own_checks(*, query_id: int, annotator: AbstractBaseUser) -> set[str]:
+    """The caller's grades of the query given as random checks of the stop estimate."""
+    return {
+        str(c)
+        for c in Judgment.objects.filter(
+            candidate__query_id=query_id, annotator_id=annotator.pk, order=JudgingOrder.CHECK
+        ).values_list("candidate_id", flat=True)
+    }
+
+
+def stop_estimate_for(*, query: Query, annotator: AbstractBaseUser) -> jo.StopEstimate:
+    """Where `annotator`'s judging of `query` stands (goldsmith.judging_order.stop_estimate):
+    read, like the order, from the pool, the caller's own grades and resolved queries only."""
+    pool = pooled_query(query.pk)
+    priors = resolved_priors(project_id=query.project_id, exclude_query_id=query.pk)
+    grades = own_grades(query_id=query.pk, annotator=annotator)
+    checks = own_checks(query_id=query.pk, annotator=annotator) & set(grades)
+    return jo.stop_estimate(pool, grades, priors, checked=checks)
+
+
+def stopped_left(*, assignment_ids: list[int]) -> dict[int, int]:
+    """Per assignment, the candidates its stop left not judged (stopped) that its annotator
+    has not graded since."""
+    graded = Judgment.objects.filter(
+        candidate_id=OuterRef("candidate_id"),
+        annotator_id=OuterRef("stop__assignment__annotator_id"),
+    )
+    return dict(
+        StoppedCandidate.objects.filter(stop__assignment_id__in=assignment_ids)
+        .exclude(Exists(graded))
+        .values("stop__assignment_id")
+        .annotate(n=Count("id"))
+        .values_list("stop__assignment_id", "n")
     )

@@ -50,6 +50,7 @@ from annotation.models.judging import (
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.services.agreement import query_agreement_compute, query_agreements_compute
 from annotation.services.assignment import queries_escalate, waiting_state
+from annotation.services.depth import pool_deepen_where_yielding
 from goldsmith.agreement import escalates, rule_resolution, settling_tie_rule
 
 
@@ -144,6 +145,10 @@ def query_settle(*, query_id: int) -> QueryReview:
         )
         new_state = ReviewState.RESOLVED
     _set_state(review, new_state, escalation)
+    if new_state == ReviewState.RESOLVED and pool_deepen_where_yielding(query_id=query_id):
+        # A source still yielded relevant chunks at its last ranks: the deeper pool's new
+        # candidates went to the same annotators and the query is open again.
+        review.refresh_from_db()
     return review
 
 

@@ -23,6 +23,7 @@ from annotation.models import (
     Role,
 )
 from annotation.models.judging import AssignmentStatus, Escalation, ReviewState
+from annotation.selectors.judging_order import stopped_left
 
 User = get_user_model()
 
@@ -196,10 +197,13 @@ def assignments_refresh(*, query_ids: Iterable[int]) -> set[int]:
     }
     changed = []
     reopened: set[int] = set()
-    for a in Assignment.objects.filter(query_id__in=ids):
+    assignments = list(Assignment.objects.filter(query_id__in=ids))
+    # What a stop left not judged (stopped) counts as done; a candidate added since does not.
+    left = stopped_left(assignment_ids=[a.pk for a in assignments])
+    for a in assignments:
         total = totals.get(a.query_id, 0)
         done = judged.get((a.query_id, a.annotator_id), 0)
-        status = _status(done, total)
+        status = _status(done + left.get(a.pk, 0), total)
         if (a.total, a.judged, a.status) != (total, done, status):
             if a.status == AssignmentStatus.DONE and status != AssignmentStatus.DONE:
                 reopened.add(a.query_id)

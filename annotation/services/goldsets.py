@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Avg, Count, Max, Q
+from django.db.models import Avg, Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -39,6 +39,7 @@ from annotation.models import (
 )
 from annotation.models.goldsets import VersionOrigin
 from annotation.models.judging import ReviewState
+from annotation.models.stopping import JudgingStop, StoppedCandidate
 from annotation.selectors.corpus import corpus_version_live, live_corpus_hash
 from annotation.services.corpus_versions import ChangeRows, corpus_version_record
 from annotation.services.judging import latest_guideline_version
@@ -226,6 +227,7 @@ def _store(
     corpus_version: CorpusVersion | None = None,
     corpus_hash: str = "",
     refuse_identical: bool = False,
+    stopped: dict[str, Any] | None = None,
 ) -> GoldenSetVersion:
     """Write one version with its items and judgments (inside the caller's transaction).
     With `refuse_identical`, raises :class:`FreezeIdentical` when its content hash is the
@@ -250,6 +252,8 @@ def _store(
     counts = _counts(ordered)
     if corpus_counts is not None:
         counts["corpus"] = corpus_counts
+    if stopped is not None:
+        counts["stopped"] = stopped
     header = {
         **header,
         "label": label,
@@ -330,6 +334,44 @@ def _agreement_summary(project: Project, approved: Q) -> dict[str, Any]:
         "adjudicated_queries": adjudicated,
     }
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def _stopped_summary(approved: Q, judged: dict[int, list[JudgmentRow]]) -> dict[str, Any]:
+    """What stops left in the frozen queries (annotation/models/stopping.py).
+
+    ``candidates``: candidates left not judged (stopped) that no final grade covers (another
+    annotator's grade settles a chunk one annotator stopped before); they are unjudged, left
+    out of the version and of every export. ``queries``: frozen queries with such a candidate.
+    ``estimated_recall``: relevant final grades (≥ 1) / (those + the relevant candidates the
+    stop estimates expected among the uncovered ones), where a query's expected count is the
+    largest of its stops', each scaled by the share of its left candidates still uncovered;
+    1.0 when nothing was stopped."""
+    left: dict[int, set[int]] = defaultdict(set)
+    expected: dict[int, float] = defaultdict(float)
+    covered = Resolution.objects.filter(candidate_id=OuterRef("candidate_id"))
+    for stop in JudgingStop.objects.filter(
+        assignment__query__in=Query.objects.filter(approved)
+    ).select_related("assignment"):
+        rows = list(
+            StoppedCandidate.objects.filter(stop=stop)
+            .exclude(Exists(covered))
+            .values_list("candidate_id", flat=True)
+        )
+        qid = stop.assignment.query_id
+        left[qid].update(rows)
+        if stop.left:
+            share = len(rows) / stop.left
+            expected[qid] = max(expected[qid], stop.expected_remaining * share)
+    stopped = sum(len(v) for v in left.values())
+    found = sum(1 for rows in judged.values() for j in rows if j[5] >= 1)
+    missing = sum(expected.values())
+    recall = 1.0 if not stopped else (found / (found + missing) if found + missing else None)
+    return {
+        "candidates": stopped,
+        "queries": sum(1 for v in left.values() if v),
+        "expected_relevant_left": round(missing, 2),
+        "estimated_recall": None if recall is None else round(recall, 4),
+    }
 
 
 def _sampling_provenance(approved: Q) -> list[dict[str, Any]]:
@@ -441,6 +483,7 @@ def golden_set_version_freeze(
     corpus = corpus_version_live(project=project)
     judged_on = corpus.content_hash if corpus else live_corpus_hash(project=project)
     agreement = _agreement_summary(project, approved)
+    stopped = _stopped_summary(approved, judged)
     sampling = _sampling_provenance(approved)
     filters = {"categories": cats, "strata": strs}
     created = timezone.now()
@@ -460,6 +503,8 @@ def golden_set_version_freeze(
         "split": {"seed": split.seed, "test_share": split.test_share} if split else None,
         "corpus_version": corpus.number if corpus else None,
         "corpus_hash": judged_on,
+        # candidates left not judged (stopped): unjudged, in no export's grades
+        "stopped": stopped,
     }
     return _store(
         project=project,
@@ -478,6 +523,7 @@ def golden_set_version_freeze(
         sampling_provenance=sampling,
         filters=filters,
         split=split,
+        stopped=stopped,
     )
 
 

@@ -22,6 +22,8 @@ from annotation.models import (
     VisitTime,
 )
 from annotation.models.judging import AssignmentStatus, JudgingOrder, Provenance, ReviewState
+from annotation.models.stopping import JudgingStop
+from annotation.selectors.judging_order import stopped_left
 from annotation.services.adjudication import query_settle
 
 # A tab left open overnight must not count as a day of work: one save, and one visit of the
@@ -102,6 +104,7 @@ def judgment_save(
                 .order_by("-version")
                 .values("version")[:1]
             ),
+            stopped=Exists(JudgingStop.objects.filter(assignment_id=OuterRef("pk"))),
         )
         .get(pk=assignment.pk)
     )
@@ -133,7 +136,14 @@ def judgment_save(
     # `total` is kept current by `assignments_refresh` whenever the pool changes.
     total = assignment.total
     was_done = assignment.status == AssignmentStatus.DONE
-    status = AssignmentStatus.DONE if judged >= total else AssignmentStatus.STARTED
+    # A query the annotator stopped stays finished: what the stop left counts as done (not
+    # judged, stopped), and a grade given to one of those since counts as judged.
+    left = (
+        stopped_left(assignment_ids=[assignment.pk]).get(assignment.pk, 0)
+        if assignment.stopped
+        else 0
+    )
+    status = AssignmentStatus.DONE if judged + left >= total else AssignmentStatus.STARTED
     if (assignment.judged, assignment.status) != (judged, status):
         Assignment.objects.filter(pk=assignment.pk).update(
             judged=judged,

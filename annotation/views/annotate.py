@@ -13,7 +13,8 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from annotation.models import Guideline, QueryAnnotation
+from annotation.api.stopping import estimate_payload
+from annotation.models import Guideline, PoolDeepening, QueryAnnotation
 from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, project_access
 from annotation.selectors.answers import answer_draft_get
@@ -103,6 +104,11 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
         ]
         place = {pk: i for i, pk in enumerate(ranked)}
         view.candidates.sort(key=lambda c: place.get(c.id, len(place)))
+    estimate = estimate_payload(assignment, project) if view.candidates else None
+    if estimate and estimate["draw"]:
+        # The candidates drawn at random for the stop estimate come next, marked as such.
+        drawn = set(estimate["draw"])
+        view.candidates.sort(key=lambda c: (c.id not in drawn) or c.grade is not None)
     annotation = view.annotation or QueryAnnotation()
     guideline = Guideline.objects.filter(project=project).order_by("-version").first()
     summary = queue_summary(user=request.user, project=project)
@@ -129,6 +135,13 @@ def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> Http
         api_base=reverse("api-project-detail", args=[project.pk]),
         next_url=reverse("annotate-next", args=[project.pk]) + f"?after={query_id}",
         order=order,
+        estimate=estimate,
+        deepenings=list(
+            PoolDeepening.objects.filter(query=view.query)
+            .select_related("source")
+            .order_by("created_at", "id")
+        ),
+        stop_url=reverse("api-query-stop", args=[project.pk, query_id]),
         switch_url=reverse("annotate-query", args=[project.pk, query_id])
         + ("" if order == JudgingOrder.PLAIN else "?order=plain"),
     )

@@ -48,6 +48,7 @@ from annotation.services.answers import (
 )
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from annotation.services.stopping import project_stopping_set
 from annotation.services.uploads import upload_file
 from annotation.views.annotate import ANSWER_TYPE_LABELS
 from annotation.views.pages import page_context
@@ -131,6 +132,23 @@ class AnnotatorAnswersForm(forms.Form):
         ],
         coerce=lambda value: value == "1",
         label=gettext_lazy("Reference answers and key facts"),
+    )
+
+
+class StoppingForm(forms.Form):
+    stopping_allowed = forms.TypedChoiceField(
+        choices=[
+            ("0", gettext_lazy("Annotators grade every candidate")),
+            (
+                "1",
+                gettext_lazy(
+                    "Annotators may finish a query once the estimate says 95% of its relevant "
+                    "candidates are found"
+                ),
+            ),
+        ],
+        coerce=lambda value: value == "1",
+        label=gettext_lazy("Stopping before every candidate is graded"),
     )
 
 
@@ -542,6 +560,7 @@ def _dashboard_page(
     escalation_form: EscalationForm | None = None,
     kappa_form: KappaWeightsForm | None = None,
     answers_form: AnnotatorAnswersForm | None = None,
+    stopping_form: StoppingForm | None = None,
 ) -> HttpResponse:
     summary = project_agreement(project=project)
     return render(
@@ -574,6 +593,8 @@ def _dashboard_page(
                 }
             ),
             fact_agreement=project_fact_agreement(project=project),
+            stopping_form=stopping_form
+            or StoppingForm(initial={"stopping_allowed": "1" if project.stopping_allowed else "0"}),
         ),
         status=status,
     )
@@ -698,6 +719,26 @@ def annotator_answers_set(request: HttpRequest, project_id: int) -> HttpResponse
     return redirect("dashboard", project_id=project.pk)
 
 
+@login_required
+@require_POST
+def stopping_set(request: HttpRequest, project_id: int) -> HttpResponse:
+    project, membership = project_access(
+        user=request.user, project_id=project_id, action=Action.LEAD
+    )
+    form = StoppingForm(request.POST)
+    if not form.is_valid():
+        return _dashboard_page(request, project, membership, stopping_form=form, status=400)
+    on = form.cleaned_data["stopping_allowed"]
+    project_stopping_set(project=project, on=on)
+    messages.success(
+        request,
+        gettext("Annotators may now finish a query once the estimate allows it.")
+        if on
+        else gettext("Annotators now grade every candidate; earlier stops are kept."),
+    )
+    return redirect("dashboard", project_id=project.pk)
+
+
 P = "projects/<int:project_id>/"
 urlpatterns = [
     path(f"{P}pools/", pools, name="pools"),
@@ -711,4 +752,5 @@ urlpatterns = [
     path(f"{P}dashboard/escalation/", escalation_set, name="escalation-set"),
     path(f"{P}dashboard/kappa-weights/", kappa_weights_set, name="kappa-weights-set"),
     path(f"{P}dashboard/answers/", annotator_answers_set, name="annotator-answers-set"),
+    path(f"{P}dashboard/stopping/", stopping_set, name="stopping-set"),
 ]

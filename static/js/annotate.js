@@ -169,6 +169,7 @@
     if (response.ok) {
       if (isChange(key)) savedAny = true;
       if (!current || current.seq === entry.seq) markEntry(key, "saved", data);
+      if (key.startsWith("grade:")) refreshEstimate();
     } else {
       // 4xx: the change can never succeed (query closed, not yours, invalid); say so and drop it.
       const detail =
@@ -277,7 +278,9 @@
     const id = card.dataset.candidateId;
     showGrade(card, value);
     markEntry("grade:" + id, "saving");
-    const body = judgingOrder ? { grade: value, order: judgingOrder } : { grade: value };
+    // A candidate drawn at random for the stop estimate records "check" as its order.
+    const order = card.classList.contains("is-check") ? "check" : judgingOrder;
+    const body = order ? { grade: value, order: order } : { grade: value };
     enqueue("grade:" + id, apiBase + "candidates/" + id + "/judgment/", body);
     // A chunk graded not relevant can support no key fact (the server refuses such a link, and
     // would refuse every later save of the draft): its links go with the new grade.
@@ -789,7 +792,12 @@
           break;
         }
         grade(card, Number(event.key));
-        if (focusIndex < cards.length - 1) setFocus(focusIndex + 1);
+        if (!focusCheck() && focusIndex < cards.length - 1) setFocus(focusIndex + 1);
+        break;
+      case "s":
+        if (!stopButton || stopButton.disabled) return;
+        event.preventDefault();
+        stopQuery();
         break;
       case "j":
       case "ArrowDown":
@@ -818,6 +826,80 @@
         break;
     }
   });
+
+  // --- Knowing when to stop -------------------------------------------------------------------
+  // The estimate of relevant candidates still unjudged comes from the server after each saved
+  // grade (it reads only this annotator's own grades). Candidates it draws at random are marked
+  // "random check" and focused next; when the estimate allows it and the project does, the
+  // annotator may finish the query there: what is left is "not judged (stopped)", never 0.
+  const estimate = document.getElementById("stop-estimate");
+  const stopButton = document.getElementById("stop-query");
+  let estimateTimer = null;
+
+  function showEstimate(data) {
+    if (!estimate || !data) return;
+    document.getElementById("stop-figure").textContent = data.summary;
+    const draw = new Set((data.draw || []).map(String));
+    cards.forEach(function (card) {
+      const checking = draw.has(card.dataset.candidateId) && !card.dataset.grade;
+      if (checking) card.classList.add("is-check");
+      const badge = card.querySelector(".badge.check");
+      if (badge) badge.hidden = !card.classList.contains("is-check");
+    });
+    if (stopButton) stopButton.disabled = !(data.may_stop && data.stopping_allowed) || locked;
+    if (draw.size) focusCheck(); // the random checks are graded next
+    estimate.dataset.mayStop = data.may_stop ? "1" : "0";
+  }
+
+  function refreshEstimate() {
+    if (!estimate) return;
+    clearTimeout(estimateTimer);
+    estimateTimer = setTimeout(async function () {
+      if (pending() > 0) return; // the last grade's save will ask again
+      try {
+        const response = await fetch(estimate.dataset.url, { credentials: "same-origin" });
+        if (response.ok) showEstimate(await response.json());
+      } catch (e) {
+        /* offline: the estimate is shown again after the next saved grade */
+      }
+    }, 150);
+  }
+
+  // After a grade, go to the first random check still ungraded, if any; true when it did.
+  function focusCheck() {
+    const i = cards.findIndex(function (card) {
+      return card.classList.contains("is-check") && !card.dataset.grade;
+    });
+    const here = cards[focusIndex];
+    if (i < 0 || (here && here.classList.contains("is-check") && !here.dataset.grade)) {
+      return false;
+    }
+    setFocus(i);
+    return true;
+  }
+
+  async function stopQuery() {
+    if (pending() > 0) return;
+    const response = await fetch(estimate.dataset.url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken() },
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = null;
+    }
+    if (response.ok) {
+      showEstimate(data);
+      stopButton.disabled = true;
+    } else {
+      showSync(interpolate(gettext("Not saved: %s"), [(data && data.detail) || response.status]));
+    }
+  }
+
+  if (stopButton) stopButton.addEventListener("click", stopQuery);
 
   // The keys of the reference answer and key facts.
   function answerKey(event, card) {

@@ -209,6 +209,7 @@ def api_attempts(w: World) -> list[tuple[str, str, str, dict[str, Any], str]]:
     return [
         ("A's query, own flags", "put", f"{api}queries/{i['resolved']}/annotation/",
          {"note": "x"}, "json"),
+        ("A's query, stop there", "post", f"{api}queries/{i['resolved']}/stop/", {}, "json"),
         ("A's query, answer key", "put", f"{api}queries/{i['approved']}/answer-key/",
          {"reference_answer": "x"}, "json"),
         ("A's query, own answer draft", "put", f"{api}queries/{i['resolved']}/answer-draft/",
@@ -392,6 +393,7 @@ def test_the_walk_covers_every_write_route():
     routes = {route for route, _ in walk(get_resolver())}
     attempted = {
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/annotation/",
+        "api/v1/projects/<int:project_id>/queries/<int:query_id>/stop/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/candidates/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/answer-key/",
         "api/v1/projects/<int:project_id>/queries/<int:query_id>/answer-draft/",
@@ -434,7 +436,7 @@ def test_the_walk_covers_every_write_route():
     }
     # Writes that carry no id of anything (the project is the URL's): uploads, pool builds,
     # assignment, guidelines, agreement, freezing, settings (tie rule, escalation, tokenizer,
-    # annotators' answers, kappa weights), new
+    # annotators' answers, kappa weights, stopping), new
     # retrievers, tokens, sign-in.
     no_id = {
         "login/",
@@ -469,6 +471,8 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/dashboard/answers/",
         "api/v1/projects/<int:project_id>/kappa-weights/",
         "projects/<int:project_id>/dashboard/kappa-weights/",
+        "api/v1/projects/<int:project_id>/stopping/",
+        "projects/<int:project_id>/dashboard/stopping/",
         # a refresh names its version by label, looked up among the URL's project's versions
         # only (the service takes the project, never a version of another)
         "api/v1/projects/<int:project_id>/goldsets/<str:label>/refresh/",

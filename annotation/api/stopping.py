@@ -1,0 +1,195 @@
+"""Knowing when to stop, through the API: an annotator's stop estimate of a query, the stop
+itself, and the lead's switch that allows stopping (goldsmith.judging_order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import path
+from django.utils.translation import gettext, gettext_lazy, ngettext
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.judging import conflict, own_assignment
+from annotation.api.projects import RequiredBooleanField
+from annotation.api.shapes import RefusalOutput
+from annotation.models import Assignment, Project
+from annotation.models.stopping import JudgingStop
+from annotation.permissions import Action, project_access
+from annotation.selectors.judging_order import stop_estimate_for, stopped_left
+from annotation.services.judging import JudgingClosed
+from annotation.services.stopping import StopRefused, assignment_stop, project_stopping_set
+from goldsmith.judging_order import CHECKS, StopEstimate
+
+
+def method_words(estimate: StopEstimate) -> str:
+    """How the estimate is made, in plain words (the page and the API say the same)."""
+    return gettext(
+        "Estimated from the sources' yield so far: a model of how often each retriever's ranks "
+        "held relevant chunks in resolved queries, adapted to your own grades on this query "
+        "(never to anyone else's). It is checked by %(checks)d candidates drawn at random from "
+        "the rest: the rest times the share of drawn candidates that were relevant is an "
+        "unbiased estimate. You may finish the query when it is at least %(confidence)s likely "
+        "that %(target)s of the relevant candidates are found and the random check agrees."
+    ) % {
+        "checks": CHECKS,
+        "confidence": f"{estimate.confidence:.0%}",
+        "target": f"{estimate.target:.0%}",
+    }
+
+
+def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]:
+    """The stop estimate of the caller's assignment, as the page and the API show it."""
+    estimate = stop_estimate_for(query=assignment.query, annotator=assignment.annotator)
+    stop = JudgingStop.objects.filter(assignment=assignment).first()
+    left = stopped_left(assignment_ids=[assignment.pk]).get(assignment.pk, 0) if stop else 0
+    return {
+        "found": estimate.found,
+        "judged": estimate.judged,
+        "unjudged": estimate.unjudged,
+        "expected_remaining": round(estimate.expected_remaining, 2),
+        "estimated_recall": None
+        if estimate.estimated_recall is None
+        else round(estimate.estimated_recall, 4),
+        "target": estimate.target,
+        "checked": estimate.checked,
+        "checked_relevant": estimate.checked_relevant,
+        "draw": [int(c) for c in estimate.draw],
+        "may_stop": estimate.may_stop,
+        "stopping_allowed": project.stopping_allowed,
+        "stopped": left,
+        "method": method_words(estimate),
+        "summary": summary_words(estimate, allowed=project.stopping_allowed, stopped=left),
+    }
+
+
+def summary_words(estimate: StopEstimate, *, allowed: bool, stopped: int) -> str:
+    """Where the judging of the query stands, in one or two sentences."""
+    if stopped:
+        return ngettext(
+            "You finished this query with %(n)d candidate not judged (stopped): it counts as "
+            "unjudged, not as not relevant.",
+            "You finished this query with %(n)d candidates not judged (stopped): they count as "
+            "unjudged, not as not relevant.",
+            stopped,
+        ) % {"n": stopped}
+    if not estimate.unjudged:
+        return gettext("Every candidate is graded.")
+    said = gettext(
+        "About %(remaining)s relevant candidates are estimated to be among the %(unjudged)d "
+        "not graded yet (%(found)d found so far)."
+    ) % {
+        "remaining": f"{estimate.expected_remaining:.1f}",
+        "unjudged": estimate.unjudged,
+        "found": estimate.found,
+    }
+    if estimate.draw:
+        said += " " + gettext(
+            "To check the estimate, grade the candidates marked “random check” next."
+        )
+    elif estimate.may_stop and allowed:
+        said += " " + gettext(
+            "At least %(target)s of the relevant candidates are found: you may finish this "
+            "query here."
+        ) % {"target": f"{estimate.target:.0%}"}
+    elif estimate.may_stop:
+        said += " " + gettext(
+            "The estimate would allow finishing here, but this project asks for every candidate."
+        )
+    return said
+
+
+class StopEstimateOutput(serializers.Serializer):
+    found = serializers.IntegerField(help_text=gettext_lazy("Your relevant grades so far"))
+    judged = serializers.IntegerField()
+    unjudged = serializers.IntegerField()
+    expected_remaining = serializers.FloatField(
+        help_text=gettext_lazy("Relevant candidates the estimate expects among the unjudged")
+    )
+    estimated_recall = serializers.FloatField(allow_null=True)
+    target = serializers.FloatField()
+    checked = serializers.IntegerField(help_text=gettext_lazy("Random checks graded"))
+    checked_relevant = serializers.IntegerField()
+    draw = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text=gettext_lazy("Candidates drawn at random to grade next as the check"),
+    )
+    may_stop = serializers.BooleanField()
+    stopping_allowed = serializers.BooleanField()
+    stopped = serializers.IntegerField(
+        help_text=gettext_lazy("Candidates your stop left not judged (stopped)")
+    )
+    method = serializers.CharField(help_text=gettext_lazy("How the estimate is made"))
+    summary = serializers.CharField(help_text=gettext_lazy("Where the judging stands, in words"))
+
+
+class StopEstimateApi(APIView):
+    @extend_schema(
+        responses={200: StopEstimateOutput},
+        summary="The caller's stop estimate of a query of their queue",
+    )
+    def get(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = own_assignment(request, project, query_id)
+        return Response(StopEstimateOutput(estimate_payload(assignment, project)).data)
+
+    @extend_schema(
+        request=None,
+        responses={200: StopEstimateOutput, 409: RefusalOutput},
+        summary="Finish a query there: the candidates left are not judged (stopped), never 0",
+    )
+    def post(self, request: Request, project_id: int, query_id: int) -> Response:
+        project, _ = project_access(
+            user=request.user, project_id=project_id, action=Action.ANNOTATE
+        )
+        assignment = own_assignment(request, project, query_id)
+        try:
+            assignment_stop(assignment=assignment)
+        except (StopRefused, JudgingClosed) as error:
+            return conflict(error)
+        return Response(StopEstimateOutput(estimate_payload(assignment, project)).data)
+
+
+class StoppingInput(serializers.Serializer):
+    stopping_allowed = RequiredBooleanField(
+        help_text=gettext_lazy(
+            "true: an annotator may finish a query once the estimate says 95% of its relevant "
+            "candidates are found; false: every candidate is graded"
+        )
+    )
+
+
+class StoppingOutput(serializers.Serializer):
+    stopping_allowed = serializers.BooleanField()
+
+
+class ProjectStoppingApi(APIView):
+    @extend_schema(
+        request=StoppingInput,
+        responses={
+            200: StoppingOutput,
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
+        },
+        summary="Allow or stop allowing annotators to stop when the estimate says so (lead)",
+    )
+    def put(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = StoppingInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_stopping_set(project=project, on=data.validated_data["stopping_allowed"])
+        return Response(
+            StoppingOutput({"stopping_allowed": project.stopping_allowed}).data,
+            status=status.HTTP_200_OK,
+        )
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}stopping/", ProjectStoppingApi.as_view(), name="api-project-stopping"),
+    path(f"{P}queries/<int:query_id>/stop/", StopEstimateApi.as_view(), name="api-query-stop"),
+]

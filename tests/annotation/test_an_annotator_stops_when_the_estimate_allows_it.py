@@ -1,0 +1,91 @@
+"""Knowing when to stop (issue 22 §2): an annotator who follows the order may finish a query
+once the estimate says ≥ 95 % of its relevant candidates are found, but only where the lead
+allows it; what is left is *not judged (stopped)*, never a 0, and it stays that way."""
+
+from __future__ import annotations
+
+from annotation.models import Assignment, Judgment, QueryReview
+from annotation.models.stopping import JudgingStop, StoppedCandidate
+from tests.annotation.stopping_factories import POOL, follow_the_order, stoppable_project
+
+
+def allow_stopping(api_client_for, personas, on=True):
+    return api_client_for(personas.alice).put(
+        f"/api/v1/projects/{personas.project.pk}/stopping/",
+        {"stopping_allowed": on},
+        format="json",
+    )
+
+
+def test_only_a_lead_allows_stopping(personas, api_client_for):
+    url = f"/api/v1/projects/{personas.project.pk}/stopping/"
+    assert api_client_for(personas.bob).put(url, {"stopping_allowed": True}).status_code == 403
+    assert api_client_for(personas.alice).put(url, {}).status_code == 400
+    response = allow_stopping(api_client_for, personas)
+    assert response.status_code == 200 and response.json() == {"stopping_allowed": True}
+    personas.project.refresh_from_db()
+    assert personas.project.stopping_allowed is True
+
+
+def test_a_stop_is_refused_until_the_lead_allows_it_and_the_estimate_says_so(
+    personas, api_client_for
+):
+    setup = stoppable_project(personas)
+    bob = api_client_for(personas.bob)
+    url = f"/api/v1/projects/{setup.project.pk}/queries/{setup.query.pk}/stop/"
+    fresh = bob.get(url).json()
+    assert fresh["may_stop"] is False and fresh["unjudged"] == POOL
+    assert "drawn at random" in fresh["method"] and "never to anyone else's" in fresh["method"]
+    allow_stopping(api_client_for, personas)
+    refused = bob.post(url)
+    assert refused.status_code == 409 and "95%" in refused.json()["detail"]
+    estimate = follow_the_order(bob, setup, personas.bob)
+    assert estimate["may_stop"] is True and estimate["checked"] == 3
+    allow_stopping(api_client_for, personas, on=False)
+    refused = bob.post(url)
+    assert refused.status_code == 409 and "does not allow" in refused.json()["detail"]
+    assert not JudgingStop.objects.exists()
+
+
+def test_the_candidates_left_are_not_judged_stopped_never_zero(personas, api_client_for):
+    setup = stoppable_project(personas)
+    allow_stopping(api_client_for, personas)
+    bob = api_client_for(personas.bob)
+    estimate = follow_the_order(bob, setup, personas.bob)
+    judged = estimate["judged"]
+    assert judged < POOL
+    stopped = bob.post(f"/api/v1/projects/{setup.project.pk}/queries/{setup.query.pk}/stop/")
+    assert stopped.status_code == 200, stopped.content
+    assert stopped.json()["stopped"] == POOL - judged
+    assert "not judged (stopped)" in stopped.json()["summary"]
+    assignment = Assignment.objects.get(query=setup.query, annotator=personas.bob)
+    assert assignment.status == "done"
+    left = set(
+        StoppedCandidate.objects.filter(stop__assignment=assignment).values_list(
+            "candidate_id", flat=True
+        )
+    )
+    assert len(left) == POOL - judged
+    # No grade of bob's exists for what he left: not a 0, no grade at all.
+    assert not Judgment.objects.filter(annotator=personas.bob, candidate_id__in=left).exists()
+    stop = JudgingStop.objects.get(assignment=assignment)
+    assert stop.found == 2 and stop.estimated_recall > 0.95 and stop.checked == 3
+    # Carol has not finished: the query is still being annotated.
+    assert QueryReview.objects.get(query=setup.query).state != "resolved"
+
+
+def test_a_grade_after_a_stop_keeps_the_query_finished(personas, api_client_for):
+    setup = stoppable_project(personas)
+    allow_stopping(api_client_for, personas)
+    bob = api_client_for(personas.bob)
+    follow_the_order(bob, setup, personas.bob)
+    bob.post(f"/api/v1/projects/{setup.project.pk}/queries/{setup.query.pk}/stop/")
+    left = StoppedCandidate.objects.filter(stop__assignment__annotator=personas.bob).first()
+    response = bob.put(
+        f"/api/v1/projects/{setup.project.pk}/candidates/{left.candidate_id}/judgment/",
+        {"grade": 1},
+        format="json",
+    )
+    assert response.status_code == 200 and response.json()["status"] == "done"
+    after = bob.get(f"/api/v1/projects/{setup.project.pk}/queries/{setup.query.pk}/stop/").json()
+    assert after["stopped"] == POOL - after["judged"]
