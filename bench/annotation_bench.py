@@ -264,7 +264,7 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
         QueryReview,
     )
     from annotation.models.judging import AssignmentStatus
-    from annotation.services.pooling import shuffle_key
+    from annotation.services.pool_hits import shuffle_key
     from annotation.services.projects import project_setup
 
     assert connection.vendor == "postgresql", "the benchmark runs against PostgreSQL"

@@ -93,7 +93,7 @@ def build(annotators: int) -> dict[str, object]:
     from annotation.models.judging import SourceKind
     from annotation.services.assignment import queries_assign
     from annotation.services.judging import guideline_publish
-    from annotation.services.pooling import pool_add_hits
+    from annotation.services.pool_hits import pool_add_hits
     from annotation.services.projects import project_setup
 
     call_command("migrate", verbosity=0)

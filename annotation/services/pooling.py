@@ -26,10 +26,7 @@ from annotation.models import (
 from annotation.models.judging import SourceKind
 from annotation.selectors.judging import closed_to_new_chunks
 from annotation.services.judging import JudgingClosed
-
-# Re-exported: the pools' one write lives in pool_hits (other modules import it from here).
 from annotation.services.pool_hits import PoolResult, _corpus, pool_add_hits
-from annotation.services.pool_hits import shuffle_key as shuffle_key
 from sitewide.text_input import single_line
 
 DEFAULT_K = 10

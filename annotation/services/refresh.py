@@ -57,7 +57,7 @@ from annotation.services.goldsets import (
     goldsmith_version,
     next_label,
 )
-from annotation.services.pooling import _corpus, pool_add_hits, shuffle_key
+from annotation.services.pool_hits import _corpus, pool_add_hits, shuffle_key
 from goldsmith.answers.model import KeyFact
 from goldsmith.formats.goldset import (
     GoldenQuery,

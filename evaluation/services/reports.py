@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Chunk, PoolSource, Query
 from annotation.models.judging import SourceKind
-from annotation.services.pooling import pool_add_hits
+from annotation.services.pool_hits import pool_add_hits
 from evaluation.models import (
     Baseline,
     DriftAlert,

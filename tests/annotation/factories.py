@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from annotation.models import Candidate, Chunk, Document, PoolSource, Query
 from annotation.models.judging import SourceKind
 from annotation.services.assignment import queries_assign
-from annotation.services.pooling import pool_add_hits
+from annotation.services.pool_hits import pool_add_hits
 from annotation.services.search import search_index_build
 
 CORPUS = [

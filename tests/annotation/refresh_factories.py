@@ -11,7 +11,7 @@ from annotation.services.adjudication import queries_approve
 from annotation.services.assignment import queries_assign
 from annotation.services.goldsets import golden_set_version_freeze
 from annotation.services.judging import judgment_save
-from annotation.services.pooling import pool_add_hits
+from annotation.services.pool_hits import pool_add_hits
 from annotation.services.search import search_index_build
 
 TEXTS = {

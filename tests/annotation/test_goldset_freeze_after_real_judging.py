@@ -9,7 +9,7 @@ from annotation.services.adjudication import queries_approve, query_adjudicate
 from annotation.services.assignment import queries_assign
 from annotation.services.goldsets import golden_set_version_freeze
 from annotation.services.judging import judgment_save
-from annotation.services.pooling import pool_add_hits
+from annotation.services.pool_hits import pool_add_hits
 from goldsmith.formats.goldset import goldset_content_hash, read_goldset
 from tests.annotation.goldset_factories import make_corpus
 
