@@ -473,6 +473,15 @@ def test_the_walk_covers_every_write_route():
         "projects/<int:project_id>/dashboard/kappa-weights/",
         "api/v1/projects/<int:project_id>/stopping/",
         "projects/<int:project_id>/dashboard/stopping/",
+        # a project made, renamed, archived or restored names no other row (its members are
+        # user names; who may is tested in test_a_project_is_made_renamed_and_archived_...)
+        "api/v1/projects/",
+        "projects/new/",
+        "api/v1/projects/<int:project_id>/",
+        "api/v1/projects/<int:project_id>/archived/",
+        "projects/<int:project_id>/rename/",
+        "projects/<int:project_id>/archive/",
+        "projects/<int:project_id>/restore/",
         # a refresh names its version by label, looked up among the URL's project's versions
         # only (the service takes the project, never a version of another)
         "api/v1/projects/<int:project_id>/goldsets/<str:label>/refresh/",
