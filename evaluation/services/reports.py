@@ -48,7 +48,7 @@ from evaluation.services.retrievers import (
     project_targets,
     topk_choice,
 )
-from goldsmith import bands, pool_bias, reporting, verdicts
+from goldsmith import bands, pool_bias, reporting, text, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
@@ -330,6 +330,13 @@ def report_as_shown(
         scenario, weights = topk_choice(record)
         out["topk"] = reporting.topk_reweigh(out["topk"], scenario, weights)
     out["hints"] = reporting.hints(out)
+    # the sentences' templates: the stored ones (those of a report computed now, from its
+    # texts), the hints' of today
+    stored = report.get("templates") or text.templates_of(report)
+    out["templates"] = {
+        **{at: t for at, t in stored.items() if not at.startswith("/hints/")},
+        **text.templates_of(out["hints"], "/hints"),
+    }
     if out.get("answers"):
         recall_t, correct_t = quadrant_thresholds(record, run.pass_threshold)
         out["answers"] = answers_as_shown(
