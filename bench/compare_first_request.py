@@ -50,11 +50,8 @@ def build(n: int) -> tuple[int, int, int]:
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from annotation.services.projects import membership_set
     from evaluation.models import EvaluationRun, RunState
-    from evaluation.services import (
-        evaluation_run_create,
-        evaluation_run_execute_inline,
-        retriever_save,
-    )
+    from evaluation.services.retrievers import retriever_save
+    from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     name = f"bench-compare-{n}"

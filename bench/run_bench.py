@@ -70,9 +70,11 @@ def main() -> int:
     from annotation.models import Project
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from evaluation.models import QueryResult
-    from evaluation.selectors import golden_items, result_rows
-    from evaluation.services import evaluation_run_create, retriever_save
+    from evaluation.selectors.goldsets import golden_items
+    from evaluation.selectors.runs import result_rows
     from evaluation.services.reports import run_report, run_settings
+    from evaluation.services.retrievers import retriever_save
+    from evaluation.services.runs import evaluation_run_create
     from goldsmith import reporting
     from goldsmith.answers.model import KeyFact
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment

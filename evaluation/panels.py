@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 
 from annotation.models import Membership, Project
 from annotation.permissions import Action, role_allows
-from evaluation.selectors import recent_alerts, runs_of
+from evaluation.selectors.runs import recent_alerts, runs_of
 from evaluation.services.judges import judge_agreement_shown
 
 SHOWN = 5  # alerts and runs a panel lists; the runs page has them all

@@ -1,7 +1,12 @@
 """Browser pages of the evaluation app."""
 
-from evaluation.views import urlpatterns as run_patterns
-from evaluation.views_answer_judges import urlpatterns as answer_judge_patterns
-from evaluation.views_judges import urlpatterns as judge_patterns
+from evaluation.views import answer_judges, compare, judges, retrievers, runs, settings
 
-urlpatterns = run_patterns + judge_patterns + answer_judge_patterns
+urlpatterns = [
+    *retrievers.urlpatterns,
+    *runs.urlpatterns,
+    *compare.urlpatterns,
+    *settings.urlpatterns,
+    *judges.urlpatterns,
+    *answer_judges.urlpatterns,
+]

@@ -2,7 +2,7 @@
 
 Pure module: each plot is a string of SVG (or a short <p class="empty"> when there is nothing
 to draw). Every label is escaped here and numbers are formatted here, so a view may mark the
-string safe as it is (evaluation/views.py, annotation/views/review.py). Values are in [0, 1]
+string safe as it is (evaluation/views/, annotation/views/review.py). Values are in [0, 1]
 unless stated. Colours, fonts and sizes on screen come from the classes (static/css): no style
 attribute, so the pages keep their Content-Security-Policy.
 

@@ -24,14 +24,9 @@ from django.utils.translation import gettext
 
 from annotation.models.goldsets import GoldenItem
 from evaluation.models import EvaluationRun, EvaluationSettings, Matching
-from evaluation.selectors import (
-    answer_keys,
-    chunk_texts,
-    has_answer_keys,
-    has_stages,
-    query_texts,
-    staged_rows,
-)
+from evaluation.selectors.corpus import chunk_texts
+from evaluation.selectors.goldsets import answer_keys, has_answer_keys, query_texts
+from evaluation.selectors.runs import has_stages, staged_rows
 from goldsmith import metrics as M
 from goldsmith import reporting
 from goldsmith.answers import judge as J
@@ -153,7 +148,7 @@ def _inputs(
     run: EvaluationRun, items: Sequence[reporting.GoldItem] | None = None
 ) -> tuple[list[AnswerKey], list[StagedQuery], list[str], dict[str, Any]]:
     """The run's answer keys, staged queries, metric names and scoring arguments."""
-    from evaluation.selectors import golden_items
+    from evaluation.selectors.goldsets import golden_items
 
     keys = answer_keys(version_id=run.version_id)
     staged = staged_rows(run=run)

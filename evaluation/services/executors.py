@@ -16,7 +16,7 @@ from django.conf import settings
 from annotation.models import Chunk, Project
 from evaluation import credentials
 from evaluation.models import Answerer, EvaluationRun, Retriever, RetrieverKind, RunFileRow
-from evaluation.selectors import chunk_texts
+from evaluation.selectors.corpus import chunk_texts
 from evaluation.services.answers import headline_k
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context

@@ -27,14 +27,9 @@ from evaluation.models import (
     RetrieverKind,
     RunState,
 )
-from evaluation.selectors import (
-    chunk_places,
-    chunk_texts,
-    golden_items,
-    live_chunks,
-    pool_contributions,
-    result_rows,
-)
+from evaluation.selectors.corpus import chunk_places, chunk_texts, live_chunks
+from evaluation.selectors.goldsets import golden_items
+from evaluation.selectors.runs import pool_contributions, result_rows
 from evaluation.services.answers import (
     answer_drift_of,
     answers_as_shown,

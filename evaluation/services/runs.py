@@ -61,7 +61,8 @@ from evaluation.models import (
     RunState,
     Schedule,
 )
-from evaluation.selectors import corpus_state, golden_items
+from evaluation.selectors.corpus import corpus_state
+from evaluation.selectors.goldsets import golden_items
 from evaluation.services.answers import judge_run_answers
 from evaluation.services.executors import stream_outcomes
 from evaluation.services.reports import DEFAULT_KS, RunInvalid, run_assessment, run_report

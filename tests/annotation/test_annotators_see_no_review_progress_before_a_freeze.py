@@ -27,8 +27,9 @@ from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
 from evaluation.models import AnswerJudge
-from evaluation.services import evaluation_run_create, retriever_save
 from evaluation.services.judges import judge_register, judging_job_create
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.annotation.factories import grade_all, judging_setup
 from tests.annotation.goldset_factories import make_query
 from tests.conftest import PASSWORD

@@ -20,7 +20,7 @@ from django.test import Client
 from annotation.models import CorpusImport, PoolSource, QueryLog
 from annotation.services.uploads import UploadRefused, upload_file
 from evaluation.models import RunFile
-from evaluation.services import retriever_save
+from evaluation.services.retrievers import retriever_save
 from goldsmith.formats import FormatError
 
 ROOT = Path(__file__).resolve().parents[2]

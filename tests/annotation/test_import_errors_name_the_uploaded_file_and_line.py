@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from evaluation.services import retriever_save
+from evaluation.services.retrievers import retriever_save
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 from tests.goldset_files import goldset_text
 

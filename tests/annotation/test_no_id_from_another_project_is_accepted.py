@@ -32,8 +32,9 @@ from annotation.models import (
 from annotation.services.projects import api_token_create
 from annotation.services.querylogs import query_log_import
 from evaluation.models import AnswerJudge
-from evaluation.services import evaluation_run_create, retriever_save
 from evaluation.services.judges import judge_register, judging_job_create
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.annotation.factories import grade_all, judging_setup, make_query, pool
 from tests.evaluation.conftest import make_golden
 

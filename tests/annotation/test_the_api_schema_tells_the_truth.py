@@ -157,11 +157,8 @@ class Seeded:
 def seeded(personas, settings) -> Seeded:
     """One project with a corpus, pooled and assigned queries, a frozen version, a built-in
     retriever and a finished run; alice (lead) holds the token."""
-    from evaluation.services import (
-        evaluation_run_create,
-        evaluation_run_execute_inline,
-        retriever_save,
-    )
+    from evaluation.services.retrievers import retriever_save
+    from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
     from tests.annotation.factories import judging_setup
     from tests.evaluation.conftest import make_golden
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import Retriever
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.evaluation.rag_stub import make_rag_golden
 from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 

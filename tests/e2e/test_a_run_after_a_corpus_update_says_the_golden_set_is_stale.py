@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.models import DriftAlert, EvaluationRun
-from evaluation.services import baseline_set
+from evaluation.services.runs import baseline_set
 from tests.conftest import PASSWORD
 from tests.evaluation.stale_corpus import make_stale_ready, write_corpus
 

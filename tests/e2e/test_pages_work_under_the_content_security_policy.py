@@ -9,11 +9,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Judgment
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.annotation.factories import grade_all, judging_setup
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.retriever_stub import StubRetriever

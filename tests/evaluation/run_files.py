@@ -12,11 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.models import EvaluationRun, Retriever
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith.formats.trec import write_trec_run
 
 

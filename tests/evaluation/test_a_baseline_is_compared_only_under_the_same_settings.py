@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import DriftAlert, EvaluationRun
-from evaluation.services import baseline_set, evaluation_settings_update
 from evaluation.services.reports import run_settings
+from evaluation.services.retrievers import evaluation_settings_update
+from evaluation.services.runs import baseline_set
 from goldsmith import reporting
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import QueryResult
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
 from tests.evaluation.rag_stub import make_rag_golden

@@ -7,9 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.api import DriftOutput, VerdictOutput
+from evaluation.api.runs import DriftOutput, VerdictOutput
 from evaluation.models import DriftAlert, EvaluationRun
-from evaluation.services import baseline_set, evaluation_alert_notify, evaluation_settings_update
+from evaluation.services.reports import evaluation_alert_notify
+from evaluation.services.retrievers import evaluation_settings_update
+from evaluation.services.runs import baseline_set
 from goldsmith import bands, verdicts
 from tests.engine.test_drift_rules_fire_beyond_their_tolerance import result
 from tests.evaluation.conftest import make_golden

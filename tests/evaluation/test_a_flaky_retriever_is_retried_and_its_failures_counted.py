@@ -6,11 +6,8 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import QueryResult, RunState
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.evaluation.conftest import make_golden
 
 

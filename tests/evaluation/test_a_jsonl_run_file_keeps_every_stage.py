@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evaluation.models import QueryResult, Retriever, RunFile, RunFileRow
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith.answers.model import Context, RankedItem, StagedQuery
 from goldsmith.formats.jsonl import jsonl_run_lines
 from tests.evaluation.rag_stub import EXPECTED_QUADRANTS, make_rag_golden, rag_table

@@ -9,7 +9,8 @@ from django.db.models import Count
 from django.utils import timezone
 
 from evaluation.models import BatchState, QueryResult, RunBatch, RunState
-from evaluation.services import evaluation_run_create, evaluation_watchdog, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_watchdog
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 from evaluation.models import QueryResult, RunState
-from evaluation.services import evaluation_run_create, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 

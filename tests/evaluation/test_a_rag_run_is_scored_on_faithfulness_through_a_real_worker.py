@@ -14,7 +14,8 @@ import pytest
 from django.test import Client
 
 from evaluation.models import DriftAlert, RunState
-from evaluation.services import baseline_set, evaluation_settings_update, retriever_save
+from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.runs import baseline_set
 from tests.conftest import wait_for
 from tests.evaluation.rag_stub import RagStub, make_rag_golden, rag_table, replace_stage
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import QueryResult, RunState
-from evaluation.services import evaluation_run_create, evaluation_settings_update, retriever_save
+from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.conftest import wait_for
 from tests.evaluation.rag_stub import EXPECTED_QUADRANTS, RagStub, make_rag_golden, rag_table
 

@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from evaluation.models import EvaluationRun, RunState
-from evaluation.services import retriever_save
 from evaluation.services.answer_judges import answer_judge_register
+from evaluation.services.retrievers import retriever_save
 from tests.conftest import wait_for
 from tests.evaluation.rag_stub import RagStub, make_rag_golden, rag_table, replace_stage
 
@@ -113,7 +113,7 @@ def test_the_judge_scores_the_open_answers_of_a_run_on_the_worker(
 def test_the_run_form_offers_the_projects_answer_judges(
     personas, private_urls, answer_judge_stub, tmp_path
 ):
-    from evaluation.services import retriever_save as save
+    from evaluation.services.retrievers import retriever_save as save
     from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 
     golden = make_rag_golden(personas.project)

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from evaluation.models import Retriever, RunFile
-from evaluation.services import RetrieverInvalid, retriever_save
+from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 
 BAD_RUN = b"q1 Q0 c1 1 0.9 r\nq1 Q0 c2 2 0.8 r\nq1 Q0 c3 three 0.7 r\n"
 GOOD_RUN = b"q1 Q0 c1 1 0.9 r\nq1 Q0 c2 2 0.8 r\nq2 Q0 c3 1 0.7 r\n"

@@ -16,13 +16,9 @@ from annotation.services.machine import (
     machine_judge_add,
 )
 from evaluation.models import EvaluationRun
-from evaluation.services import (
-    RunInvalid,
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
-from evaluation.services.reports import compare_report
+from evaluation.services.reports import RunInvalid, compare_report
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.evaluation.judges import graded_project
 
 

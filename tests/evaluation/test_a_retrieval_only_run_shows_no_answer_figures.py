@@ -13,12 +13,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from evaluation.services import (
+from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    evaluation_settings_update,
-    retriever_save,
 )
 from tests.evaluation.rag_stub import make_rag_golden
 from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file

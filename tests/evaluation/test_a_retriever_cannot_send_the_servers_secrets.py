@@ -10,12 +10,9 @@ import logging
 import pytest
 
 from evaluation.models import Retriever, RunState
-from evaluation.services import (
-    RunInvalid,
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.reports import RunInvalid
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import DriftAlert, EvaluationRun, Retriever, RunState
-from evaluation.services import baseline_set, evaluation_run_create
+from evaluation.services.runs import baseline_set, evaluation_run_create
 from tests.conftest import wait_for
 from tests.evaluation.stale_corpus import make_stale_ready, update_corpus
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login

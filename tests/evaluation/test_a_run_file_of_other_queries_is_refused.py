@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import EvaluationRun
-from evaluation.services import RunInvalid, evaluation_run_create, retriever_save
+from evaluation.services.reports import RunInvalid
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.evaluation.conftest import make_golden
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.test import Client
 
 from evaluation.models import RunFile, RunFileRow
-from evaluation.services import retriever_save
+from evaluation.services.retrievers import retriever_save
 
 
 def test_the_upload_keeps_the_first_copy_and_the_page_and_api_name_the_line(

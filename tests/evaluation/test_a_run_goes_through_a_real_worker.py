@@ -4,7 +4,8 @@ HTTP retriever; the run page's API shows it finished with one result per query."
 from __future__ import annotations
 
 from evaluation.models import QueryResult, RunBatch, RunState
-from evaluation.services import evaluation_run_create, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 

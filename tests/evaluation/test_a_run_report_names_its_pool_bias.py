@@ -14,7 +14,8 @@ from django.test import Client
 from annotation.models import CandidateSource, PoolSource
 from annotation.models.judging import SourceKind
 from annotation.services.goldsets import golden_set_version_freeze
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.annotation.goldset_factories import small_project
 
 

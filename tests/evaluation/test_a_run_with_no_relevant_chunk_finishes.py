@@ -14,11 +14,11 @@ import pytest
 
 from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
 from evaluation.models import EvaluationRun, RunState
-from evaluation.services import (
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_save,
 )
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 from tests.conftest import wait_for

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from evaluation.selectors import has_answer_keys, has_stages
+from evaluation.selectors.goldsets import has_answer_keys
+from evaluation.selectors.runs import has_stages
 from evaluation.services.reports import report_csv
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.rag_stub import make_rag_golden

@@ -10,9 +10,13 @@ import pytest
 from django.core.cache import cache
 
 from evaluation.models import EvaluationRun, RunState
-from evaluation.services import evaluation_run_create, retriever_save
 from evaluation.services.answer_judges import answer_judge_register
-from evaluation.services.runs import evaluation_run_execute_inline, evaluation_run_finish
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import (
+    evaluation_run_create,
+    evaluation_run_execute_inline,
+    evaluation_run_finish,
+)
 from tests.evaluation.rag_stub import RagStub, make_rag_golden, rag_table
 
 

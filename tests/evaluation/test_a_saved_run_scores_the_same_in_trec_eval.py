@@ -165,8 +165,8 @@ def test_the_report_counts_the_lists_trec_eval_would_reorder():
 
 def test_save_run_of_a_run_file_retriever_scores_as_its_report(personas, tmp_path, capsys):
     from evaluation.models import EvaluationRun
-    from evaluation.services import retriever_save
     from evaluation.services.reports import per_query_rows
+    from evaluation.services.retrievers import retriever_save
     from tests.evaluation.conftest import make_golden
 
     golden = make_golden(personas.project, n=12, label="v1")

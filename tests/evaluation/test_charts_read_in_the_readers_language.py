@@ -16,7 +16,8 @@ from django.utils import translation
 
 from annotation.i18n import localize
 from config.python_catalogs import ROOT, catalog_path, messages_in
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith import plots
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden

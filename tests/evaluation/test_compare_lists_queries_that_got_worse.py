@@ -13,11 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith import metrics as M
 from goldsmith.cli import main
 from tests.conftest import PASSWORD

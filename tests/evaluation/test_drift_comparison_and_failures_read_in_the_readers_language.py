@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from config.python_catalogs import compile_catalogs
 from evaluation.models import DriftAlert, RunState
-from evaluation.services import baseline_set, evaluation_run_create, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import baseline_set, evaluation_run_create
 from evaluation.wording import drift_in_words, fired_rule_in_words, significance_in_words
 from goldsmith import bands, metrics, reporting, verdicts
 from tests.conftest import wait_for

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.services import evaluation_settings_update
+from evaluation.services.retrievers import evaluation_settings_update
 from goldsmith import bands, verdicts
 from goldsmith.bands import Targets
 from tests.evaluation.conftest import make_golden

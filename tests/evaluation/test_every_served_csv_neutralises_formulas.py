@@ -13,11 +13,8 @@ from django.test import Client
 
 from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
 from evaluation.models import RunState
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
 HOSTILE = [

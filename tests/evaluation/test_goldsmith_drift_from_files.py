@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from evaluation.services import baseline_set
+from evaluation.services.runs import baseline_set
 from goldsmith.cli import main
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import answers_with, run_with, write_run

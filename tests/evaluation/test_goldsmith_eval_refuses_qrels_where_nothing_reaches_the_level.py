@@ -64,7 +64,7 @@ def test_compare_refuses_them_in_one_line(tmp_path):
 def test_a_run_report_on_a_version_without_a_relevant_grade_warns(personas, tmp_path, capsys):
     from annotation.services.goldsets import LoadedGoldset, golden_set_version_import
     from evaluation.models import EvaluationRun
-    from evaluation.services import retriever_save
+    from evaluation.services.retrievers import retriever_save
     from goldsmith.formats.goldset import GoldenQuery, GoldJudgment
 
     queries = [

@@ -356,11 +356,8 @@ def test_a_stored_run_with_one_long_id_scores_every_query(personas, tmp_path):
     lines = (tmp_path / f"files-{run.pk}.txt").read_text().splitlines()
     lines.append(f"q6 Q0 {'长' * 200} 9 1.0 test")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    from evaluation.services import (
-        evaluation_run_create,
-        evaluation_run_execute_inline,
-        retriever_save,
-    )
+    from evaluation.services.retrievers import retriever_save
+    from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 
     retriever_save(project=personas.project, retriever=run.retriever, run_file=path)
     again = evaluation_run_create(

@@ -13,7 +13,7 @@ from django.test import Client
 from annotation.models import PoolSource, Project
 from annotation.services.projects import project_setup
 from evaluation.models import Retriever
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.evaluation.conftest import make_golden
 
 BAD_NAMES = ["evil\r\nX-Injected: 1", "two\nlines", "tab\tbed", "bell\x07", "sep\u2028arated"]

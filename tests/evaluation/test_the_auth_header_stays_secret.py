@@ -10,7 +10,7 @@ from celery.app.task import Task
 
 from config.celery import app
 from evaluation.models import Retriever, RunState
-from evaluation.services import evaluation_run_create
+from evaluation.services.runs import evaluation_run_create
 from tests.conftest import wait_for
 from tests.evaluation.conftest import make_golden
 

@@ -12,10 +12,10 @@ from django import forms
 from django.core.management import call_command
 from rest_framework import serializers
 
-from evaluation.api import HttpConfigInput
+from evaluation.api.retrievers import HttpConfigInput
+from evaluation.forms import RetrieverForm
 from evaluation.management.commands.add_retriever import Command
 from evaluation.models import Retriever
-from evaluation.views import RetrieverForm
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpRetrieverConfig
 
 NAMES = [s.name for s in HTTP_SETTINGS]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.services import RetrieverInvalid, evaluation_settings_update
+from evaluation.services.retrievers import RetrieverInvalid, evaluation_settings_update
 from goldsmith import reporting as R
 
 
@@ -47,6 +47,6 @@ def test_a_cut_off_outside_zero_to_one_is_refused(personas, cutoff):
 
 @pytest.mark.django_db
 def test_the_default_cut_off_is_the_field_s_0_2(personas):
-    from evaluation.services import evaluation_settings_get
+    from evaluation.services.retrievers import evaluation_settings_get
 
     assert evaluation_settings_get(project=personas.project).low_recall_cutoff == 0.2

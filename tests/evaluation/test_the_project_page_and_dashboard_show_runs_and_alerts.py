@@ -8,7 +8,7 @@ import pytest
 
 from annotation.views.panels import Place, panels_at
 from evaluation.models import DriftAlert
-from evaluation.services import baseline_set
+from evaluation.services.runs import baseline_set
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 from tests.evaluation.run_files import run_with

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import EvaluationRun
-from evaluation.services import retriever_save
+from evaluation.services.retrievers import retriever_save
 from tests.evaluation.conftest import make_golden
 
 

@@ -8,12 +8,8 @@ import re
 
 import pytest
 
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    evaluation_settings_update,
-    retriever_save,
-)
+from evaluation.services.retrievers import evaluation_settings_update, retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith import metrics as M
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden

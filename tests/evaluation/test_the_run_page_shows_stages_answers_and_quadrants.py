@@ -11,7 +11,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.evaluation.rag_stub import EXPECTED_QUADRANTS, make_rag_golden
 from tests.evaluation.test_a_jsonl_run_file_keeps_every_stage import rag_run_file
 

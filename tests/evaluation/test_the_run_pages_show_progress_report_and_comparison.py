@@ -9,11 +9,11 @@ import io
 import pytest
 
 from evaluation.models import Baseline, DriftAlert
-from evaluation.services import (
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import (
     baseline_set,
     evaluation_run_create,
     evaluation_run_execute_inline,
-    retriever_save,
 )
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden

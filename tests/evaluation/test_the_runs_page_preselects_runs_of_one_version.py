@@ -7,11 +7,8 @@ import re
 
 import pytest
 
-from evaluation.services import (
-    evaluation_run_create,
-    evaluation_run_execute_inline,
-    retriever_save,
-)
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 

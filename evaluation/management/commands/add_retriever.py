@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.management.commands._args import bad_input, project_named
 from evaluation.models import Retriever, RetrieverKind, Schedule
-from evaluation.services import RetrieverInvalid, retriever_save
+from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from goldsmith import formats
 from goldsmith.retrievers.http import HTTP_SETTINGS
 

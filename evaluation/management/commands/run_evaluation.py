@@ -26,8 +26,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.management.commands._args import bad_input, project_named
 from evaluation.management.commands._args import retriever_named, version_labelled
 from evaluation.models import EvaluationRun, Matching, RunState
-from evaluation.services import RunInvalid, evaluation_run_create, evaluation_run_execute_inline
-from evaluation.services.reports import corpus_assumed, per_query_rows, run_trec_save
+from evaluation.services.reports import RunInvalid, corpus_assumed, per_query_rows, run_trec_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith import verdicts
 
 EXIT_FAILED = 1

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from annotation.permissions import Action, project_access
 from annotation.text_input import JSONParser
 from evaluation.models import AnswerJudge
-from evaluation.selectors import answer_judges_of
+from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.services.answer_judges import (
     CALL_SETTINGS,
     KEEP,

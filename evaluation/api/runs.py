@@ -1,4 +1,4 @@
-"""Retrievers and evaluation runs under /api/v1/: one view per operation, thin.
+"""Evaluation runs under /api/v1/: one view per operation, thin.
 
 For CI: create a run (POST .../runs/), poll it (GET .../runs/ID/), fetch its report
 (GET .../runs/ID/report/). An auth header value can be written, never read.
@@ -6,278 +6,37 @@ For CI: create a run (POST .../runs/), poll it (GET .../runs/ID/), fetch its rep
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
-from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
-from annotation.i18n import localize
 from annotation.permissions import Action, project_access
-from annotation.services.uploads import UploadRefused
-from annotation.text_input import JSONParser
+from evaluation.api.shapes import refusal
 from evaluation.models import (
-    Answerer,
     AnswerJudge,
     EvaluationRun,
     Matching,
     Retriever,
-    RetrieverKind,
-    Schedule,
 )
-from evaluation.selectors import baseline_run_id, retrievers_of, run_progress, runs_of, versions_of
-from evaluation.services import (
-    RetrieverInvalid,
-    RunInvalid,
-    baseline_set,
-    evaluation_run_cancel,
-    evaluation_run_create,
-    retriever_save,
-)
+from evaluation.selectors.goldsets import versions_of
+from evaluation.selectors.retrievers import baseline_run_id
+from evaluation.selectors.runs import run_progress, runs_of
 from evaluation.services.reports import (
-    compare_report,
+    RunInvalid,
     corpus_assumed,
     pool_unjudged,
     run_report_cached,
 )
-from goldsmith import formats
-from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
-
-
-def _invalid(error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({"detail": localize(error)})
-
-
-# --------------------------------------------------------------------------------------------
-# Retrievers
-
-
-class RetrieverOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    kind = serializers.CharField()
-    config = serializers.JSONField()
-    auth_header_name = serializers.CharField()
-    has_auth_header = serializers.BooleanField()
-    auth_header_source = serializers.CharField(allow_null=True)
-    auth_header_env = serializers.CharField()
-    schedule = serializers.CharField()
-    answerer = serializers.CharField()
-    baseline_run = serializers.IntegerField(allow_null=True)
-    run_file = serializers.JSONField(allow_null=True)
-    created_at = serializers.DateTimeField()
-
-
-def retriever_output(retriever: Retriever) -> dict[str, Any]:
-    """Everything about a retriever except its auth header's value (never returned)."""
-    run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
-    source = None
-    if retriever.auth_header_env:
-        source = "env"
-    elif retriever.auth_header_encrypted:
-        source = "stored"
-    return {
-        "id": retriever.pk,
-        "name": retriever.name,
-        "kind": retriever.kind,
-        "config": retriever.config,
-        "auth_header_name": retriever.auth_header_name,
-        "has_auth_header": retriever.has_auth_header,
-        "auth_header_source": source,
-        "auth_header_env": retriever.auth_header_env,
-        "schedule": retriever.schedule,
-        "answerer": retriever.answerer,
-        "baseline_run": baseline_run_id(retriever=retriever),
-        "run_file": (
-            {
-                "filename": run_file.filename,
-                "sha256": run_file.sha256,
-                "queries": run_file.query_count,
-                "rows": run_file.row_count,
-                "repeated_ids": run_file.repeated_ids,
-                "first_repeat": run_file.first_repeat,
-            }
-            if run_file
-            else None
-        ),
-        "created_at": retriever.created_at,
-    }
-
-
-def _http_setting_field(setting: HttpSetting) -> serializers.Field:
-    """The API field of one HTTP setting; each is optional (a change sends only some, and
-    only HTTP retrievers read them)."""
-    common: dict[str, Any] = {"required": False, "help_text": setting.help or setting.label}
-    if setting.choices:
-        return serializers.ChoiceField(choices=list(setting.choices), **common)
-    if setting.value_type is int:
-        return serializers.IntegerField(
-            min_value=setting.minimum, max_value=setting.maximum, **common
-        )
-    if setting.value_type is float:
-        return serializers.FloatField(
-            min_value=setting.minimum, max_value=setting.maximum, **common
-        )
-    if setting.value_type is dict:
-        return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
-    return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
-
-
-class HttpConfigInput(serializers.Serializer):
-    """An HTTP retriever's settings, made from `HTTP_SETTINGS`; an unknown one is refused."""
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        return {s.name: _http_setting_field(s) for s in HTTP_SETTINGS}
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            unknown = sorted(set(data) - {s.name for s in HTTP_SETTINGS})
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        api_settings.NON_FIELD_ERRORS_KEY: [
-                            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}
-                        ]
-                    }
-                )
-        return super().to_internal_value(data)
-
-
-class HttpConfigInputSchema(OpenApiSerializerExtension):
-    """The schema says what `HttpConfigInput` does: a setting it does not list is refused."""
-
-    target_class = HttpConfigInput
-
-    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        schema = super().map_serializer(auto_schema, direction)
-        return {**schema, "additionalProperties": False}
-
-
-class RetrieverInput(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
-    kind = serializers.ChoiceField(choices=RetrieverKind.choices)
-    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
-    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
-    auth_header_value = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
-        write_only=True,
-        help_text=gettext_lazy("Stored encrypted; never returned."),
-    )
-    auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
-    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
-
-
-class RetrieverUpdateInput(serializers.Serializer):
-    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
-    auth_header_name = serializers.CharField(required=False, allow_blank=True)
-    auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
-    auth_header_env = serializers.CharField(required=False, allow_blank=True)
-    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
-
-
-class RetrieverListApi(APIView):
-    parser_classes = [JSONParser]  # `config` is an object, which a form cannot carry
-
-    @extend_schema(responses=RetrieverOutput(many=True), summary="Retrievers under test")
-    def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
-        return Response([retriever_output(r) for r in retrievers_of(project=project)])
-
-    @extend_schema(
-        request=RetrieverInput, responses={201: RetrieverOutput}, summary="Add a retriever"
-    )
-    def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = RetrieverInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise _invalid(error) from None
-        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
-
-
-class RetrieverDetailApi(APIView):
-    parser_classes = [JSONParser]
-
-    @extend_schema(responses=RetrieverOutput, summary="One retriever")
-    def get(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
-        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        return Response(retriever_output(retriever))
-
-    @extend_schema(
-        request=RetrieverUpdateInput, responses=RetrieverOutput, summary="Change a retriever"
-    )
-    def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RetrieverUpdateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise _invalid(error) from None
-        return Response(retriever_output(retriever))
-
-
-class RunFileInput(serializers.Serializer):
-    file = serializers.FileField()
-
-
-class RunFileApi(APIView):
-    parser_classes = [MultiPartParser]
-
-    @extend_schema(
-        request={"multipart/form-data": RunFileInput},
-        responses={201: RetrieverOutput},
-        summary="Upload the run of a run-file retriever (TREC or JSONL)",
-    )
-    def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RunFileInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever_save(
-                project=project, retriever=retriever, run_file=data.validated_data["file"]
-            )
-        except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
-            raise _invalid(error) from None
-        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
-
-
-# --------------------------------------------------------------------------------------------
-# Runs
+from evaluation.services.runs import baseline_set, evaluation_run_cancel, evaluation_run_create
 
 
 class RunProgressOutput(serializers.Serializer):
@@ -648,7 +407,7 @@ class EvaluationRunListApi(APIView):
                 trigger="api",
             )
         except RunInvalid as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response(run_output(run), status=status.HTTP_201_CREATED)
 
 
@@ -734,7 +493,7 @@ class EvaluationRunBaselineApi(APIView):
         try:
             baseline_set(run=run, by=request.user)
         except RunInvalid as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response(run_output(run))
 
 
@@ -756,165 +515,13 @@ class EvaluationRunPoolApi(APIView):
         try:
             outcome = pool_unjudged(run=run)
         except RunInvalid as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response(outcome)
-
-
-class CompareMetricOutput(serializers.Serializer):
-    metric = serializers.CharField(
-        help_text=gettext_lazy("family@K, or precision / f1 of the whole list")
-    )
-    n = serializers.IntegerField(help_text=gettext_lazy("queries scored in both runs"))
-    mean_a = serializers.FloatField(allow_null=True)
-    mean_b = serializers.FloatField(allow_null=True)
-    diff = serializers.FloatField(allow_null=True, help_text=gettext_lazy("B − A"))
-    ci_low = serializers.FloatField(
-        allow_null=True, help_text=gettext_lazy("95% bootstrap CI of B − A")
-    )
-    ci_high = serializers.FloatField(allow_null=True)
-    p_randomization = serializers.FloatField(
-        allow_null=True, help_text=gettext_lazy("paired sign-flip test")
-    )
-    p_ttest = serializers.FloatField(allow_null=True, help_text=gettext_lazy("paired t-test"))
-    p_holm = serializers.FloatField(
-        allow_null=True, help_text=gettext_lazy("Holm over the metrics compared")
-    )
-    wins = serializers.IntegerField(help_text=gettext_lazy("queries where B is higher"))
-    ties = serializers.IntegerField()
-    losses = serializers.IntegerField(help_text=gettext_lazy("queries where B is lower"))
-
-
-class QueryChangeOutput(serializers.Serializer):
-    query_id = serializers.CharField()
-    text = serializers.CharField()
-    category = serializers.CharField(allow_null=True)
-    a = serializers.FloatField(help_text=gettext_lazy("the list's metric in run A"))
-    b = serializers.FloatField(help_text=gettext_lazy("the list's metric in run B"))
-    diff = serializers.FloatField(help_text=gettext_lazy("B − A"))
-    also_a = serializers.FloatField(help_text=gettext_lazy("the `also` metric (nDCG@K) in run A"))
-    also_b = serializers.FloatField(help_text=gettext_lazy("the `also` metric (nDCG@K) in run B"))
-
-
-class QueryChangesOutput(serializers.Serializer):
-    metric = serializers.CharField(help_text=gettext_lazy("recall@K at the headline K"))
-    also = serializers.CharField(allow_null=True, help_text=gettext_lazy("ndcg@K, given beside it"))
-    n = serializers.IntegerField(help_text=gettext_lazy("queries scored in both runs"))
-    worse_count = serializers.IntegerField()
-    better_count = serializers.IntegerField()
-    ties = serializers.IntegerField(help_text=gettext_lazy("queries whose metric did not change"))
-    worse = QueryChangeOutput(
-        many=True, help_text=gettext_lazy("every query that got worse, worst first")
-    )
-    better = QueryChangeOutput(
-        many=True, help_text=gettext_lazy("every query that got better, largest first")
-    )
-
-
-class CompareRunOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    retriever = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class CompareOutput(serializers.Serializer):
-    headline_k = serializers.IntegerField()
-    a = CompareRunOutput()
-    b = CompareRunOutput()
-    version = serializers.CharField(help_text=gettext_lazy("the golden-set version of both runs"))
-    settings = serializers.JSONField(
-        help_text=gettext_lazy("A's settings, with which both runs are scored")
-    )
-    settings_differ = serializers.ListField(
-        child=serializers.CharField(),
-        help_text=gettext_lazy("settings B was run with that differ from A's"),
-    )
-    metrics = CompareMetricOutput(many=True)
-    changes = QueryChangesOutput()
-    scatter = serializers.ListField(
-        child=serializers.DictField(),
-        help_text=gettext_lazy("per query: query_id, a and b (Recall@K)"),
-    )
-    per_category = serializers.DictField(
-        help_text=gettext_lazy("category → metric → {a, b, diff}, and n")
-    )
-    answers = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text=gettext_lazy(
-            "answer and first-stage metrics both runs were scored on the same way, as metrics"
-        ),
-    )
-    answers_not_comparable = serializers.DictField(
-        child=serializers.CharField(),
-        required=False,
-        help_text=gettext_lazy(
-            "metric → why it is not compared: a run has no answers (for the metrics that read "
-            "a response), or the two runs' scorers differ (the rules and an answer judge, or "
-            "two judges)"
-        ),
-    )
-    pool_bias = serializers.DictField(
-        required=False,
-        help_text=gettext_lazy(
-            "the share of the golden set's judged candidates each run's retriever put in the "
-            "pools: a and b (0 to 1), gap (b - a), threshold (points) and warn (the shares "
-            "differ by more than the threshold); absent without pool data"
-        ),
-    )
-    no_answers = serializers.ListField(
-        child=serializers.ChoiceField(choices=["a", "b"]),
-        required=False,
-        help_text=gettext_lazy(
-            "the runs that have no answers (no query with a response): they are compared on "
-            "context recall and retrieval only"
-        ),
-    )
-
-
-class EvaluationCompareApi(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("a", int, required=True, description="Run A (reference)"),
-            OpenApiParameter("b", int, required=True, description="Run B (compared with A)"),
-        ],
-        responses=CompareOutput,
-        summary="Compare two runs on the same version: differences with CIs and p-values by "
-        "metric, and the queries that got worse and better",
-    )
-    def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
-        try:
-            a_id, b_id = int(request.query_params["a"]), int(request.query_params["b"])
-        except (KeyError, ValueError):
-            raise serializers.ValidationError(
-                {"detail": gettext("give two run ids as ?a=&b=")}
-            ) from None
-        runs = EvaluationRun.objects.select_related(
-            "retriever", "version", "corpus_version"
-        ).filter(project=project)
-        a = get_object_or_404(runs, pk=a_id)
-        b = get_object_or_404(runs, pk=b_id)
-        try:
-            return Response(compare_report(a=a, b=b))
-        except RunInvalid as error:
-            raise _invalid(error) from None
 
 
 P = "projects/<int:project_id>/"
 urlpatterns = [
-    path(f"{P}retrievers/", RetrieverListApi.as_view(), name="api-retriever-list"),
-    path(
-        f"{P}retrievers/<int:retriever_id>/",
-        RetrieverDetailApi.as_view(),
-        name="api-retriever-detail",
-    ),
-    path(
-        f"{P}retrievers/<int:retriever_id>/run-file/",
-        RunFileApi.as_view(),
-        name="api-retriever-run-file",
-    ),
     path(f"{P}runs/", EvaluationRunListApi.as_view(), name="api-run-list"),
-    path(f"{P}runs/compare/", EvaluationCompareApi.as_view(), name="api-run-compare"),
     path(f"{P}runs/<int:run_id>/", EvaluationRunDetailApi.as_view(), name="api-run-detail"),
     path(f"{P}runs/<int:run_id>/report/", EvaluationRunReportApi.as_view(), name="api-run-report"),
     path(f"{P}runs/<int:run_id>/cancel/", EvaluationRunCancelApi.as_view(), name="api-run-cancel"),

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import gettext, ngettext
 
 from annotation.models import MachineJudge, MachineJudgeKind
-from annotation.permissions import Action, project_access, role_allows
+from annotation.permissions import Action
 from annotation.selectors.machine import judges_of
 from annotation.services.machine import (
     JudgeInvalid,
@@ -23,6 +22,7 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
+from evaluation.forms import JudgeForm
 from evaluation.models import JudgeEndpoint, JudgingJob, JudgingScope
 from evaluation.services.judges import (
     judge_agreement_shown,
@@ -30,64 +30,7 @@ from evaluation.services.judges import (
     judging_job_cancel,
     judging_job_create,
 )
-from goldsmith.judges import HttpJudgeConfig
-
-DEFAULTS = HttpJudgeConfig(url="")
-
-
-class JudgeForm(forms.Form):
-    name = forms.CharField(max_length=120)
-    kind = forms.ChoiceField(choices=MachineJudgeKind.choices, initial=MachineJudgeKind.KEYWORD)
-    url = forms.CharField(
-        required=False,
-        label=gettext_lazy("URL (HTTP judges)"),
-        help_text=gettext_lazy("receives one chunk per request"),
-    )
-    body_template = forms.CharField(
-        required=False,
-        initial=DEFAULTS.body_template,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text=gettext_lazy(
-            "JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}"
-        ),
-    )
-    grade_path = forms.CharField(required=False, initial=DEFAULTS.grade_path)
-    reason_path = forms.CharField(required=False, initial=DEFAULTS.reason_path)
-    batch_size = forms.IntegerField(
-        required=False, min_value=1, max_value=1000, initial=DEFAULTS.batch_size,
-        help_text=gettext_lazy("chunks judged and saved together"),
-    )  # fmt: skip
-    max_concurrency = forms.IntegerField(
-        required=False, min_value=1, max_value=64, initial=DEFAULTS.max_concurrency,
-        help_text=gettext_lazy("requests at once"),
-    )  # fmt: skip
-    auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
-    auth_header_value = forms.CharField(
-        required=False,
-        label=gettext_lazy("Auth header value"),
-        widget=forms.PasswordInput(render_value=False),
-        help_text=gettext_lazy("stored encrypted, never shown again"),
-    )
-
-    def http_config(self) -> dict[str, Any]:
-        d = self.cleaned_data
-        config: dict[str, Any] = {"url": d["url"].strip()}
-        for name in ("body_template", "grade_path", "reason_path", "batch_size", "max_concurrency"):
-            if d.get(name) not in (None, ""):
-                config[name] = d[name]
-        return config
-
-
-def _context(request: HttpRequest, project_id: int) -> dict[str, Any]:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
-    return {
-        "project": project,
-        "membership": membership,
-        "can_lead": True,
-        "can_annotate": role_allows(membership.role, Action.ANNOTATE),
-    }
+from evaluation.views.pages import page_context
 
 
 def posted_object(request: HttpRequest, queryset: QuerySet[Any], name: str) -> Any:
@@ -142,7 +85,7 @@ def _act(request: HttpRequest, project: Any) -> str:
 
 @login_required
 def judge_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    ctx = _context(request, project_id)
+    ctx = page_context(request, project_id, Action.LEAD)
     project = ctx["project"]
     form = JudgeForm(request.POST if request.POST.get("action") == "register" else None)
     status = 200

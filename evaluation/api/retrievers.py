@@ -1,0 +1,263 @@
+"""Retrievers under /api/v1/: list, add, change, upload a run file. An auth header value can
+be written, never read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from django.utils.translation import gettext, gettext_lazy
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.permissions import Action, project_access
+from annotation.services.uploads import UploadRefused
+from annotation.text_input import JSONParser
+from evaluation.api.shapes import refusal
+from evaluation.models import (
+    Answerer,
+    Retriever,
+    RetrieverKind,
+    Schedule,
+)
+from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
+from evaluation.services.retrievers import RetrieverInvalid, retriever_save
+from goldsmith import formats
+from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
+
+
+class RetrieverOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    config = serializers.JSONField()
+    auth_header_name = serializers.CharField()
+    has_auth_header = serializers.BooleanField()
+    auth_header_source = serializers.CharField(allow_null=True)
+    auth_header_env = serializers.CharField()
+    schedule = serializers.CharField()
+    answerer = serializers.CharField()
+    baseline_run = serializers.IntegerField(allow_null=True)
+    run_file = serializers.JSONField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+def retriever_output(retriever: Retriever) -> dict[str, Any]:
+    """Everything about a retriever except its auth header's value (never returned)."""
+    run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
+    source = None
+    if retriever.auth_header_env:
+        source = "env"
+    elif retriever.auth_header_encrypted:
+        source = "stored"
+    return {
+        "id": retriever.pk,
+        "name": retriever.name,
+        "kind": retriever.kind,
+        "config": retriever.config,
+        "auth_header_name": retriever.auth_header_name,
+        "has_auth_header": retriever.has_auth_header,
+        "auth_header_source": source,
+        "auth_header_env": retriever.auth_header_env,
+        "schedule": retriever.schedule,
+        "answerer": retriever.answerer,
+        "baseline_run": baseline_run_id(retriever=retriever),
+        "run_file": (
+            {
+                "filename": run_file.filename,
+                "sha256": run_file.sha256,
+                "queries": run_file.query_count,
+                "rows": run_file.row_count,
+                "repeated_ids": run_file.repeated_ids,
+                "first_repeat": run_file.first_repeat,
+            }
+            if run_file
+            else None
+        ),
+        "created_at": retriever.created_at,
+    }
+
+
+def _http_setting_field(setting: HttpSetting) -> serializers.Field:
+    """The API field of one HTTP setting; each is optional (a change sends only some, and
+    only HTTP retrievers read them)."""
+    common: dict[str, Any] = {"required": False, "help_text": setting.help or setting.label}
+    if setting.choices:
+        return serializers.ChoiceField(choices=list(setting.choices), **common)
+    if setting.value_type is int:
+        return serializers.IntegerField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
+    if setting.value_type is float:
+        return serializers.FloatField(
+            min_value=setting.minimum, max_value=setting.maximum, **common
+        )
+    if setting.value_type is dict:
+        return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
+    return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
+
+
+class HttpConfigInput(serializers.Serializer):
+    """An HTTP retriever's settings, made from `HTTP_SETTINGS`; an unknown one is refused."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {s.name: _http_setting_field(s) for s in HTTP_SETTINGS}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - {s.name for s in HTTP_SETTINGS})
+            if unknown:
+                raise serializers.ValidationError(
+                    {
+                        api_settings.NON_FIELD_ERRORS_KEY: [
+                            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}
+                        ]
+                    }
+                )
+        return super().to_internal_value(data)
+
+
+class HttpConfigInputSchema(OpenApiSerializerExtension):
+    """The schema says what `HttpConfigInput` does: a setting it does not list is refused."""
+
+    target_class = HttpConfigInput
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = super().map_serializer(auto_schema, direction)
+        return {**schema, "additionalProperties": False}
+
+
+class RetrieverInput(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    kind = serializers.ChoiceField(choices=RetrieverKind.choices)
+    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
+    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
+    auth_header_value = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        help_text=gettext_lazy("Stored encrypted; never returned."),
+    )
+    auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
+    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
+
+
+class RetrieverUpdateInput(serializers.Serializer):
+    config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
+    auth_header_name = serializers.CharField(required=False, allow_blank=True)
+    auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
+    auth_header_env = serializers.CharField(required=False, allow_blank=True)
+    schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
+    answerer = serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
+
+
+class RetrieverListApi(APIView):
+    parser_classes = [JSONParser]  # `config` is an object, which a form cannot carry
+
+    @extend_schema(responses=RetrieverOutput(many=True), summary="Retrievers under test")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        return Response([retriever_output(r) for r in retrievers_of(project=project)])
+
+    @extend_schema(
+        request=RetrieverInput, responses={201: RetrieverOutput}, summary="Add a retriever"
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        data = RetrieverInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
+        except RetrieverInvalid as error:
+            raise refusal(error) from None
+        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
+
+
+class RetrieverDetailApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(responses=RetrieverOutput, summary="One retriever")
+    def get(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        return Response(retriever_output(retriever))
+
+    @extend_schema(
+        request=RetrieverUpdateInput, responses=RetrieverOutput, summary="Change a retriever"
+    )
+    def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        data = RetrieverUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
+        except RetrieverInvalid as error:
+            raise refusal(error) from None
+        return Response(retriever_output(retriever))
+
+
+class RunFileInput(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class RunFileApi(APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": RunFileInput},
+        responses={201: RetrieverOutput},
+        summary="Upload the run of a run-file retriever (TREC or JSONL)",
+    )
+    def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
+        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
+        data = RunFileInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            retriever_save(
+                project=project, retriever=retriever, run_file=data.validated_data["file"]
+            )
+        except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
+            raise refusal(error) from None
+        return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
+
+
+P = "projects/<int:project_id>/"
+urlpatterns = [
+    path(f"{P}retrievers/", RetrieverListApi.as_view(), name="api-retriever-list"),
+    path(
+        f"{P}retrievers/<int:retriever_id>/",
+        RetrieverDetailApi.as_view(),
+        name="api-retriever-detail",
+    ),
+    path(
+        f"{P}retrievers/<int:retriever_id>/run-file/",
+        RunFileApi.as_view(),
+        name="api-retriever-run-file",
+    ),
+]

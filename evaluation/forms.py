@@ -1,0 +1,444 @@
+"""Forms of the evaluation app's pages: they parse what a person typed (headers, cut-offs,
+drop rules, top-K weights) into the values the services take."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
+
+from annotation.i18n import localize
+from annotation.models import MachineJudgeKind
+from evaluation.models import (
+    Answerer,
+    Matching,
+    RetrieverKind,
+    Schedule,
+)
+from evaluation.selectors.answer_judges import answer_judges_of
+from evaluation.selectors.goldsets import versions_of
+from goldsmith import bands, metrics
+from goldsmith.answers.judge import AnswerJudgeConfig
+from goldsmith.judges import HttpJudgeConfig
+from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
+
+
+class HeaderLinesField(forms.CharField):
+    """Headers as the page shows them: one per line, ``Name: value``."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return "\n".join(f"{name}: {text}" for name, text in value.items())
+        return value
+
+    def to_python(self, value: Any) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for line in str(value or "").splitlines():
+            if not line.strip():
+                continue
+            name, colon, text = line.partition(":")
+            if not colon or not name.strip():
+                raise forms.ValidationError(
+                    gettext("write each header as Name: value, not %(line)r") % {"line": line}
+                )
+            headers[name.strip()] = text.strip()
+        return headers
+
+
+def _http_field(setting: HttpSetting) -> forms.Field:
+    """The form field of one HTTP setting. None is required here: the form serves every kind,
+    and the service says what an HTTP retriever lacks."""
+    common: dict[str, Any] = {
+        "label": setting.label[:1].upper() + setting.label[1:],
+        "help_text": setting.help,
+        "required": False,
+        "initial": setting.default,
+    }
+    if setting.choices:
+        return forms.ChoiceField(choices=[(c, c) for c in setting.choices], **common)
+    if setting.value_type in (int, float):
+        number = forms.IntegerField if setting.value_type is int else forms.FloatField
+        return number(min_value=setting.minimum, max_value=setting.maximum, **common)
+    if setting.value_type is dict:
+        return HeaderLinesField(**common)
+    widget = forms.Textarea(attrs={"rows": 2}) if setting.lines else None
+    return forms.CharField(widget=widget, **common)
+
+
+class RetrieverForm(forms.Form):
+    """A retriever's fields; the HTTP ones are made from `HTTP_SETTINGS`."""
+
+    name = forms.CharField(max_length=120)
+    kind = forms.ChoiceField(choices=RetrieverKind.choices)
+    auth_header_name = forms.CharField(required=False, help_text=gettext_lazy("e.g. Authorization"))
+    auth_header_value = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text=gettext_lazy(
+            "Stored encrypted, never shown again. Leave empty to keep the stored one."
+        ),
+    )
+    auth_header_env = forms.CharField(
+        required=False,
+        help_text=gettext_lazy(
+            "…or the name of an environment variable on the workers: GOLDSMITH_SECRET_… "
+            "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV"
+        ),
+    )
+    schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
+    answerer = forms.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        label=gettext_lazy("Answers"),
+        help_text=gettext_lazy(
+            "Who answers a query the retriever gives no response for; the extractive "
+            "baseline picks the best-matching sentence of the top chunks"
+        ),
+    )
+    run_file = forms.FileField(
+        required=False, help_text=gettext_lazy("TREC or JSONL run (kind: run file)")
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for setting in HTTP_SETTINGS:
+            self.fields[setting.name] = _http_field(setting)
+
+    def http_fields(self) -> list[forms.BoundField]:
+        return [self[s.name] for s in HTTP_SETTINGS]
+
+    def http_config(self) -> dict[str, Any]:
+        """The HTTP settings given. An empty number or choice is left out (its default when
+        adding, the stored value when editing); an empty text is a value ('' is the top level
+        of a response, or no score field)."""
+        config: dict[str, Any] = {}
+        for setting in HTTP_SETTINGS:
+            value = self.cleaned_data[setting.name]
+            if value is not None and (value != "" or not setting.choices):
+                config[setting.name] = value
+        return config
+
+
+class RunForm(forms.Form):
+    version = forms.ModelChoiceField(queryset=None, empty_label=None)
+    ks = forms.CharField(
+        initial="5 10", label=gettext_lazy("Cut-offs K"), help_text=gettext_lazy("e.g. 5 10 20")
+    )
+    relevance_threshold = forms.TypedChoiceField(
+        choices=[(2, "2 — strict"), (1, "1 — lenient")], coerce=int, initial=2
+    )
+    gain = forms.ChoiceField(choices=[("linear", "linear"), ("exp", "exponential")])
+    matching = forms.ChoiceField(choices=Matching.choices)
+    pass_threshold = forms.FloatField(required=False, min_value=0, max_value=1)
+    machine_grades = forms.BooleanField(
+        required=False,
+        initial=True,
+        label=gettext_lazy("Count machine grades"),
+        help_text=gettext_lazy(
+            "grades a machine judge filled where no person graded; unticked, those "
+            "chunks count as unjudged"
+        ),
+    )
+
+    answer_judge = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label=gettext_lazy("Answer judge"),
+        empty_label=gettext_lazy("None: the rules score every answer"),
+        help_text=gettext_lazy("scores the open answers' correctness when the run finishes"),
+    )
+
+    def __init__(self, *args: Any, project: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["version"].queryset = versions_of(project=project)  # type: ignore[attr-defined]  # a ModelChoiceField's queryset, which Field does not declare
+        self.fields["answer_judge"].queryset = answer_judges_of(project=project)  # type: ignore[attr-defined]  # as above
+
+    def clean_ks(self) -> list[int]:
+        try:
+            values = [int(x) for x in self.cleaned_data["ks"].replace(",", " ").split()]
+        except ValueError:
+            raise forms.ValidationError(gettext("cut-offs are whole numbers, e.g. 5 10")) from None
+        if not values:
+            raise forms.ValidationError(gettext("give at least one cut-off"))
+        return values
+
+
+class SettingsForm(forms.Form):
+    preset = forms.ChoiceField(choices=[(p.key, p.label) for p in bands.PRESETS.values()])
+    pass_threshold = forms.FloatField(
+        required=False, min_value=0, max_value=1, help_text=gettext_lazy("Empty: the preset's")
+    )
+    min_recall = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Recall target"),
+        help_text=gettext_lazy("Mean Recall@K for a pass verdict. Empty: the preset's"),
+    )
+    recall_floor = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Recall floor"),
+        help_text=gettext_lazy(
+            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
+        ),
+    )
+    min_pass_rate = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Pass-rate target"),
+        help_text=gettext_lazy("Share of passing queries for a pass verdict. Empty: the preset's"),
+    )
+    pass_rate_floor = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Pass-rate floor"),
+        help_text=gettext_lazy(
+            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
+        ),
+    )
+    headline_k = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        initial=5,
+        label=gettext_lazy("Headline K"),
+        help_text=gettext_lazy(
+            "The K of verdicts, baselines and drift (new runs always measure it)"
+        ),
+    )
+    max_recall_drop = forms.FloatField(required=False, min_value=0, max_value=1)
+    max_pass_rate_drop = forms.FloatField(required=False, min_value=0, max_value=1)
+    webhook_url = forms.URLField(required=False, max_length=500, assume_scheme="https")
+    band_overrides = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy('JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}'),
+    )
+    topk_scenario = forms.ChoiceField(
+        required=False,
+        label=gettext_lazy("Top-K scenario"),
+        choices=[
+            ("", metrics.TOPK_SCENARIOS[metrics.DEFAULT_TOPK_SCENARIO].label),
+            *(
+                (s.key, s.label)
+                for s in metrics.TOPK_SCENARIOS.values()
+                if s.key != metrics.DEFAULT_TOPK_SCENARIO
+            ),
+        ],
+        help_text=gettext_lazy("The weights of the top-K choice on the run page"),
+    )
+    topk_weights = forms.CharField(
+        required=False,
+        label=gettext_lazy("Top-K weight edits"),
+        # lazily, in the reader's language (a gettext here would run once, at import)
+        help_text=format_lazy(
+            gettext_lazy(
+                "Laid over the scenario's, e.g. mrr=0.5, recall=0.2 (0 drops a metric; metrics: "
+                "{names}). Empty: the scenario's"
+            ),
+            names=", ".join(metrics.TOPK_FAMILIES),
+        ),
+    )
+    low_recall_cutoff = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=0.2,
+        label=gettext_lazy("Low-recall cut-off"),
+        help_text=gettext_lazy(
+            "Runs list the queries whose Recall@K is below it, for diagnosis (apart from "
+            "the pass threshold); applies to runs that finish after the change"
+        ),
+    )
+
+    quadrant_recall_threshold = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Quadrants: context recall threshold"),
+        help_text=gettext_lazy(
+            "Context recall at or above it counts as high in the answer diagnosis. Empty: the "
+            "run's pass threshold"
+        ),
+    )
+    quadrant_correctness_threshold = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Quadrants: answer correctness threshold"),
+        help_text=gettext_lazy(
+            "Answer correctness at or above it counts as high. Empty: the run's pass threshold"
+        ),
+    )
+    max_answer_drop = forms.CharField(
+        required=False,
+        label=gettext_lazy("Largest answer drops"),
+        help_text=gettext_lazy(
+            "Drift rules on answer metrics against the baseline, e.g. answer_correctness=0.05, "
+            "context_recall@5=0.1. Empty: none"
+        ),
+    )
+
+    def clean_max_answer_drop(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for part in (self.cleaned_data["max_answer_drop"] or "").split(","):
+            if not part.strip():
+                continue
+            name, _, value = part.partition("=")
+            try:
+                out[name.strip()] = float(value)
+            except ValueError:  # no "=" too: float("") refuses it
+                raise forms.ValidationError(
+                    gettext("write each rule as metric=drop, not %(part)r") % {"part": part.strip()}
+                ) from None
+        return out
+
+    def clean_topk_weights(self) -> dict[str, float]:
+        try:
+            return metrics.parse_topk_weights(self.cleaned_data["topk_weights"] or "")
+        except ValueError as error:
+            raise forms.ValidationError(localize(error)) from None
+
+    def clean_band_overrides(self) -> dict[str, Any]:
+        raw = self.cleaned_data["band_overrides"].strip()
+        if not raw:
+            return {}
+        try:
+            value = json.loads(raw)
+        except ValueError as error:
+            raise forms.ValidationError(gettext("not JSON: %(error)s") % {"error": error}) from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError(gettext("a JSON object of metric → {good, fair}"))
+        return value
+
+
+JUDGE_DEFAULTS = HttpJudgeConfig(url="")
+
+
+class JudgeForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    kind = forms.ChoiceField(choices=MachineJudgeKind.choices, initial=MachineJudgeKind.KEYWORD)
+    url = forms.CharField(
+        required=False,
+        label=gettext_lazy("URL (HTTP judges)"),
+        help_text=gettext_lazy("receives one chunk per request"),
+    )
+    body_template = forms.CharField(
+        required=False,
+        initial=JUDGE_DEFAULTS.body_template,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=gettext_lazy(
+            "JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}"
+        ),
+    )
+    grade_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.grade_path)
+    reason_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.reason_path)
+    batch_size = forms.IntegerField(
+        required=False, min_value=1, max_value=1000, initial=JUDGE_DEFAULTS.batch_size,
+        help_text=gettext_lazy("chunks judged and saved together"),
+    )  # fmt: skip
+    max_concurrency = forms.IntegerField(
+        required=False, min_value=1, max_value=64, initial=JUDGE_DEFAULTS.max_concurrency,
+        help_text=gettext_lazy("requests at once"),
+    )  # fmt: skip
+    auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
+    auth_header_value = forms.CharField(
+        required=False,
+        label=gettext_lazy("Auth header value"),
+        widget=forms.PasswordInput(render_value=False),
+        help_text=gettext_lazy("stored encrypted, never shown again"),
+    )
+
+    def http_config(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        config: dict[str, Any] = {"url": d["url"].strip()}
+        for name in ("body_template", "grade_path", "reason_path", "batch_size", "max_concurrency"):
+            if d.get(name) not in (None, ""):
+                config[name] = d[name]
+        return config
+
+
+ANSWER_JUDGE_DEFAULTS = AnswerJudgeConfig(url="")
+
+
+class AnswerJudgeForm(forms.Form):
+    name = forms.CharField(
+        max_length=100,
+        label=gettext_lazy("Name"),
+        help_text=gettext_lazy("one word; reports say which numbers this judge gave by it"),
+    )
+    url = forms.CharField(
+        max_length=2000,
+        label=gettext_lazy("URL"),
+        help_text=gettext_lazy("receives one answer per request"),
+    )
+    model = forms.CharField(
+        required=False,
+        max_length=200,
+        label=gettext_lazy("Model"),
+        help_text=gettext_lazy("the model the judge uses, as you configured it"),
+    )
+    prompt_version = forms.CharField(
+        required=False, max_length=200, label=gettext_lazy("Prompt version")
+    )
+    temperature = forms.FloatField(
+        required=False,
+        min_value=0,
+        label=gettext_lazy("Temperature"),
+        help_text=gettext_lazy(
+            "the name, model, prompt version and temperature are kept with every run the judge "
+            "scores, so that two runs are compared only under the same judge"
+        ),
+    )
+    body_template = forms.CharField(
+        required=False,
+        initial=ANSWER_JUDGE_DEFAULTS.body_template,
+        label=gettext_lazy("Request body"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy(
+            "JSON whose strings may hold {query}, {reference_answer}, {facts}, {response}, "
+            "{model}, {prompt_version}, {temperature}; {response} is required"
+        ),
+    )
+    score_path = forms.CharField(
+        required=False,
+        initial=ANSWER_JUDGE_DEFAULTS.score_path,
+        label=gettext_lazy("Score path"),
+        help_text=gettext_lazy("where the answer holds the score, from 0 to 1"),
+    )
+    reason_path = forms.CharField(
+        required=False, initial=ANSWER_JUDGE_DEFAULTS.reason_path, label=gettext_lazy("Reason path")
+    )
+    timeout = forms.FloatField(
+        required=False, min_value=0.1, max_value=300, initial=ANSWER_JUDGE_DEFAULTS.timeout,
+        label=gettext_lazy("Timeout"), help_text=gettext_lazy("seconds"),
+    )  # fmt: skip
+    max_concurrency = forms.IntegerField(
+        required=False, min_value=1, max_value=64, initial=ANSWER_JUDGE_DEFAULTS.max_concurrency,
+        label=gettext_lazy("Requests at once"),
+    )  # fmt: skip
+    retries = forms.IntegerField(
+        required=False, min_value=0, max_value=10, initial=ANSWER_JUDGE_DEFAULTS.retries,
+        label=gettext_lazy("Retries"),
+        help_text=gettext_lazy("after a timeout, HTTP 429 or a server error"),
+    )  # fmt: skip
+    auth_header_name = forms.CharField(required=False, label=gettext_lazy("Auth header name"))
+    auth_header_value = forms.CharField(
+        required=False,
+        label=gettext_lazy("Auth header value"),
+        widget=forms.PasswordInput(render_value=False),
+        help_text=gettext_lazy("stored encrypted, never shown again"),
+    )
+
+    def call_settings(self) -> dict[str, Any]:
+        """The settings given (an empty one takes the engine's default)."""
+        d = self.cleaned_data
+        names = ("body_template", "score_path", "reason_path", "timeout", "max_concurrency")
+        return {n: d[n] for n in (*names, "retries") if d.get(n) not in (None, "")}

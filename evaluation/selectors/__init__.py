@@ -1,0 +1,1 @@
+"""Reads: query functions that pages, API views, services and commands share."""

@@ -1,0 +1,1 @@
+"""Browser pages of the evaluation app; each area keeps its routes beside its views."""
