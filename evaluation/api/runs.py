@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
+from annotation.i18n import localized
 from annotation.permissions import Action, project_access
 from evaluation.api.shapes import refusal
 from evaluation.models import (
@@ -260,7 +261,13 @@ def _drift_output(drift: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def run_output(run: EvaluationRun) -> dict[str, Any]:
-    drift = _drift_output((run.report or {}).get("drift"))
+    stored = run.report or {}
+    # the sentences of its verdict, corpus and drift in the reader's language
+    report = localized(
+        {part: stored.get(part) for part in ("verdict", "corpus", "drift")},
+        stored.get("templates"),
+    )
+    drift = _drift_output(report.get("drift"))
     k = (run.report or {}).get("settings", {}).get("headline_k")
     agg = (run.report or {}).get("aggregate") or {}
     headline = (
@@ -294,7 +301,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "is_baseline": baseline_run_id(retriever=run.retriever) == run.pk,
         "headline_k": run.headline_k,
         "verdict": run.verdict,
-        "verdict_detail": (run.report or {}).get("verdict"),
+        "verdict_detail": report.get("verdict"),
         "corpus_version": (
             {
                 "id": run.corpus_version.pk,
@@ -305,7 +312,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
             if run.corpus_version is not None
             else None
         ),
-        "corpus": (run.report or {}).get("corpus"),
+        "corpus": report.get("corpus"),
         "drift": drift,
         "headline": headline,
         "created_at": run.created_at,
@@ -472,7 +479,7 @@ class EvaluationRunReportApi(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        return Response(run_report_cached(run, **thresholds))
+        return Response(localized(run_report_cached(run, **thresholds)))
 
 
 class EvaluationRunCancelApi(APIView):

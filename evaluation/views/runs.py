@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotation.downloads import attachment
-from annotation.i18n import localize
+from annotation.i18n import localize, localized
 from annotation.permissions import Action
 from evaluation.models import (
     EvaluationRun,
@@ -42,16 +42,11 @@ from evaluation.services.runs import baseline_set, evaluation_run_cancel
 from evaluation.views.pages import page_context
 from evaluation.wording import (
     ANSWER_METRIC_NAMES,
-    QUADRANT_ADVICE,
-    QUADRANT_TITLES,
-    UNFAITHFUL_ADVICE,
-    answer_reason_words,
     corpus_in_words,
-    drift_in_words,
-    verdict_in_words,
 )
-from goldsmith import bands, metrics, plots
+from goldsmith import bands, metrics, plots, verdicts
 from goldsmith.answers import faithfulness as F
+from goldsmith.answers import quadrants as Q
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.text import id_order
 
@@ -124,7 +119,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
     run = get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
     )
-    report = report_as_shown(run, run.report or {})
+    report = localized(report_as_shown(run, run.report or {}))
     ctx.update(run=run, progress=run_progress(run=run), report=report)
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
@@ -161,8 +156,8 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=effective_thresholds(evaluation_settings_get(project=project)),
             preset=bands.preset(evaluation_settings_get(project=project).preset),
-            verdict=verdict_in_words(report.get("verdict")),
-            drift=drift_in_words(report.get("drift")),
+            verdict=_verdict_shown(report.get("verdict")),
+            drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
             )
@@ -173,6 +168,13 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
         ctx.update(_corpus_context(report, k))
         ctx["answers"] = _answers_context(run, report)
     return render(request, "evaluation/run_detail.html", ctx)
+
+
+def _verdict_shown(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The verdict with what it rests on in sentences (the engine's, from its basis)."""
+    if not verdict or not verdict.get("basis"):
+        return verdict
+    return {**verdict, "basis_lines": [localize(t) for t in verdicts.basis_words(verdict["basis"])]}
 
 
 ANSWER_ROWS = 500  # queries listed in the answer table of a run page
@@ -217,15 +219,15 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             quadrants.append(
                 {
                     "key": key,
-                    "title": QUADRANT_TITLES[key],
-                    "advice": QUADRANT_ADVICE[key],
+                    "title": localize(Q.TITLES[key]),
+                    "advice": localize(Q.ADVICE[key]),
                     "count": diag["counts"].get(key, 0),
                     "queries": [
                         {"id": q, "text": texts.get(q, "")}
                         for q in sorted(diag["queries"].get(key, []), key=id_order)
                     ],
                     "unfaithful": sorted(unfaithful.get(key, []), key=id_order),
-                    "unfaithful_advice": UNFAITHFUL_ADVICE[key],
+                    "unfaithful_advice": localize(Q.UNFAITHFUL_ADVICE[key]),
                 }
             )
         by_category = [
@@ -242,7 +244,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "text": texts.get(q, ""),
             "recall": values.get(recall_metric) if recall_metric else None,
             "correctness": values.get(correctness_metric) if correctness_metric else None,
-            "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
+            "quadrant": localize(Q.TITLES[place[q]]) if q in place else "",
             "faithfulness": values.get("faithfulness"),
             "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric, claims.get(q)),
         }
@@ -254,7 +256,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "stage_headline": stage_headline(report),
         "metrics": metric_rows,
         "quadrants": quadrants,
-        "quadrant_keys": [QUADRANT_TITLES[k] for k in QUADRANTS],
+        "quadrant_keys": [localize(Q.TITLES[k]) for k in QUADRANTS],
         "by_category": by_category,
         "diagnosis": diag,
         "rows": rows[:ANSWER_ROWS],
@@ -292,8 +294,8 @@ def _reasons_shown(
 ) -> list[dict[str, str | None]]:
     """A query's stored reasons as its row shows them: the context recall the quadrants read
     (not every K's) and each answer metric, named in words, each reason in the reader's
-    language (`answer_reason_words`; faithfulness by the rules said again from the claims the
-    report kept, `goldsmith.answers.faithfulness.reason_from_json`)."""
+    language (the report is said in it; faithfulness by the rules said again from the claims
+    the report kept, `goldsmith.answers.faithfulness.reason_from_json`)."""
     shown = []
     for family in REASON_FAMILIES:
         for name, reason in reasons.items():
@@ -308,7 +310,7 @@ def _reasons_shown(
                     "k": name.split("@")[1] if "@" in name else None,
                     "reason": localize(F.reason_from_json(claims))
                     if family == "faithfulness" and claims
-                    else answer_reason_words(reason),
+                    else reason,
                 }
             )
     return shown
@@ -378,8 +380,6 @@ def _diagnosis_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, 
         "hints": [
             {
                 **h,
-                "title": localize(h["title"]),
-                "detail": localize(h["detail"]),
                 "figure_list": [(name, _figure(v)) for name, v in h["figures"].items()],
             }
             for h in report.get("hints") or []
