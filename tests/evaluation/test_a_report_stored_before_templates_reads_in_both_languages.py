@@ -47,7 +47,9 @@ def _text(html: str) -> str:
 
 
 @pytest.mark.django_db
-def test_an_old_report_reads_in_english_and_in_chinese_after_the_migration(personas, client):
+def test_an_old_report_reads_in_english_and_in_chinese_after_the_migration(
+    personas, client, api_client_for
+):
     project = personas.project
     golden = make_rag_golden(project)
     retriever = retriever_save(project=project, name="rag file", kind="runfile")
@@ -91,6 +93,18 @@ def test_an_old_report_reads_in_english_and_in_chinese_after_the_migration(perso
     assert "与参考答案的词元 F1 为 0.14" in said
     for english_words in ("Not enough judgments", "dropped", "within noise", "facts 1 and 2"):
         assert english_words not in said, english_words
+
+    # The API says them in the language the request asks for, English by default.
+    api = api_client_for(personas.victor)
+    at = f"/api/v1/projects/{project.pk}/runs/{run.pk}/"
+    body = api.get(f"{at}report/", HTTP_ACCEPT_LANGUAGE="zh-CN").json()
+    assert body["verdict"]["summary"].startswith("评判不足：judged@5 为 0.18")
+    assert body["answers"]["reasons"]["q4"]["fact_coverage"] == "缺少事实 1 和 2"
+    detail = api.get(at, HTTP_ACCEPT_LANGUAGE="zh-CN").json()
+    assert detail["drift"]["fired"][0]["message"].startswith("平均 recall@5 为 0.4375")
+    plain = api.get(f"{at}report/").json()
+    assert plain["verdict"]["summary"] == old["verdict"]["summary"]
+    assert plain["drift"]["fired"] == old["drift"]["fired"]
 
 
 def test_the_migration_reads_the_engines_english_as_the_engines_templates():
