@@ -106,8 +106,9 @@ def with_texts(
     words: Callable[[Text], Any] = lambda text: text,
 ) -> Any:
     """A copy of a stored ``doc`` with, in each place ``templates`` (by default the doc's own
-    ``"templates"``) names and where the doc still holds a string, the :class:`Text` (or what
-    ``words`` makes of it: the apps say it in their reader's language)."""
+    ``"templates"``) names and where the doc still holds the English string the template makes,
+    the :class:`Text` (or what ``words`` makes of it: the apps say it in their reader's
+    language). Any other string is left as stored."""
     if templates is None and isinstance(doc, Mapping):
         templates = doc.get("templates")
     if not templates:
@@ -125,7 +126,11 @@ def with_texts(
             return value
         if isinstance(value, str):
             found = templates.get(at)
-            return words(text_from_json(found)) if found is not None else value
+            if found is None:
+                return value
+            text = text_from_json(found)
+            # only over the English it was made from (an alert's own copy may say otherwise)
+            return words(text) if text == value else value
         if isinstance(value, Mapping):
             return {k: copy(v, f"{at}/{_escaped(str(k))}") for k, v in value.items()}
         if isinstance(value, list):

@@ -19,7 +19,7 @@ from goldsmith import bands, metrics, reporting, verdicts
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
 from goldsmith.answers.report import answer_drift, answer_report, score_run
 from goldsmith.reporting import GoldItem, GoldJudgment
-from goldsmith.text import Text, templates_of, text_json, with_texts
+from goldsmith.text import Text, say, templates_of, text_json, with_texts
 
 FACTS = (
     KeyFact("refunds take 7 days", ("c1",)),
@@ -180,3 +180,11 @@ def test_a_stored_report_gives_its_sentences_back_as_the_engine_made_them():
         assert isinstance(read, Text), place
         assert text_json(read) == json.loads(json.dumps(text_json(made))), place
         assert str(read) == str(made), place
+
+
+def test_a_template_is_applied_only_over_the_english_it_makes():
+    made = say("fact %(n)s", n=2)
+    templates = {"/a": text_json(made)}
+    assert with_texts({"a": "fact 3"}, templates) == {"a": "fact 3"}  # edited since: as stored
+    back = with_texts({"a": "fact 2"}, templates)["a"]
+    assert isinstance(back, Text) and back.values == {"n": 2}
