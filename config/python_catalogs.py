@@ -113,11 +113,14 @@ def catalog_path(app: str, language: str) -> Path:
 
 
 def update_catalogs() -> None:
-    """Add the marked strings the catalogs lack; mark the entries no string uses obsolete."""
+    """Add the marked strings the catalogs lack; mark the entries no string uses obsolete. A
+    string that moves from one app's catalog to another's (an app's sentence the engine now
+    says) keeps its translation."""
     import polib
 
     for app, messages in marked_messages().items():
         for language in LANGUAGES:
+            elsewhere = _translations(language, apart_from=app)
             path = catalog_path(app, language)
             if path.exists():
                 catalog = polib.pofile(str(path), wrapwidth=0)
@@ -139,7 +142,10 @@ def update_catalogs() -> None:
             for message, occurrences in sorted(messages.items()):
                 entry = present.pop((message.context, message.msgid), None)
                 if entry is None:
-                    entry = polib.POEntry(msgid=message.msgid, msgstr="")
+                    known = elsewhere.get((message.context, message.msgid), "")
+                    entry = polib.POEntry(
+                        msgid=message.msgid, msgstr="" if message.plural else known
+                    )
                     if message.context:
                         entry.msgctxt = message.context
                     if message.plural:
@@ -156,6 +162,20 @@ def update_catalogs() -> None:
             for entry in present.values():
                 entry.obsolete = True
             catalog.save(str(path))
+
+
+def _translations(language: str, *, apart_from: str) -> dict[tuple[str, str], str]:
+    """(context, msgid) → translation in the other apps' catalogs of ``language``."""
+    import polib
+
+    out: dict[tuple[str, str], str] = {}
+    for app in sorted(set(CATALOG_OF.values()) - {apart_from}):
+        path = catalog_path(app, language)
+        if path.exists():
+            for e in polib.pofile(str(path)):
+                if e.msgstr and not e.msgid_plural and "fuzzy" not in e.flags:
+                    out[(e.msgctxt or "", e.msgid)] = e.msgstr
+    return out
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ from numpy.typing import NDArray
 
 from goldsmith import stats
 from goldsmith.bands import TOLERANCE
+from goldsmith.text import say
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -1222,30 +1223,49 @@ def check_drift(
         return float(col.mean()) if len(col) else math.nan
 
     def shown(x: float) -> str:
-        return "undefined (no relevant chunk)" if x != x else f"{x:.4f}"
+        return say("undefined (no relevant chunk)") if x != x else f"{x:.4f}"
 
     rec, pas = mean(current, r.recall_metric), mean(current, r.pass_metric)
     fired: list[FiredRule] = []
     # NaN (nothing to score) is below every floor: a run without a scored query cannot pass.
     if r.min_recall is not None and not rec >= r.min_recall - TOLERANCE:
-        msg = f"mean {r.recall_metric} {shown(rec)} is below the floor {r.min_recall:.2f}"
+        msg = say(
+            "mean %(metric)s %(value)s is below the floor %(floor)s",
+            metric=r.recall_metric,
+            value=shown(rec),
+            floor=f"{r.min_recall:.2f}",
+        )
         fired.append(FiredRule("min_recall", rec, r.min_recall, None, msg))
     if r.min_pass_rate is not None and not pas >= r.min_pass_rate - TOLERANCE:
-        msg = f"pass rate ({r.pass_metric}) {shown(pas)} is below the floor {r.min_pass_rate:.2f}"
+        msg = say(
+            "pass rate (%(metric)s) %(value)s is below the floor %(floor)s",
+            metric=r.pass_metric,
+            value=shown(pas),
+            floor=f"{r.min_pass_rate:.2f}",
+        )
         fired.append(FiredRule("min_pass_rate", pas, r.min_pass_rate, None, msg))
     newly: tuple[str, ...] = ()
     if baseline is not None:
         brec, bpas = mean(baseline, r.recall_metric), mean(baseline, r.pass_metric)
         if r.max_recall_drop is not None and brec - rec > r.max_recall_drop + TOLERANCE:
-            msg = (
-                f"mean {r.recall_metric} dropped {brec - rec:.4f} ({brec:.4f} → {rec:.4f}), "
-                f"more than {r.max_recall_drop:g}"
+            msg = say(
+                "mean %(metric)s dropped %(drop)s (%(before)s → %(after)s), more than %(limit)s",
+                metric=r.recall_metric,
+                drop=f"{brec - rec:.4f}",
+                before=f"{brec:.4f}",
+                after=f"{rec:.4f}",
+                limit=f"{r.max_recall_drop:g}",
             )
             fired.append(FiredRule("max_recall_drop", rec, r.max_recall_drop, brec, msg))
         if r.max_pass_rate_drop is not None and bpas - pas > r.max_pass_rate_drop + TOLERANCE:
-            msg = (
-                f"pass rate ({r.pass_metric}) dropped {bpas - pas:.4f} "
-                f"({bpas:.4f} → {pas:.4f}), more than {r.max_pass_rate_drop:g}"
+            msg = say(
+                "pass rate (%(metric)s) dropped %(drop)s (%(before)s → %(after)s), more than "
+                "%(limit)s",
+                metric=r.pass_metric,
+                drop=f"{bpas - pas:.4f}",
+                before=f"{bpas:.4f}",
+                after=f"{pas:.4f}",
+                limit=f"{r.max_pass_rate_drop:g}",
             )
             fired.append(FiredRule("max_pass_rate_drop", pas, r.max_pass_rate_drop, bpas, msg))
         before = dict(

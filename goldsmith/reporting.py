@@ -729,9 +729,11 @@ def corpus_words(section: Mapping[str, Any]) -> list[Text]:
 
 RankedBy = Literal["retriever", "score"]
 RANKED_BY_TEXT = {
-    "score": "by score (compared in 32 bits, as trec_eval holds scores), ties by id descending "
-    "(trec_eval's rule), as the built-in retriever returns its lists",
-    "retriever": "as the retriever returned it (its ranks), not re-sorted by score",
+    "score": say(
+        "by score (compared in 32 bits, as trec_eval holds scores), ties by id descending "
+        "(trec_eval's rule), as the built-in retriever returns its lists"
+    ),
+    "retriever": say("as the retriever returned it (its ranks), not re-sorted by score"),
 }
 
 
@@ -793,7 +795,7 @@ def ranking_note(rows: Mapping[str, ResultRow], ranked_by: RankedBy) -> dict[str
     }
 
 
-def threshold_warnings(items: Sequence[GoldItem], threshold: int) -> list[str]:
+def threshold_warnings(items: Sequence[GoldItem], threshold: int) -> list[Text]:
     """A warning when no judgment of the golden set reaches the relevance threshold: every
     query would then be left out of the means ("no relevant chunk") without anything else
     saying why (e.g. TREC qrels that mark relevant with 1, under the default threshold 2)."""
@@ -801,14 +803,24 @@ def threshold_warnings(items: Sequence[GoldItem], threshold: int) -> list[str]:
     if not grades or max(grades) >= threshold:
         return []
     top = max(grades)
-    hint = (
-        f"; evaluate with relevance threshold {top} if grade {top} means relevant here"
-        if top >= 1
-        else ""
-    )
+    if top < 1:
+        return [
+            say(
+                "no judgment reaches the relevance threshold %(threshold)s (the highest grade "
+                "is %(top)s): no query has a relevant chunk, so every query is left out of the "
+                "means",
+                threshold=threshold,
+                top=top,
+            )
+        ]
     return [
-        f"no judgment reaches the relevance threshold {threshold} (the highest grade is {top}): "
-        f"no query has a relevant chunk, so every query is left out of the means{hint}"
+        say(
+            "no judgment reaches the relevance threshold %(threshold)s (the highest grade is "
+            "%(top)s): no query has a relevant chunk, so every query is left out of the means; "
+            "evaluate with relevance threshold %(top)s if grade %(top)s means relevant here",
+            threshold=threshold,
+            top=top,
+        )
     ]
 
 
@@ -973,12 +985,13 @@ def topk_latency(latency: Mapping[str, Any], depth: int) -> dict[str, Any]:
     latency per K, so ``per_k`` is None and the measured latency (of the call for K = depth)
     is given once, with the reason in words."""
     if latency.get("n"):
-        why = (
-            f"each query was one call for its top {depth}, and every K is a cut of that list: "
-            f"the latency of a smaller K was not measured (it would need one call per K)"
+        why = say(
+            "each query was one call for its top %(depth)s, and every K is a cut of that list: "
+            "the latency of a smaller K was not measured (it would need one call per K)",
+            depth=depth,
         )
     else:
-        why = "no latency was recorded (a run file carries none)"
+        why = say("no latency was recorded (a run file carries none)")
     return {
         "per_k": None,
         "at_k": depth,
@@ -1069,14 +1082,18 @@ def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[d
             out.append(
                 {
                     "rule": "chunking_or_query_rewriting",
-                    "title": "Look at chunking or query rewriting",
-                    "detail": (
-                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) while "
-                        f"{judged:.0%} of the top {k} is judged (at least "
-                        f"{limits.well_judged:.0%}): the relevant chunks are known and the "
-                        "retriever does not bring them. Chunks that hold one answer each (or "
+                    "title": say("Look at chunking or query rewriting"),
+                    "detail": say(
+                        "Recall@%(k)s is %(recall)s (below %(low)s) while %(judged)s of the top "
+                        "%(k)s is judged (at least %(well)s): the relevant chunks are known and "
+                        "the retriever does not bring them. Chunks that hold one answer each (or "
                         "overlap), or queries rewritten towards the documents' words "
-                        "(expansion, synonyms, splitting multi-part questions), usually help."
+                        "(expansion, synonyms, splitting multi-part questions), usually help.",
+                        k=k,
+                        recall=f"{recall:.2f}",
+                        low=f"{limits.low_recall:.2f}",
+                        judged=f"{judged:.0%}",
+                        well=f"{limits.well_judged:.0%}",
                     ),
                     "figures": figures,
                     "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
@@ -1086,14 +1103,19 @@ def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[d
             out.append(
                 {
                     "rule": "judge_first",
-                    "title": "Judge the unjudged chunks before tuning",
-                    "detail": (
-                        f"Recall@{k} is {recall:.2f} (below {limits.low_recall:.2f}) but only "
-                        f"{judged:.0%} of the top {k} is judged (under "
-                        f"{limits.well_judged:.0%}): the {report.get('unjudged_top_k', 0)} "
-                        "unjudged chunks count as not relevant, so the golden set cannot tell "
-                        "yet whether the retriever or the judgments are short. Send them to "
-                        "the annotation pools."
+                    "title": say("Judge the unjudged chunks before tuning"),
+                    "detail": say(
+                        "Recall@%(k)s is %(recall)s (below %(low)s) but only %(judged)s of the "
+                        "top %(k)s is judged (under %(well)s): the %(unjudged)s unjudged chunks "
+                        "count as not relevant, so the golden set cannot tell yet whether the "
+                        "retriever or the judgments are short. Send them to the annotation "
+                        "pools.",
+                        k=k,
+                        recall=f"{recall:.2f}",
+                        low=f"{limits.low_recall:.2f}",
+                        judged=f"{judged:.0%}",
+                        well=f"{limits.well_judged:.0%}",
+                        unjudged=report.get("unjudged_top_k", 0),
                     ),
                     "figures": {**figures, "unjudged_top_k": report.get("unjudged_top_k", 0)},
                     "limits": {"low_recall": limits.low_recall, "well_judged": limits.well_judged},
@@ -1104,12 +1126,17 @@ def hints(report: Mapping[str, Any], limits: HintLimits = HINT_LIMITS) -> list[d
         out.append(
             {
                 "rule": "reranking",
-                "title": "Add or tune a reranker",
-                "detail": (
-                    f"Recall@{k} is {recall:.2f} (at least {limits.recall_ok:.2f}) but "
-                    f"MRR@{k} is {mrr:.2f} (below {limits.low_mrr:.2f}): the relevant "
-                    "chunks are found but not ranked first. A reranker over the top "
-                    "candidates (e.g. a cross-encoder) or a hybrid score moves them up."
+                "title": say("Add or tune a reranker"),
+                "detail": say(
+                    "Recall@%(k)s is %(recall)s (at least %(ok)s) but MRR@%(k)s is %(mrr)s "
+                    "(below %(low)s): the relevant chunks are found but not ranked first. A "
+                    "reranker over the top candidates (e.g. a cross-encoder) or a hybrid score "
+                    "moves them up.",
+                    k=k,
+                    recall=f"{recall:.2f}",
+                    ok=f"{limits.recall_ok:.2f}",
+                    mrr=f"{mrr:.2f}",
+                    low=f"{limits.low_mrr:.2f}",
                 ),
                 "figures": {f"recall@{k}": recall, f"mrr@{k}": mrr},
                 "limits": {"recall_ok": limits.recall_ok, "low_mrr": limits.low_mrr},
@@ -1143,13 +1170,21 @@ def _category_hints(
         found.append(
             {
                 "rule": "category",
-                "title": f"Fix category “{name}” on its own",
-                "detail": (
-                    f"Category “{name}” has Recall@{k} {m:.2f} over {n} queries, {gap:.2f} "
-                    f"below the other {total - n} queries ({others:.2f}; the limit is a gap of "
-                    f"{limits.category_gap:.2f}). A change for every query will not close it: "
-                    "read its low-recall queries: missing documents, its own vocabulary, or "
-                    "documents that chunk badly (tables, long pages) are the usual causes."
+                "title": say("Fix category “%(name)s” on its own", name=name),
+                "detail": say(
+                    "Category “%(name)s” has Recall@%(k)s %(recall)s over %(n)s queries, "
+                    "%(gap)s below the other %(others_n)s queries (%(others)s; the limit is a "
+                    "gap of %(limit)s). A change for every query will not close it: read its "
+                    "low-recall queries: missing documents, its own vocabulary, or documents "
+                    "that chunk badly (tables, long pages) are the usual causes.",
+                    name=name,
+                    k=k,
+                    recall=f"{m:.2f}",
+                    n=n,
+                    gap=f"{gap:.2f}",
+                    others_n=total - n,
+                    others=f"{others:.2f}",
+                    limit=f"{limits.category_gap:.2f}",
                 ),
                 "figures": {
                     "category": name,

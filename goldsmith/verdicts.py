@@ -38,7 +38,7 @@ Conventions (docs/design.md, "Targets, floors, verdicts and drift"), at the head
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -46,7 +46,7 @@ import numpy as np
 
 from goldsmith import metrics, stats
 from goldsmith.bands import TOLERANCE, Targets
-from goldsmith.text import Text, id_order, say
+from goldsmith.text import Text, id_order, joined, say
 
 Verdict = Literal["pass", "warn", "unjudged", "fail"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "unjudged", "fail")
@@ -96,29 +96,50 @@ def _mean(result: metrics.EvalResult, metric: str) -> float:
     return float(col.mean()) if len(col) else math.nan
 
 
-def _recall_words(value: float, k: int, t: Targets) -> str:
-    shown = "undefined (no relevant chunk)" if value != value else f"{value:.3f}"
+UNDEFINED = say("undefined (no relevant chunk)")  # a mean over no query
+
+
+def _recall_words(value: float, k: int, t: Targets) -> Text:
+    figures = {
+        "k": k,
+        "value": UNDEFINED if value != value else f"{value:.3f}",
+        "target": f"{t.recall_target:.2f}",
+        "floor": f"{t.recall_floor:.2f}",
+    }
     if not value >= t.recall_floor - TOLERANCE:
-        return f"mean Recall@{k} {shown} is below its floor {t.recall_floor:.2f}"
+        return say("mean Recall@%(k)s %(value)s is below its floor %(floor)s", **figures)
     if not value >= t.recall_target - TOLERANCE:
-        return (
-            f"mean Recall@{k} {shown} is below its target {t.recall_target:.2f} "
-            f"(above its floor {t.recall_floor:.2f})"
+        return say(
+            "mean Recall@%(k)s %(value)s is below its target %(target)s (above its floor "
+            "%(floor)s)",
+            **figures,
         )
-    return f"mean Recall@{k} {shown} meets its target {t.recall_target:.2f}"
+    return say("mean Recall@%(k)s %(value)s meets its target %(target)s", **figures)
 
 
-def _pass_words(value: float, k: int, t: Targets) -> str:
-    shown = "undefined (no relevant chunk)" if value != value else f"{value:.0%}"
-    what = f"pass rate {shown} (Recall@{k} ≥ {t.pass_threshold:g})"
+def _pass_words(value: float, k: int, t: Targets) -> Text:
+    figures = {
+        "k": k,
+        "threshold": f"{t.pass_threshold:g}",
+        "value": UNDEFINED if value != value else f"{value:.0%}",
+        "target": f"{t.pass_rate_target:.0%}",
+        "floor": f"{t.pass_rate_floor:.0%}",
+    }
     if not value >= t.pass_rate_floor - TOLERANCE:
-        return f"{what} is below its floor {t.pass_rate_floor:.0%}"
-    if not value >= t.pass_rate_target - TOLERANCE:
-        return (
-            f"{what} is below its target {t.pass_rate_target:.0%} "
-            f"(above its floor {t.pass_rate_floor:.0%})"
+        return say(
+            "pass rate %(value)s (Recall@%(k)s ≥ %(threshold)s) is below its floor %(floor)s",
+            **figures,
         )
-    return f"{what} meets its target {t.pass_rate_target:.0%}"
+    if not value >= t.pass_rate_target - TOLERANCE:
+        return say(
+            "pass rate %(value)s (Recall@%(k)s ≥ %(threshold)s) is below its target "
+            "%(target)s (above its floor %(floor)s)",
+            **figures,
+        )
+    return say(
+        "pass rate %(value)s (Recall@%(k)s ≥ %(threshold)s) meets its target %(target)s",
+        **figures,
+    )
 
 
 def verdict_report(
@@ -143,12 +164,6 @@ def verdict_report(
     all_touched = recall != recall and basis["touched"] > 0
     if all_touched or (recall == recall and judged == judged and judged < min_judged - TOLERANCE):
         verdict = "unjudged"
-    words = {
-        "pass": "Pass: the run meets its targets",
-        "warn": "Warn: the run is above its floors but below a target",
-        "fail": "Fail: the run is below a floor",
-        "unjudged": "Not enough judgments",
-    }[verdict]
     if all_touched:
         summary: str = say(
             "Not enough judgments: a corpus update touched every query with a relevant chunk "
@@ -168,7 +183,16 @@ def verdict_report(
             pass_rate=_pass_words(pass_rate, k, t),
         )
     else:
-        summary = f"{words}: {_recall_words(recall, k, t)}; {_pass_words(pass_rate, k, t)}."
+        summary = say(
+            "%(verdict)s: %(recall)s; %(pass_rate)s.",
+            verdict={
+                "pass": say("Pass: the run meets its targets"),
+                "warn": say("Warn: the run is above its floors but below a target"),
+                "fail": say("Fail: the run is below a floor"),
+            }[verdict],
+            recall=_recall_words(recall, k, t),
+            pass_rate=_pass_words(pass_rate, k, t),
+        )
     return {
         "verdict": verdict,
         "k": k,
@@ -303,28 +327,31 @@ class Conditions:
         }
 
 
-_CONDITION_WORDS: dict[str, tuple[str, Callable[[Any], str]]] = {
-    "headline_k": ("top-K", lambda v: f"{v}"),
-    "relevance_threshold": ("relevance threshold", lambda v: f"grade ≥ {v}"),
-    "matching": ("matching", lambda v: f"by {v}"),
-    "pass_threshold": ("pass threshold", lambda v: f"Recall@K ≥ {v:g}"),
-}
+def _change_words(setting: str, before: Any, after: Any) -> Text:
+    if setting == "headline_k":
+        return say("top-K %(before)s → %(after)s", before=before, after=after)
+    if setting == "relevance_threshold":
+        return say(
+            "relevance threshold grade ≥ %(before)s → grade ≥ %(after)s", before=before, after=after
+        )
+    if setting == "matching":
+        return say("matching by %(before)s → by %(after)s", before=before, after=after)
+    return say(
+        "pass threshold Recall@K ≥ %(before)s → Recall@K ≥ %(after)s",
+        before=f"{before:g}",
+        after=f"{after:g}",
+    )
 
 
 def condition_changes(before: Conditions, now: Conditions) -> list[dict[str, Any]]:
     """Each setting that differs, with its words: ``top-K 5 → 20``."""
     out = []
-    for name, (label, show) in _CONDITION_WORDS.items():
+    for name in ("headline_k", "relevance_threshold", "matching", "pass_threshold"):
         a, b = getattr(before, name), getattr(now, name)
         same = abs(a - b) <= TOLERANCE if isinstance(a, float) else a == b
         if not same:
             out.append(
-                {
-                    "setting": name,
-                    "before": a,
-                    "after": b,
-                    "words": f"{label} {show(a)} → {show(b)}",
-                }
+                {"setting": name, "before": a, "after": b, "words": _change_words(name, a, b)}
             )
     return out
 
@@ -372,19 +399,34 @@ def significance(
             "ci_high": None,
             "p_value": None,
             "beyond_noise": False,
-            "words": "no query scored in both runs: the change cannot be tested",
+            "words": say("no query scored in both runs: the change cannot be tested"),
         }
     diff = b - a
     p = float(stats.randomization_test(diff, permutations=permutations, seed=seed)[0])
     low, high = stats.bootstrap_ci(diff, samples=samples, seed=seed)
     mean_diff = float(diff.mean())
     beyond = p < ALPHA
-    label = "beyond the noise" if beyond else "within noise"
-    ci = (
-        ""
-        if samples <= 0
-        else f", 95% CI of the change {float(low[0]):+.3f} to {float(high[0]):+.3f}"
-    )
+    figures = {
+        "label": say("beyond the noise") if beyond else say("within noise"),
+        "metric": metric,
+        "diff": f"{mean_diff:+.3f}",
+        "n": n,
+        "p": f"{p:.3g}",
+    }
+    if samples <= 0:
+        words = say(
+            "%(label)s: %(metric)s %(diff)s on the %(n)s queries scored in both runs (paired "
+            "randomization p = %(p)s)",
+            **figures,
+        )
+    else:
+        words = say(
+            "%(label)s: %(metric)s %(diff)s on the %(n)s queries scored in both runs (paired "
+            "randomization p = %(p)s, 95%% CI of the change %(low)s to %(high)s)",
+            low=f"{float(low[0]):+.3f}",
+            high=f"{float(high[0]):+.3f}",
+            **figures,
+        )
     return {
         "metric": metric,
         "n": n,
@@ -395,10 +437,7 @@ def significance(
         "ci_high": _num(float(high[0])),
         "p_value": p,
         "beyond_noise": beyond,
-        "words": (
-            f"{label}: {metric} {mean_diff:+.3f} on the {n} queries scored in both runs "
-            f"(paired randomization p = {p:.3g}{ci})"
-        ),
+        "words": words,
     }
 
 
@@ -498,14 +537,13 @@ def assess(
         elif f.rule == "max_pass_rate_drop":
             entry["significance"] = sig[pass_metric]
         if entry["significance"] is not None:
-            entry["message"] = f"{f.message} — {entry['significance']['words']}"
+            entry["message"] = with_significance(f.message, entry["significance"])
         fired.append(entry)
     note = ""
     if changes:
-        note = (
-            "changed since the baseline: "
-            + ", ".join(c["words"] for c in changes)
-            + " — the drop rules are not applied across it"
+        note = say(
+            "changed since the baseline: %(changes)s — the drop rules are not applied across it",
+            changes=joined([c["words"] for c in changes]),
         )
     return {
         "verdict": verdict,
@@ -543,6 +581,11 @@ def assess(
             ),
         },
     }
+
+
+def with_significance(message: str, sig: Mapping[str, Any]) -> Text:
+    """A drop rule's message with the significance of the change after a dash."""
+    return say("%(rule)s — %(significance)s", rule=message, significance=sig["words"])
 
 
 def fired_messages(drift: Mapping[str, Any] | None) -> Sequence[str]:

@@ -5,16 +5,20 @@ English as a string, with its template and values kept. `localize` translates on
 apps' gettext catalogs (the engine's templates are in annotation's catalog), and an error that
 names a file and line (`ReadError`, `FormatError`) with its place said in that language too. A
 plain string is returned as it is: the apps' own sentences are marked with gettext where they
-are written. The `goldsmith` command never comes here, so it stays English.
+are written. The `goldsmith` command never comes here, so it stays English. A stored report
+keeps its sentences' templates and values beside their English; `localized` says them again.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from django.utils.translation import gettext
 
 from goldsmith.formats import FormatError
 from goldsmith.intake.readers import ReadError
-from goldsmith.text import Text
+from goldsmith.text import Text, with_texts
 
 
 def localize(message: object) -> str:
@@ -34,6 +38,14 @@ def localize(message: object) -> str:
         }
         return translated % values
     return str(message)
+
+
+def localized(doc: Any, templates: Mapping[str, Any] | None = None) -> Any:
+    """A stored document (a run's report) with each sentence the engine said in it said in the
+    active language, from the template and values the document keeps (``templates``, by
+    default its own ``"templates"``: `goldsmith.text.with_texts`); a sentence stored without
+    its template is shown as stored."""
+    return with_texts(doc, templates, words=localize)
 
 
 def where(filename: str, line: int | None, reason: str) -> str:

@@ -27,6 +27,7 @@ from evaluation.selectors.retrievers import baseline_run_id
 from evaluation.selectors.runs import run_progress, runs_of
 from evaluation.services.reports import RunInvalid, corpus_assumed, pool_unjudged, run_report_cached
 from evaluation.services.runs import baseline_set, evaluation_run_cancel, evaluation_run_create
+from sitewide.i18n import localized
 
 
 class RunProgressOutput(serializers.Serializer):
@@ -250,7 +251,13 @@ def _drift_output(drift: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def run_output(run: EvaluationRun) -> dict[str, Any]:
-    drift = _drift_output((run.report or {}).get("drift"))
+    stored = run.report or {}
+    # the sentences of its verdict, corpus and drift in the reader's language
+    report = localized(
+        {part: stored.get(part) for part in ("verdict", "corpus", "drift")},
+        stored.get("templates"),
+    )
+    drift = _drift_output(report.get("drift"))
     k = (run.report or {}).get("settings", {}).get("headline_k")
     agg = (run.report or {}).get("aggregate") or {}
     headline = (
@@ -284,7 +291,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         "is_baseline": baseline_run_id(retriever=run.retriever) == run.pk,
         "headline_k": run.headline_k,
         "verdict": run.verdict,
-        "verdict_detail": (run.report or {}).get("verdict"),
+        "verdict_detail": report.get("verdict"),
         "corpus_version": (
             {
                 "id": run.corpus_version.pk,
@@ -295,7 +302,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
             if run.corpus_version is not None
             else None
         ),
-        "corpus": (run.report or {}).get("corpus"),
+        "corpus": report.get("corpus"),
         "drift": drift,
         "headline": headline,
         "created_at": run.created_at,
@@ -462,7 +469,7 @@ class EvaluationRunReportApi(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        return Response(run_report_cached(run, **thresholds))
+        return Response(localized(run_report_cached(run, **thresholds)))
 
 
 class EvaluationRunCancelApi(APIView):

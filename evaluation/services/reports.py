@@ -38,7 +38,7 @@ from evaluation.services.answers import (
 )
 from evaluation.services.endpoints import ssrf_policy
 from evaluation.services.settings import ProjectSettings, project_settings, run_settings
-from goldsmith import pool_bias, reporting, verdicts
+from goldsmith import pool_bias, reporting, text, verdicts
 from goldsmith.corpus import text_sha256
 from goldsmith.formats import spreadsheets
 from goldsmith.formats.trec import trec_list_in_order, write_trec_run
@@ -299,6 +299,13 @@ def report_as_shown(
     if out.get("topk"):
         out["topk"] = reporting.topk_reweigh(out["topk"], *settings.topk_choice)
     out["hints"] = reporting.hints(out)
+    # the sentences' templates: the stored ones (those of a report computed now, from its
+    # texts), the hints' of today
+    stored = report.get("templates") or text.templates_of(report)
+    out["templates"] = {
+        **{at: t for at, t in stored.items() if not at.startswith("/hints/")},
+        **text.templates_of(out["hints"], "/hints"),
+    }
     if out.get("answers"):
         recall_t, correct_t = settings.quadrant_thresholds(run.pass_threshold)
         out["answers"] = answers_as_shown(

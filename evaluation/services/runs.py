@@ -72,7 +72,7 @@ from evaluation.services.retrievers import (
     snapshot_fingerprint,
 )
 from evaluation.services.settings import DEFAULT_KS, project_settings
-from goldsmith import reporting
+from goldsmith import reporting, text
 from goldsmith.retrievers.http import Outcome
 
 logger = logging.getLogger(__name__)
@@ -510,7 +510,9 @@ def evaluation_run_finish(*, run_id: int) -> EvaluationRun:
         if drift is not None:
             report["drift"] = drift
         # The one place a stored report is assembled: undefined means (no relevant chunk)
-        # become null here, whatever part of the engine produced them.
+        # become null here, whatever part of the engine produced them, and every sentence
+        # keeps its template and values beside its English (goldsmith.text.templates_of).
+        report["templates"] = text.templates_of(report)
         report = reporting.strict_json(report)
         drift = report.get("drift")
         counts = report["counts"]

@@ -6,7 +6,8 @@ from typing import Any
 
 from django import template
 
-from evaluation.wording import fired_rule_in_words, verdict_label
+from evaluation.wording import verdict_label
+from sitewide.i18n import localized
 
 register = template.Library()
 
@@ -74,11 +75,11 @@ def f3(value: Any) -> str:
 
 @register.filter
 def fired_words(alert: Any) -> list[str]:
-    """A drift alert's fired rules, each said in the active language (evaluation/wording.py)
-    from its stored figures and the run's headline K."""
-    run = alert.run
-    k = run.headline_k or ((run.report or {}).get("drift") or {}).get("k")
-    return [fired_rule_in_words(rule, k) for rule in alert.fired or []]
+    """A drift alert's fired rules, each said in the active language from the template its
+    run's report keeps (the alert holds the report's ``drift.fired``)."""
+    templates = (alert.run.report or {}).get("templates")
+    shown = localized({"drift": {"fired": list(alert.fired or [])}}, templates)
+    return [str(rule.get("message", "")) for rule in shown["drift"]["fired"]]
 
 
 @register.filter

@@ -58,7 +58,7 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
         # The answer metrics left out because a run has no answers are said once, in one
         # sentence; those left out because the scorers differ, one by one.
         not_compared_scorers={
-            m: how
+            m: localize(how)
             for m, how in (comparison.get("answers_not_comparable") or {}).items()
             if not (comparison.get("no_answers") and S.is_answer_metric(m) and S.reads_response(m))
         },

@@ -33,20 +33,15 @@ from evaluation.services.runs import baseline_set, evaluation_run_cancel
 from evaluation.services.settings import ProjectSettings, project_settings
 from evaluation.wording import (
     ANSWER_METRIC_NAMES,
-    QUADRANT_ADVICE,
-    QUADRANT_TITLES,
-    UNFAITHFUL_ADVICE,
-    answer_reason_words,
     corpus_in_words,
-    drift_in_words,
-    verdict_in_words,
 )
-from goldsmith import bands, metrics, plots
+from goldsmith import bands, metrics, plots, verdicts
 from goldsmith.answers import faithfulness as F
+from goldsmith.answers import quadrants as Q
 from goldsmith.answers.quadrants import QUADRANTS
 from goldsmith.text import id_order
 from sitewide.downloads import attachment
-from sitewide.i18n import localize
+from sitewide.i18n import localize, localized
 
 
 @login_required
@@ -118,7 +113,7 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
         EvaluationRun.objects.select_related("retriever", "version"), project=project, pk=run_id
     )
     settings = project_settings(project=project)
-    report = report_as_shown(run, run.report or {}, settings=settings)
+    report = localized(report_as_shown(run, run.report or {}, settings=settings))
     ctx.update(run=run, progress=run_progress(run=run), report=report)
     ctx["is_baseline"] = baseline_run_id(retriever=run.retriever) == run.pk
     ctx["alert"] = getattr(run, "drift_alert", None) if hasattr(run, "drift_alert") else None
@@ -155,8 +150,8 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
             strata=_group_rows(report.get("by_stratum") or {}, k),
             thresholds=settings.thresholds(),
             preset=bands.preset(settings.preset),
-            verdict=verdict_in_words(report.get("verdict")),
-            drift=drift_in_words(report.get("drift")),
+            verdict=_verdict_shown(report.get("verdict")),
+            drift=report.get("drift"),
             others=EvaluationRun.objects.filter(
                 project=project, version=run.version, state=RunState.SUCCEEDED
             )
@@ -167,6 +162,13 @@ def run_detail(request: HttpRequest, project_id: int, run_id: int) -> HttpRespon
         ctx.update(_corpus_context(report, k))
         ctx["answers"] = _answers_context(run, report)
     return render(request, "evaluation/run_detail.html", ctx)
+
+
+def _verdict_shown(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The verdict with what it rests on in sentences (the engine's, from its basis)."""
+    if not verdict or not verdict.get("basis"):
+        return verdict
+    return {**verdict, "basis_lines": [localize(t) for t in verdicts.basis_words(verdict["basis"])]}
 
 
 ANSWER_ROWS = 500  # queries listed in the answer table of a run page
@@ -211,15 +213,15 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             quadrants.append(
                 {
                     "key": key,
-                    "title": QUADRANT_TITLES[key],
-                    "advice": QUADRANT_ADVICE[key],
+                    "title": localize(Q.TITLES[key]),
+                    "advice": localize(Q.ADVICE[key]),
                     "count": diag["counts"].get(key, 0),
                     "queries": [
                         {"id": q, "text": texts.get(q, "")}
                         for q in sorted(diag["queries"].get(key, []), key=id_order)
                     ],
                     "unfaithful": sorted(unfaithful.get(key, []), key=id_order),
-                    "unfaithful_advice": UNFAITHFUL_ADVICE[key],
+                    "unfaithful_advice": localize(Q.UNFAITHFUL_ADVICE[key]),
                 }
             )
         by_category = [
@@ -236,7 +238,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
             "text": texts.get(q, ""),
             "recall": values.get(recall_metric) if recall_metric else None,
             "correctness": values.get(correctness_metric) if correctness_metric else None,
-            "quadrant": QUADRANT_TITLES.get(place.get(q, ""), ""),
+            "quadrant": localize(Q.TITLES[place[q]]) if q in place else "",
             "faithfulness": values.get("faithfulness"),
             "reasons": _reasons_shown(reasons.get(q) or {}, recall_metric, claims.get(q)),
         }
@@ -248,7 +250,7 @@ def _answers_context(run: EvaluationRun, report: dict[str, Any]) -> dict[str, An
         "stage_headline": stage_headline(report),
         "metrics": metric_rows,
         "quadrants": quadrants,
-        "quadrant_keys": [QUADRANT_TITLES[k] for k in QUADRANTS],
+        "quadrant_keys": [localize(Q.TITLES[k]) for k in QUADRANTS],
         "by_category": by_category,
         "diagnosis": diag,
         "rows": rows[:ANSWER_ROWS],
@@ -286,8 +288,8 @@ def _reasons_shown(
 ) -> list[dict[str, str | None]]:
     """A query's stored reasons as its row shows them: the context recall the quadrants read
     (not every K's) and each answer metric, named in words, each reason in the reader's
-    language (`answer_reason_words`; faithfulness by the rules said again from the claims the
-    report kept, `goldsmith.answers.faithfulness.reason_from_json`)."""
+    language (the report is said in it; faithfulness by the rules said again from the claims
+    the report kept, `goldsmith.answers.faithfulness.reason_from_json`)."""
     shown = []
     for family in REASON_FAMILIES:
         for name, reason in reasons.items():
@@ -302,7 +304,7 @@ def _reasons_shown(
                     "k": name.split("@")[1] if "@" in name else None,
                     "reason": localize(F.reason_from_json(claims))
                     if family == "faithfulness" and claims
-                    else answer_reason_words(reason),
+                    else reason,
                 }
             )
     return shown
@@ -371,8 +373,6 @@ def _diagnosis_context(report: dict[str, Any], settings: ProjectSettings) -> dic
         "hints": [
             {
                 **h,
-                "title": localize(h["title"]),
-                "detail": localize(h["detail"]),
                 "figure_list": [(name, _figure(v)) for name, v in h["figures"].items()],
             }
             for h in report.get("hints") or []

@@ -60,6 +60,7 @@ from goldsmith.retrievers.http import (
     stream_calls,
 )
 from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
+from goldsmith.text import say
 
 RULES = "rules"
 JUDGE_PREFIX = "judge:"
@@ -590,14 +591,18 @@ def apply_judge(
         scored_by[qid] = judged.scorer
         answer = answers.get(qid)
         if answer is None or answer.score is None:
-            error = "the judge was not asked" if answer is None else answer.error
+            error = say("the judge was not asked") if answer is None else answer.error
             failed[qid] = error
             values[row, col] = np.nan
-            reasons[row][S.ANSWER_CORRECTNESS] = f"{judged.scorer} gave no score: {error}"
+            reasons[row][S.ANSWER_CORRECTNESS] = say(
+                "%(judge)s gave no score: %(error)s", judge=judged.scorer, error=error
+            )
             continue
         ok += 1
         values[row, col] = answer.score
-        reasons[row][S.ANSWER_CORRECTNESS] = answer.reason or f"{judged.scorer} gave no reason"
+        reasons[row][S.ANSWER_CORRECTNESS] = answer.reason or say(
+            "%(judge)s gave no reason", judge=judged.scorer
+        )
     new = replace(result, values=values, reasons=tuple(reasons))
     return Applied(new, scored_by, failed, ok, more)
 
@@ -629,16 +634,20 @@ def _apply_more(
             answer = answers.get(qid)
             given = None if answer is None else answer.more.get(metric)
             if answer is None or (answer.score is None and given is None):
-                error = "the judge was not asked" if answer is None else answer.error
-                why = f"{judged.scorer} gave no score: {error}"
+                error = say("the judge was not asked") if answer is None else answer.error
+                why = say("%(judge)s gave no score: %(error)s", judge=judged.scorer, error=error)
             elif given is None:
-                why = f"{judged.scorer} gave no {metric}"
+                why = say("%(judge)s gave no %(metric)s", judge=judged.scorer, metric=metric)
             elif given.get("score") is None:
-                why = f"{judged.scorer} gave no score: {given.get('error', '')}"
+                why = say(
+                    "%(judge)s gave no score: %(error)s",
+                    judge=judged.scorer,
+                    error=given.get("error", ""),
+                )
             else:
                 values[row, col] = float(given["score"])
-                reasons[row][metric] = str(given.get("reason") or "") or (
-                    f"{judged.scorer} gave no reason"
+                reasons[row][metric] = str(given.get("reason") or "") or say(
+                    "%(judge)s gave no reason", judge=judged.scorer
                 )
                 continue
             values[row, col] = np.nan

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldsmith.bands import TOLERANCE, Targets
+from goldsmith.text import Text, say
 
 DEFAULT_THRESHOLD = Targets().pass_threshold
 
@@ -26,46 +27,46 @@ QUADRANTS: tuple[str, ...] = (
     "high_recall_low_correctness",
     "high_recall_high_correctness",
 )
-TITLES: dict[str, str] = {
-    "low_recall_low_correctness": "Context missed, answer wrong",
-    "low_recall_high_correctness": "Context missed, answer right",
-    "high_recall_low_correctness": "Context found, answer wrong",
-    "high_recall_high_correctness": "Context found, answer right",
+TITLES: dict[str, Text] = {
+    "low_recall_low_correctness": say("Context missed, answer wrong"),
+    "low_recall_high_correctness": say("Context missed, answer right"),
+    "high_recall_low_correctness": say("Context found, answer wrong"),
+    "high_recall_high_correctness": say("Context found, answer right"),
 }
-ADVICE: dict[str, str] = {
-    "low_recall_low_correctness": (
+ADVICE: dict[str, Text] = {
+    "low_recall_low_correctness": say(
         "Retrieval is the first suspect: look at chunking, query rewriting, the top-K given to "
         "the model, the reranker, and whether the golden set covers these questions."
     ),
-    "low_recall_high_correctness": (
+    "low_recall_high_correctness": say(
         "Right without the key facts in context: the question may be too easy (the model "
         "knows the answer), or the reference facts are incomplete or linked to the wrong chunks."
     ),
-    "high_recall_low_correctness": (
+    "high_recall_low_correctness": say(
         "Generation is the suspect: the facts were in context but the answer missed them. Look "
         "at the prompt, how the answer integrates several facts, and hallucinated details."
     ),
-    "high_recall_high_correctness": (
+    "high_recall_high_correctness": say(
         "Working: keep these as regression cases, and look here for the hard cases worth "
         "adding to the golden set."
     ),
 }
 
-UNFAITHFUL_ADVICE: dict[str, str] = {
-    "low_recall_low_correctness": (
+UNFAITHFUL_ADVICE: dict[str, Text] = {
+    "low_recall_low_correctness": say(
         "The answer says what its contexts do not: with the key facts missing, the model "
         "filled the gap itself. Fix retrieval first, and have the prompt tell the model to say "
         "when the contexts do not hold the answer."
     ),
-    "low_recall_high_correctness": (
+    "low_recall_high_correctness": say(
         "Right, but not from its contexts: the model answered from what it knows. Retrieval "
         "missed the facts; the answer will not hold for what the model does not know."
     ),
-    "high_recall_low_correctness": (
+    "high_recall_low_correctness": say(
         "Context found, answer unfaithful: the prompt or the model, not retrieval. Look at the "
         "grounding instructions, the temperature and the model, and at the claims listed."
     ),
-    "high_recall_high_correctness": (
+    "high_recall_high_correctness": say(
         "Right, yet it claims more than its contexts hold: the prompt or the model adds "
         "details; check the claims listed before they turn wrong."
     ),

@@ -24,6 +24,7 @@ from goldsmith.answers import quadrants as Q
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.bands import TOLERANCE
+from goldsmith.text import say
 
 if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a judge is used
     from goldsmith.answers import judge as J
@@ -378,7 +379,12 @@ def scorer_differences(a: AnswerRun, b: AnswerRun, metrics: Sequence[str]) -> di
     for m in metrics:
         sa, sb = dict(a.scorer(m)), dict(b.scorer(m))
         if sa != sb:
-            out[m] = f"{m}: run A scored by {_describe(sa)}, run B by {_describe(sb)}"
+            out[m] = say(
+                "%(metric)s: run A scored by %(a)s, run B by %(b)s",
+                metric=m,
+                a=_describe(sa),
+                b=_describe(sb),
+            )
     return out
 
 
@@ -386,7 +392,7 @@ def unanswered(
     a: AnswerRun,
     b: AnswerRun,
     metrics: Sequence[str],
-    names: tuple[str, str] = ("run A", "run B"),
+    names: tuple[str, str] = (say("run A"), say("run B")),
 ) -> dict[str, str]:
     """Metric → why it is not compared, for each of ``metrics`` that reads the response when
     either run has no answers ("answer_correctness: run B has no answers (no query with a
@@ -394,9 +400,13 @@ def unanswered(
     missing = [name for name, r in zip(names, (a, b), strict=True) if not r.has_answers]
     if not missing:
         return {}
-    who = "neither run has answers" if len(missing) == 2 else f"{missing[0]} has no answers"
+    who = (
+        say("neither run has answers")
+        if len(missing) == 2
+        else say("%(run)s has no answers", run=missing[0])
+    )
     return {
-        m: f"{m}: {who} (no query with a response)"
+        m: say("%(metric)s: %(who)s (no query with a response)", metric=m, who=who)
         for m in metrics
         if S.is_answer_metric(m) and S.reads_response(m)
     }
@@ -478,11 +488,13 @@ def answer_drift(
 
     Returns ``{"limits", "current", "baseline", "fired": [{"rule", "metric", "value",
     "limit", "baseline", "message", "significance"}], "significance"}``."""
-    from goldsmith.verdicts import significance
+    from goldsmith.verdicts import significance, with_significance
 
     # A rule on a metric that reads the response does not apply when either side has no
     # answers: an absent answer is not a drop (and the drop of a metric never scored is none).
-    absent = unanswered(baseline, current, list(limits), ("the baseline", "the current run"))
+    absent = unanswered(
+        baseline, current, list(limits), (say("the baseline"), say("the current run"))
+    )
     if not allow_different_scorers:
         _check_scorers(baseline, current, [m for m in limits if m not in absent], "a drift rule")
     rc, rb = current.results(), baseline.results()
@@ -510,10 +522,15 @@ def answer_drift(
         out["baseline"][metric] = _num(before)
         out["significance"][metric] = sig
         if before - now > limit + TOLERANCE:
-            msg = (
-                f"mean {metric} dropped {before - now:.4f} ({before:.4f} → {now:.4f}), "
-                f"more than {limit:g} — {sig['words']}"
+            drop = say(
+                "mean %(metric)s dropped %(drop)s (%(before)s → %(after)s), more than %(limit)s",
+                metric=metric,
+                drop=f"{before - now:.4f}",
+                before=f"{before:.4f}",
+                after=f"{now:.4f}",
+                limit=f"{limit:g}",
             )
+            msg = with_significance(drop, sig)
             out["fired"].append(
                 {
                     "rule": "max_answer_drop",

@@ -57,6 +57,7 @@ from goldsmith.answers import faithfulness as F
 from goldsmith.answers import text as T
 from goldsmith.answers import values as V
 from goldsmith.answers.model import AnswerKey, StagedQuery
+from goldsmith.text import Text, joined, say
 
 CONTEXT_RECALL = "context_recall"
 ANSWER_CORRECTNESS = "answer_correctness"
@@ -255,10 +256,12 @@ class AnswerResult:
 # Scoring
 
 
-def _numbered(indices: list[int]) -> str:
+def _numbered(indices: list[int]) -> Text:
     if len(indices) == 1:
-        return f"fact {indices[0]}"
-    return "facts " + ", ".join(map(str, indices[:-1])) + f" and {indices[-1]}"
+        return say("fact %(n)s", n=indices[0])
+    return say(
+        "facts %(first)s and %(last)s", first=", ".join(map(str, indices[:-1])), last=indices[-1]
+    )
 
 
 def context_recall(
@@ -293,12 +296,12 @@ def context_recall(
     n = len(checks)
     if not missing:
         reason = (
-            f"all {n} facts in the top {k} contexts"
+            say("all %(n)s facts in the top %(k)s contexts", n=n, k=k)
             if n > 1
-            else f"the fact is in the top {k} contexts"
+            else say("the fact is in the top %(k)s contexts", k=k)
         )
     else:
-        reason = f"{_numbered(missing)} not in the top {k} contexts"
+        reason = say("%(facts)s not in the top %(k)s contexts", facts=_numbered(missing), k=k)
     return found / n, reason, tuple(checks)
 
 
@@ -339,9 +342,9 @@ def fact_coverage(
     missing = [c.index for c in checks if not c.found]
     n = len(checks)
     if not missing:
-        reason = f"all {n} facts stated" if n > 1 else "the fact is stated"
+        reason = say("all %(n)s facts stated", n=n) if n > 1 else say("the fact is stated")
     else:
-        reason = f"{_numbered(missing)} missing"
+        reason = say("%(facts)s missing", facts=_numbered(missing))
     return (n - len(missing)) / n, reason, checks
 
 
@@ -352,7 +355,7 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     reference = " \n ".join([*key.references, *(f.text for f in key.facts)])
     ref_numbers = V.quantities(reference, bare_words=False)
     ref_dates = V.dates(reference)
-    out: list[str] = []
+    out: list[Text] = []
     said = V.quantities(response, bare_words=False) if ref_numbers else ()
     by_dimension: dict[str | None, list[V.Quantity]] = {}  # the reference's numbers with a unit
     for r in ref_numbers if said else ():
@@ -361,10 +364,10 @@ def conflicts(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[
     for q in said:  # compared with the reference's numbers it is comparable with, in order
         same_dim = by_dimension.get(q.dimension) if q.unit is not None else None
         if same_dim and not any(q.same_as(r, settings.number_tolerance) for r in same_dim):
-            out.append(f"says {q.surface}, reference {same_dim[0].surface}")
+            out.append(say("says %(a)s, reference %(b)s", a=q.surface, b=same_dim[0].surface))
     for d in V.dates(response) if ref_dates else ():
         if not any(d.same_as(r) for r in ref_dates):
-            out.append(f"says {V.iso(d)}, reference {V.iso(ref_dates[0])}")
+            out.append(say("says %(a)s, reference %(b)s", a=V.iso(d), b=V.iso(ref_dates[0])))
     return tuple(dict.fromkeys(out))
 
 
@@ -392,78 +395,92 @@ def _exact_match_one(
     if kind == "boolean":
         want, got = V.polarity(ref), V.polarity(response)
         if want is None:
-            return 0.0, f"the reference {ref!r} is not yes or no"
+            return 0.0, say("the reference %(a)s is not yes or no", a=repr(ref))
         if got is None:
-            return 0.0, f"no yes/no answer found (reference {want})"
-        return (1.0, f"says {got}, as the reference") if got == want else (
-            0.0, f"says {got}, reference {want}"
-        )  # fmt: skip
+            return 0.0, say("no yes/no answer found (reference %(a)s)", a=want)
+        if got == want:
+            return 1.0, say("says %(a)s, as the reference", a=got)
+        return 0.0, say("says %(a)s, reference %(b)s", a=got, b=want)
     if kind == "choice":
         picked = V.chosen(response, key.choices)
         want_c = V.chosen(ref, key.choices)
         if not picked:
-            return 0.0, f"names no choice (reference {ref})"
+            return 0.0, say("names no choice (reference %(a)s)", a=ref)
         if len(picked) > 1:
-            return 0.0, f"names several choices: {', '.join(picked)}"
+            return 0.0, say("names several choices: %(a)s", a=", ".join(picked))
         if want_c and picked[0] == want_c[0]:
-            return 1.0, f"chose {picked[0]}, as the reference"
-        return 0.0, f"chose {picked[0]}, reference {ref}"
+            return 1.0, say("chose %(a)s, as the reference", a=picked[0])
+        return 0.0, say("chose %(a)s, reference %(b)s", a=picked[0], b=ref)
     raise ValueError(f"exact_match applies to closed answer types, not {kind!r}")
 
 
 def _number_match(ref: str, response: str, tolerance: float) -> tuple[float, str]:
     want = V.number_answer(ref)
     if not want:
-        return 0.0, f"the reference {ref!r} states no number"
+        return 0.0, say("the reference %(a)s states no number", a=repr(ref))
     target = want[0]
     said = V.number_answer(response)
     hits = [q for q in said if q.same_as(target, tolerance)]
     if not hits:
         kin = [q for q in said if q.unit is None or target.unit is None or q.comparable(target)]
         if kin or said:  # a number of the same kind first, else any (7 business days)
-            return 0.0, f"says {(kin or said)[0].surface}, reference {target.surface}"
-        return 0.0, f"states no number (reference {target.surface})"
+            first = (kin or said)[0].surface
+            return 0.0, say("says %(a)s, reference %(b)s", a=first, b=target.surface)
+        return 0.0, say("states no number (reference %(a)s)", a=target.surface)
     others = [
         q
         for q in said
         if not q.same_as(target, tolerance) and (q.comparable(target) or q.unit == target.unit)
     ]
     if others:
-        return 0.0, f"says {hits[0].surface} but also {others[0].surface}"
-    return 1.0, f"says {hits[0].surface}, as the reference"
+        return 0.0, say("says %(a)s but also %(b)s", a=hits[0].surface, b=others[0].surface)
+    return 1.0, say("says %(a)s, as the reference", a=hits[0].surface)
 
 
 def _date_match(ref: str, response: str) -> tuple[float, str]:
     want = V.dates(ref)
     if not want:
-        return 0.0, f"the reference {ref!r} states no date"
+        return 0.0, say("the reference %(a)s states no date", a=repr(ref))
     target = want[0]
     said = V.dates(response)
     if not said:
-        return 0.0, f"states no date (reference {V.iso(target)})"
+        return 0.0, say("states no date (reference %(a)s)", a=V.iso(target))
     hits = [d for d in said if d.same_as(target)]
     if not hits:
-        return 0.0, f"says {V.iso(said[0])}, reference {V.iso(target)}"
+        return 0.0, say("says %(a)s, reference %(b)s", a=V.iso(said[0]), b=V.iso(target))
     others = [d for d in said if not d.same_as(target)]
     if others:
-        return 0.0, f"says {V.iso(hits[0])} but also {V.iso(others[0])}"
-    return 1.0, f"says {V.iso(hits[0])}, as the reference"
+        return 0.0, say("says %(a)s but also %(b)s", a=V.iso(hits[0]), b=V.iso(others[0]))
+    return 1.0, say("says %(a)s, as the reference", a=V.iso(hits[0]))
 
 
-def _which(at: int, n: int) -> str:
-    return "the reference answer" if n == 1 else f"reference answer {at + 1} of {n}"
-
-
-def answer_f1(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[float, str]:
-    """(value, reason) of ``answer_f1``: the best F1 over the reference answers."""
+def answer_f1(
+    key: AnswerKey, response: str, settings: AnswerSettings, *, no_facts: bool = False
+) -> tuple[float, Text]:
+    """(value, reason) of ``answer_f1``: the best F1 over the reference answers. ``no_facts``:
+    the reason says it stands for answer correctness, the key having no facts."""
     refs = key.references
     f1, at = T.best_over_references(T.token_f1, response, refs, settings.tokenizer)
-    kind = (
-        "CMRC 2018 F1"
-        if settings.tokenizer == T.AUTO and T.is_cmrc_pair(response, refs[at])
-        else "token F1"
-    )
-    return f1, f"{kind} {f1:.2f} against {_which(at, len(refs))}"
+    cmrc = settings.tokenizer == T.AUTO and T.is_cmrc_pair(response, refs[at])
+    shown = f"{f1:.2f}"
+    if len(refs) > 1:
+        values = {"kind": "CMRC 2018" if cmrc else say("token"), "f1": shown, "i": at + 1}
+        if no_facts:
+            return f1, say(
+                "%(kind)s F1 %(f1)s against reference answer %(i)s of %(n)s (no key facts)",
+                n=len(refs),
+                **values,
+            )
+        return f1, say(
+            "%(kind)s F1 %(f1)s against reference answer %(i)s of %(n)s", n=len(refs), **values
+        )
+    if cmrc and no_facts:
+        return f1, say("CMRC 2018 F1 %(f1)s against the reference answer (no key facts)", f1=shown)
+    if cmrc:
+        return f1, say("CMRC 2018 F1 %(f1)s against the reference answer", f1=shown)
+    if no_facts:
+        return f1, say("token F1 %(f1)s against the reference answer (no key facts)", f1=shown)
+    return f1, say("token F1 %(f1)s against the reference answer", f1=shown)
 
 
 def squad_em(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[float, str]:
@@ -476,9 +493,16 @@ def squad_em(key: AnswerKey, response: str, settings: AnswerSettings) -> tuple[f
         if settings.tokenizer == T.AUTO and T.is_cmrc_pair(response, refs[at])
         else "SQuAD v2.0"
     )
+    if em == 1.0 and len(refs) > 1:
+        return em, say(
+            "the text of reference answer %(i)s of %(n)s (%(rule)s normalisation)",
+            i=at + 1,
+            n=len(refs),
+            rule=rule,
+        )
     if em == 1.0:
-        return em, f"the text of {_which(at, len(refs))} ({rule} normalisation)"
-    return em, f"not the text of a reference answer ({rule} normalisation)"
+        return em, say("the text of the reference answer (%(rule)s normalisation)", rule=rule)
+    return em, say("not the text of a reference answer (%(rule)s normalisation)", rule=rule)
 
 
 def score_query(
@@ -548,7 +572,7 @@ def score_query(
             if not key.facts:
                 vals.append(nan)
             elif staged is None:
-                record(name, 0.0, "missing from the run")
+                record(name, 0.0, say("missing from the run"))
             else:
                 assert spec.k is not None
                 v, why, fc = context_recall(key, staged, spec.k, settings)
@@ -587,14 +611,13 @@ def score_query(
             elif key.is_closed:
                 record(name, *matched(response))
             elif found:
-                record(name, 0.0, "; ".join(found))
+                record(name, 0.0, joined(found, "; "))
             elif key.facts:
                 v, why, fc = coverage(response)
                 record(name, v, why)
                 checks.setdefault(FACT_COVERAGE, fc)
             else:
-                f1, why = answer_f1(key, response, settings)
-                record(name, f1, f"{why} (no key facts)")
+                record(name, *answer_f1(key, response, settings, no_facts=True))
     return vals, reasons, checks, found, faithful
 
 

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
+from goldsmith import reporting
+from goldsmith.text import templates_of
+from sitewide.i18n import localized
 from tests.conftest import REPO, WorkerProcess, worker_environment
 from tests.stub_servers import StubRetriever
+
+
+def stored_and_said(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``doc`` (a report or a part of one, as the engine made it) as a run stores it (JSON: its
+    sentences in English, their templates and values under ``templates``), and as a page says
+    it in the active language."""
+    stored = json.loads(json.dumps(reporting.strict_json({**doc, "templates": templates_of(doc)})))
+    return stored, localized(stored)
 
 
 @dataclass

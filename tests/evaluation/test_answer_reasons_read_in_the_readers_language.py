@@ -1,8 +1,8 @@
-"""The answer scorers' reasons, stored in English in a run's report, read in the reader's
-language on the run page: every shape of reason the engine gives (context recall, fact
-coverage, token F1, exact match of numbers, dates, yes/no and choices, conflicts, missing
-answers) is said again in Chinese for a zh-hans reader and unchanged for an English one; an
-answer judge's own words are shown as they came."""
+"""The answer scorers' reasons, stored in a run's report in English with their templates, read
+in the reader's language on the run page: every shape of reason the engine gives (context
+recall, fact coverage, token F1, exact match of numbers, dates, yes/no and choices, conflicts,
+missing answers) is said in Chinese for a zh-hans reader and unchanged for an English one; an
+answer judge's own words (stored without a template) are shown as they came."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import re
 import pytest
 from django.utils import translation
 
-from evaluation.wording import answer_reason_words
 from goldsmith.answers.model import AnswerKey, Context, KeyFact, StagedQuery
 from goldsmith.answers.scoring import score_answers
+from tests.evaluation.conftest import stored_and_said
 
 FACTS = (
     KeyFact("refunds take 7 days", ("c1",)),
@@ -57,6 +57,11 @@ CASES: list[tuple[AnswerKey, StagedQuery | None]] = [
 METRICS = ["context_recall@1", "fact_coverage", "answer_f1", "exact_match", "answer_correctness"]
 
 
+def shown(reason: str) -> str:
+    """A reason as the run page shows it: stored, then said in the active language."""
+    return stored_and_said({"reason": reason})[1]["reason"]
+
+
 def engine_reasons() -> set[str]:
     keys = [key for key, _ in CASES]
     run = [staged for _, staged in CASES if staged is not None]
@@ -91,13 +96,13 @@ def test_the_cases_give_every_shape_of_reason():
 def test_an_english_reader_reads_them_as_the_engine_gave_them():
     with translation.override("en"):
         for reason in engine_reasons():
-            assert answer_reason_words(reason) == reason
+            assert shown(reason) == reason
 
 
 def test_a_chinese_reader_reads_every_one_in_chinese():
     with translation.override("zh-hans"):
         for reason in engine_reasons():
-            said = answer_reason_words(reason)
+            said = shown(reason)
             assert said != reason and re.search(r"[\u4e00-\u9fff]", said), reason
             # what remains in Latin letters is the answers' own values and F1
             left = set(re.findall(r"[A-Za-z]+", said)) - {"F", "days", "or", "red", "blue"}
@@ -110,4 +115,4 @@ def test_a_chinese_reader_reads_every_one_in_chinese():
 )
 def test_an_answer_judges_own_words_are_shown_as_they_came(judge_words):
     with translation.override("zh-hans"):
-        assert answer_reason_words(judge_words) == judge_words
+        assert shown(judge_words) == judge_words

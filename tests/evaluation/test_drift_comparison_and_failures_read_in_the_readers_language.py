@@ -1,11 +1,9 @@
-"""A run's drift and a comparison are stored once, in English (what the API, the webhook and
-`goldsmith drift` say); the pages say their sentences again from the stored figures in the
+"""A run's drift and a comparison are stored once, in English (what the webhook and `goldsmith
+drift` say) with their templates and values; the pages say their sentences from them in the
 reader's language, and in English word for word what the engine wrote, whatever the figures. A
 run's failure reason is written by the worker in the language of the person who started it."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -14,14 +12,14 @@ from django.utils.html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.catalogs import compile_catalogs
+from config.python_catalogs import compile_catalogs
 from evaluation.models import DriftAlert, RunState
 from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import baseline_set, evaluation_run_create
-from evaluation.wording import drift_in_words, fired_rule_in_words, significance_in_words
-from goldsmith import bands, metrics, reporting, verdicts
+from goldsmith import bands, metrics, verdicts
+from sitewide.i18n import localized
 from tests.conftest import wait_for
-from tests.evaluation.conftest import make_golden
+from tests.evaluation.conftest import make_golden, stored_and_said
 from tests.evaluation.run_files import run_with
 from tests.evaluation.test_the_run_pages_show_progress_report_and_comparison import login
 
@@ -118,9 +116,8 @@ def test_in_english_the_page_says_the_engines_drift_sentences(
     )
     if out["drift"] is None:
         return
-    stored = json.loads(json.dumps(reporting.strict_json(out["drift"])))
     with translation.override("en"):
-        said = drift_in_words(stored)
+        stored, said = stored_and_said(out["drift"])
     assert [f["message"] for f in said["fired"]] == [f["message"] for f in stored["fired"]]
     assert said["significance"] == stored["significance"]
     assert said["note"] == stored["note"]
@@ -135,27 +132,27 @@ def _drop_drift():
         permutations=200,
         samples=100,
     )
-    return json.loads(json.dumps(reporting.strict_json(out["drift"])))
+    return out["drift"]
 
 
 def test_in_chinese_a_drop_is_said_in_chinese():
-    drift = _drop_drift()
-    recall_drop = next(f for f in drift["fired"] if f["rule"] == "max_recall_drop")
     with translation.override("zh-hans"):
-        said = fired_rule_in_words(recall_drop, 5)
+        _, drift = stored_and_said(_drop_drift())
+    said = next(f for f in drift["fired"] if f["rule"] == "max_recall_drop")["message"]
     assert said.startswith("平均 recall@5 下降了 0.2000（1.0000 → 0.8000），超过 0.05——")
     assert "在两次运行都评分的 20 条查询上，recall@5 变化 -0.200" in said
     assert "配对随机化检验 p = " in said and "变化的 95% 置信区间为" in said
     assert not any(word in said for word in ("dropped", "noise", "queries"))
 
 
-def test_a_rule_stored_without_its_figures_is_shown_as_stored():
-    old = {"rule": "min_recall", "value": 0.5, "message": "m"}  # no limit stored
+def test_a_rule_stored_without_its_template_is_shown_as_stored():
+    old = {"fired": [{"rule": "min_recall", "value": 0.5, "message": "m"}], "note": "n"}
     with translation.override("zh-hans"):
-        assert fired_rule_in_words(old, 5) == "m"
-        assert fired_rule_in_words({**old, "limit": 0.7}, None) == "m"
-        assert significance_in_words({"words": "w"}) == "w"
-        assert drift_in_words(None) is None
+        assert localized(old) == old
+        # a template where the report holds no sentence (a figure) changes nothing
+        odd = localized({**old, "templates": {"/fired/0/value": {"template": "x"}}})
+        assert odd["fired"] == old["fired"]
+        assert localized(None) is None
 
 
 @pytest.mark.django_db

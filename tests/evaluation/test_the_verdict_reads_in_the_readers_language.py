@@ -1,10 +1,9 @@
-"""A run's verdict is stored once, in English (as `goldsmith eval` prints it); the run page says
-it again from the stored figures in the reader's language. In English the page's sentence is
-the engine's, word for word, whatever the figures."""
+"""A run's verdict is stored once, in English (as `goldsmith eval` prints it) with its template
+and values; the run page says it from them in the reader's language. In English the page's
+sentence is the engine's, word for word, whatever the figures."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,10 +12,11 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.catalogs import compile_catalogs
-from evaluation.wording import verdict_in_words
-from goldsmith import reporting, verdicts
+from config.python_catalogs import compile_catalogs
+from goldsmith import verdicts
 from goldsmith.bands import Targets
+from sitewide.i18n import localized
+from tests.evaluation.conftest import stored_and_said
 
 
 @dataclass
@@ -42,9 +42,10 @@ class Scored:
         return np.array(self.recall if metric.startswith("recall") else self.passing, dtype=float)
 
 
-def _stored(scored: Scored, k: int, t: Targets) -> dict:
-    """The verdict as a report stores it (JSON, undefined means as null)."""
-    return json.loads(json.dumps(reporting.strict_json(verdicts.verdict_report(scored, k, t))))
+def _stored(scored: Scored, k: int, t: Targets) -> tuple[dict, dict]:
+    """The verdict as a report stores it (JSON, undefined means as null), and as a page says it
+    in the active language."""
+    return stored_and_said(verdicts.verdict_report(scored, k, t))
 
 
 fractions = st.integers(0, 20).map(lambda n: n / 20)
@@ -67,9 +68,9 @@ targets = st.tuples(fractions, fractions, fractions, fractions, fractions).map(
 )
 def test_in_english_the_page_says_the_engines_sentence(recall, k, t):
     scored = Scored(recall, [1.0 if r >= t.pass_threshold else 0.0 for r in recall])
-    stored = _stored(scored, k, t)
     with translation.override("en"):
-        assert verdict_in_words(stored)["summary"] == stored["summary"]
+        stored, said = _stored(scored, k, t)
+        assert said["summary"] == stored["summary"]
 
 
 @pytest.fixture
@@ -86,21 +87,21 @@ def test_in_chinese_the_page_says_it_in_chinese(chinese):
         recall_target=0.8, recall_floor=0.7, pass_threshold=0.7, pass_rate_target=0.8,
         pass_rate_floor=0.7,
     )  # fmt: skip
-    warn = _stored(Scored([1.0] * 15 + [0.5] * 5, [1.0] * 15 + [0.0] * 5), 5, t)
-    assert verdict_in_words(warn)["summary"] == (
+    _, warn = _stored(Scored([1.0] * 15 + [0.5] * 5, [1.0] * 15 + [0.0] * 5), 5, t)
+    assert warn["summary"] == (
         "警告：运行结果高于底线但低于某项目标：平均 Recall@5 为 0.875，达到目标 0.80；"
         "通过率 75%（Recall@5 ≥ 0.7）低于目标 80%（高于底线 70%）。"
     )
-    nothing = _stored(Scored([], []), 5, t)
-    assert verdict_in_words(nothing)["summary"] == (
+    _, nothing = _stored(Scored([], []), 5, t)
+    assert nothing["summary"] == (
         "不通过：运行结果低于底线：平均 Recall@5 为 无法计算（没有相关文本块），低于底线 0.70；"
         "通过率 无法计算（没有相关文本块）（Recall@5 ≥ 0.7）低于底线 70%。"
     )
 
 
-def test_a_verdict_stored_without_its_figures_is_shown_as_stored(chinese):
-    assert verdict_in_words({"verdict": "pass", "summary": "Pass"}) == {
+def test_a_verdict_stored_without_its_template_is_shown_as_stored(chinese):
+    assert localized({"verdict": "pass", "summary": "Pass"}) == {
         "verdict": "pass",
         "summary": "Pass",
     }
-    assert verdict_in_words(None) is None
+    assert localized(None) is None
