@@ -79,7 +79,8 @@ def _scan(block: bytes, ncols: int) -> tuple[NDArray[np.uint8], list[Span]] | No
             return None
     a = np.frombuffer(block, dtype=np.uint8)
     low = a < 32
-    if np.count_nonzero(low) != n_nl + block.count(b"\t") + block.count(b"\r"):
+    n_low = np.count_nonzero(low)  # newlines only, usually: no need to count tabs and CRs
+    if n_low != n_nl and n_low != n_nl + block.count(b"\t") + block.count(b"\r"):
         return None  # a control character
     ws = np.empty(len(a) + 2, dtype=bool)
     ws[0] = ws[-1] = True
