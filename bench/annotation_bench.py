@@ -63,6 +63,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+from benchlib import session_key
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SEED = 4
@@ -839,23 +841,12 @@ def cranfield_lead_table(result: dict[str, object]) -> str:
 def make_sessions() -> dict[str, dict[str, str]]:
     """A signed-in session and a CSRF token per annotator: username → cookies."""
     django_setup()
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
 
-    out = {}
-    for user in get_user_model().objects.filter(username__startswith="bench"):
-        store = SessionStore()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        out[user.username] = {"sessionid": store.session_key, "csrftoken": secrets.token_hex(16)}
-    return out
+    return {
+        user.username: {"sessionid": session_key(user), "csrftoken": secrets.token_hex(16)}
+        for user in get_user_model().objects.filter(username__startswith="bench")
+    }
 
 
 def serve_and_load(args: argparse.Namespace) -> None:

@@ -30,6 +30,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from benchlib import cpu_seconds, session_key
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -102,32 +104,9 @@ def build(n: int) -> tuple[int, int, int]:
 
 
 def session_cookie() -> str:
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
 
-    user = get_user_model().objects.get(username=LEAD)
-    store = SessionStore()
-    store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    store.create()
-    return f"sessionid={store.session_key}"
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process and its children (Linux /proc); 0 if gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(cpu_seconds(int(child)) for child in children)
+    return f"sessionid={session_key(get_user_model().objects.get(username=LEAD))}"
 
 
 def free_port() -> int:

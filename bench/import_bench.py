@@ -34,12 +34,11 @@ import re
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from benchlib import ROOT, run_timed
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED = 20241130
 TOPICS = ["json", "pathlib", "asyncio", "datetime", "regex", "logging", "csv", "sqlite3",
           "subprocess", "threading", "unittest", "typing", "itertools", "collections", "socket",
@@ -193,19 +192,10 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str
     """Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of a command run
     under /usr/bin/time -v. CPU time is what the process itself used: on a busy machine it is
     the fairer figure (PostgreSQL's own work is not in it)."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        ["/usr/bin/time", "-v", *cmd], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr[-3000:]}")
-    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
-    user = float(re.search(r"User time \(seconds\): ([\d.]+)", done.stderr)[1])
-    system = float(re.search(r"System time \(seconds\): ([\d.]+)", done.stderr)[1])
-    indexed = re.search(r"search index of project \d+: (\d+) vectors in ([\d.]+)s", done.stderr)
+    t = run_timed(cmd, cwd=ROOT, env=env)
+    indexed = re.search(r"search index of project \d+: (\d+) vectors in ([\d.]+)s", t.stderr)
     note = f" (search index: {indexed[1]} vectors in {indexed[2]} s)" if indexed else ""
-    return wall, user + system, peak_kb / 1024, done.stdout.strip() + note
+    return t.wall_s, t.cpu_s, t.peak_rss_mib, t.stdout.strip() + note
 
 
 def main() -> None:

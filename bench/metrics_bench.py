@@ -1,10 +1,12 @@
 """Metric engine benchmark: `goldsmith eval` against pytrec_eval and ranx (whole processes).
 
 Usage: .venv/bin/python bench/metrics_bench.py [--queries 100000] [--depth 100] [--out bench/out]
+       [--ids fixed|short|long] [--repeat 3] [--skip-ranx]
 
 Generates a seeded TREC workload once (qrels + run under bench/out/, git-ignored), then runs each
-tool as a separate process under /usr/bin/time -v on the same files, records wall time and peak
-RSS, and checks that goldsmith's per-query values equal pytrec_eval's (1e-9).
+tool as a separate process under /usr/bin/time -v on the same files, records wall and CPU time
+and peak RSS (the tools take turns, round after round), and checks that goldsmith's per-query
+values equal pytrec_eval's (1e-9).
 """
 
 from __future__ import annotations
@@ -12,15 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from benchlib import ROOT, run_timed
 
-ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 SEED = 20240607
 # Our metric name -> (pytrec_eval measure, ranx metric).
@@ -35,14 +36,42 @@ METRICS = {
 }
 
 
-def generate(out: Path, n_queries: int, depth: int, seed: int = SEED) -> tuple[Path, Path]:
+def _id_names(style: str) -> tuple[Callable[[int], str], Callable[[int], str]]:
+    """(query id, chunk id) of a number, in one of ``ID_STYLES``."""
+    if style == "fixed":
+        return (lambda q: f"q{q:06d}"), (lambda d: f"c{d:07d}")
+    if style == "short":
+        return (lambda q: f"q{q}"), (lambda d: f"x{d // 100}_{d % 100}")
+
+    def pad(head: str, n: int) -> str:  # to 24-64 characters, the length fixed by the id
+        n = int(n)
+        size = max(len(head) + 2, 24 + (n * 2654435761) % 41)
+        return (head + "-" + f"{n * 0x9E3779B97F4A7C15 % (1 << 64):016x}" * 4)[:size]
+
+    return (lambda q: pad(f"questions/2024/q{q}", q)), (
+        lambda d: pad(f"kb/handbook/doc-{d // 100}/chunk-{d % 100}", d)
+    )
+
+
+CI_OPTIONS = ("--relevance-level", "1", "--format", "json")
+# Ids of the generated files: "fixed" 7-8 characters (q000123, c0012345), "short" as users
+# write them, 2-10 characters (q123, x12345_67), "long" 24-64 characters (paths and hashes).
+ID_STYLES = ("fixed", "short", "long")
+
+
+def generate(
+    out: Path, n_queries: int, depth: int, seed: int = SEED, ids: str = "fixed"
+) -> tuple[Path, Path]:
     """Write qrels.txt and run.txt: 1-10 graded (1/2) chunks + 0-10 judged-0 chunks per query;
     each judged chunk is retrieved with probability 0.6; the rest of the list is random corpus
-    chunks. Scores have 3 decimals so that some ties occur (exercising trec_eval's tie rule)."""
+    chunks. Scores have 3 decimals so that some ties occur (exercising trec_eval's tie rule).
+    ``ids`` names queries and chunks (``ID_STYLES``); the numbers drawn are the same."""
+    tag = "" if ids == "fixed" else f"_{ids}"
     qrels_path, run_path = (
-        out / f"qrels_{n_queries}x{depth}.txt",
-        out / f"run_{n_queries}x{depth}.txt",
+        out / f"qrels_{n_queries}x{depth}{tag}.txt",
+        out / f"run_{n_queries}x{depth}{tag}.txt",
     )
+    qname, dname = _id_names(ids)
     if qrels_path.exists() and run_path.exists():
         return qrels_path, run_path
     rng = np.random.default_rng(seed)
@@ -61,13 +90,13 @@ def generate(out: Path, n_queries: int, depth: int, seed: int = SEED) -> tuple[P
     out.mkdir(parents=True, exist_ok=True)
     with open(qrels_path, "w") as qf, open(run_path, "w") as rf:
         for q in range(n_queries):
-            qid = f"q{q:06d}"
+            qid = qname(q)
             judged = ids[q, : n_rel[q] + n_non[q]]
             grades = np.concatenate(
                 [rng.integers(1, 3, size=n_rel[q]), np.zeros(n_non[q], dtype=np.int64)]
             )
             qf.write(
-                "".join(f"{qid} 0 c{d:07d} {g}\n" for d, g in zip(judged, grades, strict=True))
+                "".join(f"{qid} 0 {dname(d)} {g}\n" for d, g in zip(judged, grades, strict=True))
             )
             hit = judged[rng.random(judged.size) < 0.6][:depth]
             fill = ids[q, 20 : 20 + depth - hit.size]
@@ -76,7 +105,7 @@ def generate(out: Path, n_queries: int, depth: int, seed: int = SEED) -> tuple[P
             scores = np.sort(np.round(rng.random(depth) * 50, 3))[::-1]
             rf.write(
                 "".join(
-                    f"{qid} Q0 c{d:07d} {r} {s:.3f} bench\n"
+                    f"{qid} Q0 {dname(d)} {r} {s:.3f} bench\n"
                     for r, (d, s) in enumerate(zip(docs, scores, strict=True), 1)
                 )
             )
@@ -121,25 +150,13 @@ RANX_CHILD = textwrap.dedent(
 
 
 def timed(cmd: list[str], stdout: Path | None = None) -> dict[str, float | str]:
-    """Run ``cmd`` under /usr/bin/time -v; wall seconds, peak RSS (MiB), and its stderr."""
-    out = open(stdout, "w") if stdout else subprocess.DEVNULL  # noqa: SIM115
-    try:
-        proc = subprocess.run(
-            ["/usr/bin/time", "-v", *cmd], stdout=out, stderr=subprocess.PIPE, text=True
-        )
-    finally:
-        if stdout:
-            out.close()  # type: ignore[union-attr]
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    assert wall and rss
-    h, m, s = wall.groups()
-    notes = [ln for ln in proc.stderr.splitlines() if ln.startswith("parse ")]
+    """Run ``cmd`` under /usr/bin/time -v: wall and CPU seconds, peak RSS (MiB), its note."""
+    t = run_timed(cmd, stdout=stdout)
+    notes = [ln for ln in t.stderr.splitlines() if ln.startswith("parse ")]
     return {
-        "wall_s": int(h or 0) * 3600 + int(m) * 60 + float(s),
-        "peak_rss_mib": int(rss.group(1)) / 1024,
+        "wall_s": t.wall_s,
+        "cpu_s": t.cpu_s,
+        "peak_rss_mib": t.peak_rss_mib,
         "note": notes[0] if notes else "",
     }
 
@@ -176,8 +193,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     ap.add_argument("--repeat", type=int, default=3, help="rounds (best wall time kept)")
     ap.add_argument("--skip-ranx", action="store_true")
+    ap.add_argument("--ids", choices=ID_STYLES, default="fixed", help="how ids are written")
     args = ap.parse_args()
-    qrels, run = generate(args.out, args.queries, args.depth)
+    qrels, run = generate(args.out, args.queries, args.depth, ids=args.ids)
     goldsmith = str(Path(PYTHON).with_name("goldsmith"))
     ours_csv, theirs_csv = args.out / "goldsmith_per_query.csv", args.out / "pytrec_per_query.csv"
     measures = "recall.5,10;P.5;recip_rank;ndcg_cut.10;map_cut.100;success.5"
@@ -200,6 +218,11 @@ def main() -> None:
                 "csv",
             ],
             ours_csv,
+        ),
+        # As CI runs it (issue 25): the means and their CIs as JSON, in the run's own order.
+        "goldsmith eval --format json": (
+            [goldsmith, "eval", str(qrels), str(run), "-m", *METRICS, *CI_OPTIONS],
+            None,
         ),
         "goldsmith eval (table, 1000 bootstrap)": (
             [
@@ -239,8 +262,8 @@ def main() -> None:
             runs[name].append(timed(cmd, stdout))
             r = runs[name][-1]
             print(
-                f"{name:<40} wall {r['wall_s']:7.2f} s   peak RSS "
-                f"{r['peak_rss_mib']:8.1f} MiB   {r['note']}",
+                f"{name:<40} wall {r['wall_s']:7.2f} s   CPU {r['cpu_s']:7.2f} s   peak RSS "
+                f"{r['peak_rss_mib']:8.1f} MiB   load {os.getloadavg()[0]:5.2f}   {r['note']}",
                 flush=True,
             )
     results = {name: min(rs, key=lambda r: float(r["wall_s"])) for name, rs in runs.items()}
@@ -252,7 +275,9 @@ def main() -> None:
         "results": results,
         "per_query_values_compared": count,
         "max_abs_diff_vs_pytrec_eval": worst,
+        "ids": args.ids,
         "wall_ratio_vs_pytrec_eval": float(ours["wall_s"]) / float(ref["wall_s"]),
+        "cpu_ratio_vs_pytrec_eval": float(ours["cpu_s"]) / float(ref["cpu_s"]),
         "rss_ratio_vs_pytrec_eval": float(ours["peak_rss_mib"]) / float(ref["peak_rss_mib"]),
     }
     print(json.dumps(summary, indent=1))

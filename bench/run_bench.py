@@ -27,6 +27,8 @@ import time
 import uuid
 from pathlib import Path
 
+from benchlib import cpu_seconds
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -36,17 +38,6 @@ os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
 os.environ.setdefault("DEBUG", "0")
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
 os.environ.setdefault("ALLOWED_HOSTS", "localhost")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process and of its children (Linux /proc); 0 if gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(cpu_seconds(int(child)) for child in children)
 
 
 def main() -> int:

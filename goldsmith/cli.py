@@ -33,6 +33,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+import numpy as np
+
 from goldsmith import metrics as M
 from goldsmith import reporting as R
 from goldsmith.answers import report as AR
@@ -557,6 +559,16 @@ def _load(
     return M.evaluate(arrays, None, metrics, settings), gold
 
 
+def _without_huge_pages() -> None:
+    """Stop numpy asking the kernel for transparent huge pages on its large arrays. A run is
+    read into fresh arrays touched once each; on the 2-vCPU machine of docs/benchmarks.md the
+    kernel's zeroing and compaction of huge pages cost about 1 s of system time on 100,000
+    queries x depth 100, more than the page faults they save, and the figures stay the same."""
+    switch = getattr(getattr(np, "_core", None), "multiarray", None)
+    if switch is not None and hasattr(switch, "_set_madvise_hugepage"):
+        switch._set_madvise_hugepage(False)
+
+
 def _load_arrays(
     args: argparse.Namespace,
     run_path: str,
@@ -565,6 +577,7 @@ def _load_arrays(
     at_least: int = 0,
 ) -> tuple[M.EvalArrays, GoldSet | None]:
     """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``."""
+    _without_huge_pages()
     fmt = args.qrels_format or detect_format(args.qrels)
     gold = read_goldset(args.qrels) if fmt == "goldset" else None
     qrels = goldset_judgments(gold) if gold else read_qrels(args.qrels, fmt)
@@ -573,11 +586,11 @@ def _load_arrays(
     depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
     if depth is not None:
         depth = max(depth, at_least)
-    ranking = read_run(run_path, args.run_format, require_scores=settings.order == "score")
-    _refuse_if_no_query_is_shared(args.qrels, qrels, run_path, ranking)
-    # The run's columns are passed straight in, so prepare() can free them early.
-    arrays = M.prepare(qrels, ranking, order=settings.order, depth=depth)
-    del ranking
+    held = [read_run(run_path, args.run_format, require_scores=settings.order == "score")]
+    _refuse_if_no_query_is_shared(args.qrels, qrels, run_path, held[0])
+    # The run is handed over (no name here keeps it), so prepare() frees each of its columns
+    # as soon as it is done with it: the largest arrays are never all alive at once.
+    arrays = M.prepare(qrels, held.pop(), order=settings.order, depth=depth)
     if arrays.repeated_in:
         _warn_about_repeats(args, run_path, arrays.repeated_in)
     return arrays, gold
@@ -631,24 +644,6 @@ def _refuse_if_no_query_is_shared(
         f"{ranking.query_ids[0]!r}, the judgments' first: {qrels.query_ids[0]!r}): every query "
         "would score 0 as missing from the run"
     )
-
-
-def _clean(x: Any) -> Any:
-    """JSON-safe: NaN and infinities become null."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
-    return x
-
-
-def _agg_json(agg: dict[str, M.Aggregate]) -> dict[str, Any]:
-    return {
-        m: {"mean": a.mean, "ci_low": a.ci_low, "ci_high": a.ci_high, "n": a.n}
-        for m, a in agg.items()
-    }
 
 
 def _answer_settings(args: argparse.Namespace) -> AS.AnswerSettings:
@@ -874,15 +869,14 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     if args.format == "json":
         doc: dict[str, Any] = {
             "settings": {
-                **settings.as_dict(),
-                "means_over": settings.means_over(),
+                **R.settings_json(settings),
                 "metrics": metrics,
                 "bootstrap": args.bootstrap,
                 "seed": args.seed,
                 "qrels": args.qrels,
                 "run": args.run,
             },
-            "aggregate": _agg_json(agg),
+            "aggregate": R.aggregate_json(agg),
         }
         if section is not None:
             doc["corpus"] = section
@@ -921,7 +915,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
         if gold is not None and result is not None:
             cats = {q.query_id: q.category for q in gold.queries}
             doc["categories"] = {
-                c: _agg_json(a)
+                c: R.aggregate_json(a)
                 for c, a in M.by_category(
                     result, cats, samples=args.bootstrap, seed=args.seed
                 ).items()
@@ -929,7 +923,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
         if answers is not None and "categories" in answers:
             for c, vals in answers["categories"].items():
                 doc.setdefault("categories", {}).setdefault(c, {}).update(vals)
-        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
         out.write("\n")
     elif args.format == "csv":
         _eval_csv(args, result, agg, answers, out)
@@ -1290,7 +1284,7 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
                 "better": [vars(c) for c in changes.better],
             },
         }
-        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
         out.write("\n")
         return
     width = max(len(m) for m in metrics)
@@ -1528,7 +1522,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
             **({"answer_drift": answers} if answers is not None else {}),
             "exit_status": code,
         }
-        json.dump(_clean(doc), out, indent=1, allow_nan=False)
+        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
         out.write("\n")
         return code
     if section is not None:
@@ -1586,7 +1580,7 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
     rows = read_labels_csv(args.labels)
     report = A.agreement_by_group(rows)
     if args.format == "json":
-        json.dump(_clean(report.to_json()), out, indent=1, allow_nan=False)
+        json.dump(R.strict_json(report.to_json()), out, indent=1, allow_nan=False)
         out.write("\n")
         return
     pooled = report.pooled

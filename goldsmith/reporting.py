@@ -330,14 +330,31 @@ def score(
     return Scored(result, p.arrays, p.judgments, p.ranking)
 
 
-def _agg_json(aggs: Mapping[str, metrics.Aggregate]) -> dict[str, dict[str, float | int | None]]:
-    def num(x: float) -> float | None:
-        return None if x != x else x
+def json_number(x: float) -> float | None:
+    """A figure as strict JSON: ``None`` for NaN (a mean over no query)."""
+    return None if x != x else float(x)
 
+
+def aggregate_json(
+    aggs: Mapping[str, metrics.Aggregate],
+) -> dict[str, dict[str, float | int | None]]:
+    """Each metric's mean with its bootstrap CI and query count, as every report gives them
+    (the app's, ``goldsmith eval``'s and the run command's)."""
     return {
-        m: {"mean": num(a.mean), "ci_low": num(a.ci_low), "ci_high": num(a.ci_high), "n": a.n}
+        m: {
+            "mean": json_number(a.mean),
+            "ci_low": json_number(a.ci_low),
+            "ci_high": json_number(a.ci_high),
+            "n": a.n,
+        }
         for m, a in aggs.items()
     }
+
+
+def settings_json(es: metrics.EvalSettings) -> dict[str, Any]:
+    """How the figures were computed, as every report states it: the scoring settings and
+    the queries the means are over."""
+    return {**es.as_dict(), "means_over": es.means_over()}
 
 
 def group_samples(samples: int, n_queries: int) -> int:
@@ -361,7 +378,7 @@ def _groups(
     if len({labels.get(q) for q in result.query_ids}) < 2:
         return {}
     groups = metrics.by_category(result, labels, weights=weights, **agg_kw)
-    return {c: _agg_json(a) for c, a in groups.items()}
+    return {c: aggregate_json(a) for c, a in groups.items()}
 
 
 def _weights(items: Sequence[GoldItem]) -> dict[str, float] | None:
@@ -436,7 +453,7 @@ def build_report(
             strict = replace(strict, result=judged_in_corpus(strict, outside))
             lenient = replace(lenient, result=judged_in_corpus(lenient, outside))
     agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
-    aggregate = _agg_json(metrics.aggregate(strict.result, **agg_kw))
+    aggregate = aggregate_json(metrics.aggregate(strict.result, **agg_kw))
     weights = _weights(items)
     # Groups get CIs on the headline metrics only, and with fewer resamples on large sets
     # (the bootstrap's cost is in its draws): numbers then stay under a second at 10,000
@@ -446,9 +463,9 @@ def build_report(
     group_kw = {**agg_kw, "samples": group_samples(s.bootstrap_samples, len(items))}
     by_category = _groups(head_result, {i.query_id: i.category for i in items}, None, group_kw)
     by_stratum = _groups(head_result, {i.query_id: i.stratum for i in items}, weights, group_kw)
-    weighted = (
-        _agg_json(metrics.aggregate(strict.result, weights=weights, **agg_kw)) if weights else None
-    )
+    weighted = None
+    if weights:
+        weighted = aggregate_json(metrics.aggregate(strict.result, weights=weights, **agg_kw))
     latency = latency_summary([r.latency_ms for r in rows.values() if not r.error])
     topk = topk_report(strict.arrays, s, latency)
     hist = metrics.histogram(strict.result, f"recall@{k}")
@@ -456,8 +473,7 @@ def build_report(
     golden_ids = {i.query_id for i in items}
     report: dict[str, Any] = {
         "settings": {
-            **s.eval_settings().as_dict(),
-            "means_over": s.eval_settings().means_over(),
+            **settings_json(s.eval_settings()),
             "ks": sorted(set(s.ks)),
             "matching": s.matching,
             "headline_k": k,
@@ -474,7 +490,7 @@ def build_report(
             "answered": sum(1 for q, r in rows.items() if q in golden_ids and not r.error),
         },
         "aggregate": aggregate,
-        "lenient": _agg_json(metrics.aggregate(lenient.result, samples=0)),
+        "lenient": aggregate_json(metrics.aggregate(lenient.result, samples=0)),
         "weighted": weighted,
         "by_category": by_category,
         "by_stratum": by_stratum,
@@ -614,7 +630,7 @@ def corpus_report(
             "queries": len(untouched.query_ids),
             "included": int(untouched.included.sum()),
             "no_relevant": len(untouched.no_relevant),
-            "aggregate": _agg_json(metrics.aggregate(untouched, **agg_kw)),
+            "aggregate": aggregate_json(metrics.aggregate(untouched, **agg_kw)),
         },
         "headline_k": k,
         "not_in_corpus": {
@@ -925,10 +941,6 @@ def diagnose(
 # Top-K choice and hints
 
 
-def _num(x: float) -> float | None:
-    return None if x != x else float(x)
-
-
 def topk_report(
     arrays: metrics.EvalArrays, s: RunSettings, latency: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -951,8 +963,8 @@ def topk_json(
         "weights": dict(sweep.weights),
         "ks": list(sweep.ks),
         "n": sweep.n,
-        "means": {f: [_num(x) for x in v] for f, v in sweep.means.items()},
-        "score": [_num(x) for x in sweep.score],
+        "means": {f: [json_number(x) for x in v] for f, v in sweep.means.items()},
+        "score": [json_number(x) for x in sweep.score],
         "best_k": sweep.best_k,
         "depth": depth,
         "latency": topk_latency(latency, depth),
@@ -974,7 +986,7 @@ def topk_reweigh(
         **topk,
         "scenario": scenario or metrics.DEFAULT_TOPK_SCENARIO,
         "weights": weights,
-        "score": [_num(x) for x in score],
+        "score": [json_number(x) for x in score],
         "best_k": best,
     }
 
@@ -1251,23 +1263,20 @@ def compare_runs(
         for c in sorted(set(ca) & set(cb))
     }
 
-    def num(x: float) -> float | None:
-        return None if x != x else x
-
     return {
         "headline_k": k,
         "metrics": [
             {
                 "metric": c.metric,
                 "n": c.n,
-                "mean_a": num(c.mean_a),
-                "mean_b": num(c.mean_b),
-                "diff": num(c.diff),
-                "ci_low": num(c.ci_low),
-                "ci_high": num(c.ci_high),
-                "p_randomization": num(c.p_randomization),
-                "p_ttest": num(c.p_ttest),
-                "p_holm": num(c.p_holm),
+                "mean_a": json_number(c.mean_a),
+                "mean_b": json_number(c.mean_b),
+                "diff": json_number(c.diff),
+                "ci_low": json_number(c.ci_low),
+                "ci_high": json_number(c.ci_high),
+                "p_randomization": json_number(c.p_randomization),
+                "p_ttest": json_number(c.p_ttest),
+                "p_holm": json_number(c.p_holm),
                 "wins": c.wins,
                 "ties": c.ties,
                 "losses": c.losses,

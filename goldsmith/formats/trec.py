@@ -79,7 +79,8 @@ def _scan(block: bytes, ncols: int) -> tuple[NDArray[np.uint8], list[Span]] | No
             return None
     a = np.frombuffer(block, dtype=np.uint8)
     low = a < 32
-    if np.count_nonzero(low) != n_nl + block.count(b"\t") + block.count(b"\r"):
+    n_low = np.count_nonzero(low)  # newlines only, usually: no need to count tabs and CRs
+    if n_low != n_nl and n_low != n_nl + block.count(b"\t") + block.count(b"\r"):
         return None  # a control character
     ws = np.empty(len(a) + 2, dtype=bool)
     ws[0] = ws[-1] = True
@@ -216,7 +217,7 @@ def _heads(col: NDArray[np.bytes_]) -> tuple[list[bytes], NDArray[np.int64]]:
     if len(col) == 0:
         return [], np.zeros(0, dtype=np.int64)
     heads = np.concatenate(([0], np.flatnonzero(col[1:] != col[:-1]) + 1))
-    return [bytes(col[h]) for h in heads], np.diff(np.append(heads, len(col)))
+    return col[heads].tolist(), np.diff(np.append(heads, len(col)))
 
 
 class _Interner:
@@ -229,7 +230,8 @@ class _Interner:
         return self.index.setdefault(qid, len(self.index))
 
     def codes(self, heads: list[bytes], runs: NDArray[np.int64]) -> NDArray[np.int64]:
-        codes = [self(h.decode("utf-8")) for h in heads]
+        index, put = self.index, self.index.setdefault  # __call__, inlined: one id per run
+        codes = [put(h.decode("utf-8"), len(index)) for h in heads]
         return np.repeat(np.array(codes, dtype=np.int64), runs)
 
 
@@ -396,6 +398,10 @@ def read_trec_qrels(path: str | Path) -> JudgmentColumns:
 
 def _check_unique(path: str | Path, qrels: JudgmentColumns, lines: NDArray[np.int64]) -> None:
     keys = pair_hash(qrels.qidx, qrels.ids)
+    srt = np.sort(keys)  # the usual case, no two keys equal, decided by the faster sort
+    if not bool((srt[1:] == srt[:-1]).any()):
+        return
+    del srt
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     dups = []

@@ -16,7 +16,6 @@ verdict and drift read the queries the update did not touch.
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -29,19 +28,10 @@ from evaluation.models import EvaluationRun, Matching, RunState
 from evaluation.services.reports import RunInvalid, corpus_assumed, per_query_rows, run_trec_save
 from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from goldsmith import verdicts
+from goldsmith.reporting import strict_json
 
 EXIT_FAILED = 1
 EXIT_DRIFT = 3  # also a verdict at or below the gate
-
-
-def _clean(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
-    return x
 
 
 def _corpus_version(run: EvaluationRun) -> dict[str, Any] | None:
@@ -216,7 +206,7 @@ class Command(BaseCommand):
         doc["corpus"] = report.get("corpus")
         doc["verdict"] = report.get("verdict")
         doc["drift"] = report.get("drift")
-        self.stdout.write(json.dumps(_clean(doc), indent=1))
+        self.stdout.write(json.dumps(strict_json(doc), indent=1))
 
     def _table(self, run: EvaluationRun) -> None:
         report = run.report
