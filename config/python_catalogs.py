@@ -34,6 +34,9 @@ CATALOG_OF = {
     "config": "annotation",
 }
 SINGULAR = {"gettext", "gettext_lazy", "gettext_noop", "say"}
+# Words the engine keeps as data and the pages show (`sitewide.i18n.engine_word`): the
+# literal arguments at these places of these calls are messages too.
+ENGINE_DATA = {"how": (0, 1), "_preset": (1, 2), "TopKScenario": (1, 3)}
 PLURAL = {"ngettext", "ngettext_lazy"}
 CONTEXT = {"pgettext", "pgettext_lazy"}
 CONTEXT_PLURAL = {"npgettext", "npgettext_lazy"}
@@ -76,9 +79,14 @@ def messages_in(path: Path) -> Iterator[Occurrence]:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = _name(node)
+        args = [_literal(a) for a in node.args]
+        if engine and name in ENGINE_DATA:
+            for at in ENGINE_DATA[name]:
+                if at < len(args) and args[at]:
+                    yield Occurrence(Message(args[at] or ""), path, node.lineno)
+            continue
         if name != "say" and engine:
             continue
-        args = [_literal(a) for a in node.args]
         if name in SINGULAR:
             yield Occurrence(Message(args[0] or ""), path, node.lineno)
         elif name in PLURAL and len(args) >= 2:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from django import forms
-from django.utils.text import format_lazy
+from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import MachineJudgeKind
@@ -23,7 +23,7 @@ from goldsmith import bands, metrics
 from goldsmith.answers.judge import AnswerJudgeConfig
 from goldsmith.judges import JUDGE_SETTINGS, HttpJudgeConfig
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
-from sitewide.i18n import localize
+from sitewide.i18n import engine_word, localize
 
 
 class HeaderLinesField(forms.CharField):
@@ -62,14 +62,14 @@ def setting_field(setting: HttpSetting, **given: Any) -> forms.Field:
     list; `given` overrides, e.g. a label in the reader's language). None is required here:
     a form serves every kind, and the service says what an endpoint lacks."""
     common: dict[str, Any] = {
-        "label": setting.label[:1].upper() + setting.label[1:],
-        "help_text": setting.help,
+        "label": capfirst(engine_word(setting.label)),
+        "help_text": engine_word(setting.help),
         "required": False,
         "initial": setting.default,
         **given,
     }
     if setting.choices:
-        return forms.ChoiceField(choices=[(c, c) for c in setting.choices], **common)
+        return forms.ChoiceField(choices=[(c, engine_word(c)) for c in setting.choices], **common)
     if setting.value_type in (int, float):
         number = forms.IntegerField if setting.value_type is int else forms.FloatField
         return number(min_value=setting.minimum, max_value=setting.maximum, **common)
@@ -82,11 +82,16 @@ def setting_field(setting: HttpSetting, **given: Any) -> forms.Field:
 class RetrieverForm(forms.Form):
     """A retriever's fields; the HTTP ones are made from `HTTP_SETTINGS`."""
 
-    name = forms.CharField(max_length=120)
-    kind = forms.ChoiceField(choices=RetrieverKind.choices)
-    auth_header_name = forms.CharField(required=False, help_text=gettext_lazy("e.g. Authorization"))
+    name = forms.CharField(max_length=120, label=gettext_lazy("Name"))
+    kind = forms.ChoiceField(choices=RetrieverKind.choices, label=gettext_lazy("Kind of retriever"))
+    auth_header_name = forms.CharField(
+        required=False,
+        label=gettext_lazy("Auth header name"),
+        help_text=gettext_lazy("e.g. Authorization"),
+    )
     auth_header_value = forms.CharField(
         required=False,
+        label=gettext_lazy("Auth header value"),
         widget=forms.PasswordInput(render_value=False),
         help_text=gettext_lazy(
             "Stored encrypted, never shown again. Leave empty to keep the stored one."
@@ -94,12 +99,15 @@ class RetrieverForm(forms.Form):
     )
     auth_header_env = forms.CharField(
         required=False,
+        label=gettext_lazy("Auth header from the workers' environment"),
         help_text=gettext_lazy(
             "…or the name of an environment variable on the workers: GOLDSMITH_SECRET_… "
             "or one listed in GOLDSMITH_RETRIEVER_SECRET_ENV"
         ),
     )
-    schedule = forms.ChoiceField(choices=Schedule.choices, required=False)
+    schedule = forms.ChoiceField(
+        choices=Schedule.choices, required=False, label=gettext_lazy("Schedule")
+    )
     answerer = forms.ChoiceField(
         choices=Answerer.choices,
         required=False,
@@ -110,7 +118,9 @@ class RetrieverForm(forms.Form):
         ),
     )
     run_file = forms.FileField(
-        required=False, help_text=gettext_lazy("TREC or JSONL run (kind: run file)")
+        required=False,
+        label=gettext_lazy("Run file"),
+        help_text=gettext_lazy("TREC or JSONL run (kind: run file)"),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -134,16 +144,26 @@ class RetrieverForm(forms.Form):
 
 
 class RunForm(forms.Form):
-    version = forms.ModelChoiceField(queryset=None, empty_label=None)
+    version = forms.ModelChoiceField(
+        queryset=None, empty_label=None, label=gettext_lazy("Golden-set version")
+    )
     ks = forms.CharField(
         initial="5 10", label=gettext_lazy("Cut-offs K"), help_text=gettext_lazy("e.g. 5 10 20")
     )
     relevance_threshold = forms.TypedChoiceField(
-        choices=[(2, "2 — strict"), (1, "1 — lenient")], coerce=int, initial=2
+        choices=[(2, gettext_lazy("2 — strict")), (1, gettext_lazy("1 — lenient"))],
+        coerce=int,
+        initial=2,
+        label=gettext_lazy("Relevant from grade"),
     )
-    gain = forms.ChoiceField(choices=[("linear", "linear"), ("exp", "exponential")])
-    matching = forms.ChoiceField(choices=Matching.choices)
-    pass_threshold = forms.FloatField(required=False, min_value=0, max_value=1)
+    gain = forms.ChoiceField(
+        choices=[("linear", gettext_lazy("linear")), ("exp", gettext_lazy("exponential"))],
+        label=gettext_lazy("nDCG gain"),
+    )
+    matching = forms.ChoiceField(choices=Matching.choices, label=gettext_lazy("Matching"))
+    pass_threshold = forms.FloatField(
+        required=False, min_value=0, max_value=1, label=gettext_lazy("Pass threshold")
+    )
     machine_grades = forms.BooleanField(
         required=False,
         initial=True,
@@ -178,9 +198,16 @@ class RunForm(forms.Form):
 
 
 class SettingsForm(forms.Form):
-    preset = forms.ChoiceField(choices=[(p.key, p.label) for p in bands.PRESETS.values()])
+    preset = forms.ChoiceField(
+        choices=[(p.key, engine_word(p.label)) for p in bands.PRESETS.values()],
+        label=gettext_lazy("Preset"),
+    )
     pass_threshold = forms.FloatField(
-        required=False, min_value=0, max_value=1, help_text=gettext_lazy("Empty: the preset's")
+        required=False,
+        min_value=0,
+        max_value=1,
+        label=gettext_lazy("Pass threshold"),
+        help_text=gettext_lazy("Empty: the preset's"),
     )
     min_recall = forms.FloatField(
         required=False,
@@ -223,11 +250,18 @@ class SettingsForm(forms.Form):
             "The K of verdicts, baselines and drift (new runs always measure it)"
         ),
     )
-    max_recall_drop = forms.FloatField(required=False, min_value=0, max_value=1)
-    max_pass_rate_drop = forms.FloatField(required=False, min_value=0, max_value=1)
-    webhook_url = forms.URLField(required=False, max_length=500, assume_scheme="https")
+    max_recall_drop = forms.FloatField(
+        required=False, min_value=0, max_value=1, label=gettext_lazy("Max recall drop")
+    )
+    max_pass_rate_drop = forms.FloatField(
+        required=False, min_value=0, max_value=1, label=gettext_lazy("Max pass-rate drop")
+    )
+    webhook_url = forms.URLField(
+        required=False, max_length=500, assume_scheme="https", label=gettext_lazy("Webhook URL")
+    )
     band_overrides = forms.CharField(
         required=False,
+        label=gettext_lazy("Band overrides"),
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=gettext_lazy('JSON, e.g. {"recall": {"good": 0.85, "fair": 0.7}}'),
     )
@@ -235,9 +269,9 @@ class SettingsForm(forms.Form):
         required=False,
         label=gettext_lazy("Top-K scenario"),
         choices=[
-            ("", metrics.TOPK_SCENARIOS[metrics.DEFAULT_TOPK_SCENARIO].label),
+            ("", engine_word(metrics.TOPK_SCENARIOS[metrics.DEFAULT_TOPK_SCENARIO].label)),
             *(
-                (s.key, s.label)
+                (s.key, engine_word(s.label))
                 for s in metrics.TOPK_SCENARIOS.values()
                 if s.key != metrics.DEFAULT_TOPK_SCENARIO
             ),
@@ -332,8 +366,12 @@ JUDGE_DEFAULTS = HttpJudgeConfig(url="")
 
 
 class JudgeForm(forms.Form):
-    name = forms.CharField(max_length=120)
-    kind = forms.ChoiceField(choices=MachineJudgeKind.choices, initial=MachineJudgeKind.KEYWORD)
+    name = forms.CharField(max_length=120, label=gettext_lazy("Name"))
+    kind = forms.ChoiceField(
+        choices=MachineJudgeKind.choices,
+        initial=MachineJudgeKind.KEYWORD,
+        label=gettext_lazy("Kind of judge"),
+    )
     url = forms.CharField(
         required=False,
         label=gettext_lazy("URL (HTTP judges)"),
@@ -343,12 +381,17 @@ class JudgeForm(forms.Form):
         required=False,
         initial=JUDGE_DEFAULTS.body_template,
         widget=forms.Textarea(attrs={"rows": 2}),
+        label=gettext_lazy("Body template"),
         help_text=gettext_lazy(
             "JSON whose strings may hold {query}, {query_id}, {chunk}, {chunk_id}"
         ),
     )
-    grade_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.grade_path)
-    reason_path = forms.CharField(required=False, initial=JUDGE_DEFAULTS.reason_path)
+    grade_path = forms.CharField(
+        required=False, initial=JUDGE_DEFAULTS.grade_path, label=gettext_lazy("Grade path")
+    )
+    reason_path = forms.CharField(
+        required=False, initial=JUDGE_DEFAULTS.reason_path, label=gettext_lazy("Reason path")
+    )
     batch_size = setting_field(
         JUDGE_SETTINGS["batch_size"], help_text=gettext_lazy("chunks judged and saved together")
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from goldsmith.formats import FormatError
 from goldsmith.intake.readers import ReadError
@@ -46,6 +46,14 @@ def localized(doc: Any, templates: Mapping[str, Any] | None = None) -> Any:
     default its own ``"templates"``: `goldsmith.text.with_texts`); a sentence stored without
     its template is shown as stored."""
     return with_texts(doc, templates, words=localize)
+
+
+def engine_word(word: str) -> str:
+    """A word the engine keeps as data (a call setting's label and help, a preset's or a
+    top-K scenario's name and description), in the reader's language when it is shown (lazy:
+    a form made at import still speaks each request's language). The catalogs collect these
+    words where the engine writes them (`config.python_catalogs.ENGINE_DATA`)."""
+    return gettext_lazy(word) if word else word
 
 
 def where(filename: str, line: int | None, reason: str) -> str:

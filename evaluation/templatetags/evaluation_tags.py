@@ -7,9 +7,17 @@ from typing import Any
 from django import template
 
 from evaluation.wording import verdict_label
+from sitewide.i18n import engine_word as _engine_word
 from sitewide.i18n import localized
 
 register = template.Library()
+
+
+@register.filter
+def engine_word(word: Any) -> str:
+    """A word the engine keeps as data (a preset's or a top-K scenario's name and text, a call
+    setting's label) in the reader's language."""
+    return str(_engine_word(str(word))) if word else ""
 
 
 @register.filter
