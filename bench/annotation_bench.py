@@ -63,10 +63,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-from benchlib import session_key
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.benchlib import session_key  # noqa: E402 - as a script or imported by a test
+
 SEED = 4
 N_QUERIES = 10_000
 N_CANDIDATES = 30

@@ -13,7 +13,8 @@ import pytest
 from annotation.models import Assignment, Judgment
 from annotation.models.stopping import StoppedCandidate
 from evaluation.models import QueryResult
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.annotation.stopping_factories import (
     POOL,
     RESOLVED,

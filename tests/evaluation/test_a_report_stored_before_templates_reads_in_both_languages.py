@@ -18,7 +18,7 @@ from django.utils.html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.python_catalogs import compile_catalogs
+from config.catalogs import compile_catalogs
 from evaluation.models import DriftAlert, EvaluationRun
 from evaluation.services.retrievers import retriever_save
 from evaluation.services.runs import baseline_set

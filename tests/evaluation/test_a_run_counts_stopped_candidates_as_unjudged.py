@@ -9,7 +9,8 @@ from annotation.models.stopping import StoppedCandidate
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
 from evaluation.models import QueryResult, RunState
-from evaluation.services import evaluation_run_create, evaluation_run_execute_inline, retriever_save
+from evaluation.services.retrievers import retriever_save
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute_inline
 from tests.annotation.stopping_factories import follow_the_order, stoppable_project
 
 

@@ -13,7 +13,7 @@ from evaluation import credentials
 from goldsmith.answers.judge import AnswerJudgeStub
 from goldsmith.judges import JudgeItem, KeywordJudgeServer
 from goldsmith.retrievers.http import HttpRetrieverClient, HttpRetrieverConfig
-from tests.evaluation.retriever_stub import StubRetriever
+from tests.stub_servers import StubRetriever
 
 BEFORE = [("evaluation", "0009_run_corpus_version")]
 AFTER = [("evaluation", "0010_endpoint_auth_header_fields")]

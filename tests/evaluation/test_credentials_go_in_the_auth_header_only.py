@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.credentials import CREDENTIAL_HEADERS
 from evaluation.services.endpoints import EndpointInvalid
-from evaluation.services.retrievers import evaluation_settings_update
+from evaluation.services.settings import evaluation_settings_update
 
 GOOD_URL = "https://judge.example/score"
 

@@ -12,7 +12,7 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.python_catalogs import compile_catalogs
+from config.catalogs import compile_catalogs
 from goldsmith import verdicts
 from goldsmith.bands import Targets
 from sitewide.i18n import localized
