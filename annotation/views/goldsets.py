@@ -32,9 +32,9 @@ from sitewide.i18n import localize
 
 PAGE_SIZE = 50
 EXPORT_LABELS = {
-    "jsonl": "Native JSONL",
+    "jsonl": gettext_lazy("Native JSONL"),
     "trec": "TREC qrels",
-    "topics": "TREC topics (TSV)",
+    "topics": gettext_lazy("TREC topics (TSV)"),
     "beir": "BEIR zip",
     "csv": gettext_lazy("CSV (judgments; no reference answers or key facts)"),
     "ragas-jsonl": gettext_lazy("RAGAS JSONL (loads with RAGAS's own loaders)"),

@@ -5,12 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext_lazy
 
 from evaluation.wording import verdict_label
 from sitewide.i18n import engine_word as _engine_word
 from sitewide.i18n import localized
 
 register = template.Library()
+
+
+@register.filter
+def gain_word(code: Any) -> str:
+    """nDCG's gain, as a run stores it ("linear" or "exp"), in words."""
+    return str(gettext_lazy("exponential") if code == "exp" else gettext_lazy("linear"))
 
 
 @register.filter

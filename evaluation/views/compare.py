@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.views.pages import project_page
 from evaluation.models import (
@@ -83,14 +83,14 @@ COMPARE_LIST_LIMIT = 25
 
 
 FAMILY_LABELS = {
-    "recall": "Recall",
-    "precision": "Precision",
-    "hit": "Hit rate",
+    "recall": gettext_lazy("Recall"),
+    "precision": gettext_lazy("Precision"),
+    "hit": gettext_lazy("Hit rate"),
     "mrr": "MRR",
     "ndcg": "nDCG",
     "map": "MAP",
-    "pass": "Pass rate",
-    "judged": "Judged",
+    "pass": gettext_lazy("Pass rate"),
+    "judged": gettext_lazy("Judged"),
     "f1": "F1",
 }
 
