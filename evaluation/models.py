@@ -250,7 +250,7 @@ class EvaluationRun(models.Model):
     # What was measured: the retriever's configuration (no secret) and the corpus, at creation.
     retriever_snapshot = models.JSONField(default=dict)
     retriever_fingerprint = models.CharField(max_length=64, blank=True)
-    corpus_hash = models.CharField(max_length=64, blank=True)
+    corpus_hash = models.CharField(max_length=71, blank=True)
     corpus_chunks = models.PositiveIntegerField(default=0)
     # The corpus version the run ran against: the live one when it was created (null when the
     # project has none). Built-in retrievers search exactly that corpus; for HTTP retrievers

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 from annotation.models import Chunk, Project
-from goldsmith.corpus import LiveChunk
+from goldsmith.corpus import LiveChunk, corpus_hash
 from goldsmith.reporting import ChunkPlace
 
 LOOKUP_BATCH = 900  # SQLite allows 999 parameters per statement
@@ -60,16 +59,10 @@ def chunk_texts(*, project: Project, chunk_ids: Sequence[str]) -> dict[str, str]
 
 
 def corpus_state(*, project: Project) -> tuple[str, int]:
-    """sha256 over the (chunk id, text hash) of the live chunks, in chunk id order, and their
-    count: equal for an unchanged corpus, different after any re-chunking or text change."""
-    digest = hashlib.sha256()
-    count = 0
-    rows = (
-        Chunk.objects.filter(project=project, removed=False)
-        .order_by("chunk_id")
-        .values_list("chunk_id", "text_sha256")
+    """The live corpus's content hash (`goldsmith.corpus.corpus_hash`: the one a corpus
+    version and a frozen version record, so a run's hash equals its corpus version's) and its
+    number of live chunks."""
+    pairs = list(
+        Chunk.objects.filter(project=project, removed=False).values_list("chunk_id", "text_sha256")
     )
-    for chunk_id, text_sha in rows.iterator(chunk_size=5000):
-        digest.update(f"{chunk_id}\t{text_sha}\n".encode())
-        count += 1
-    return digest.hexdigest(), count
+    return corpus_hash(pairs), len(pairs)
