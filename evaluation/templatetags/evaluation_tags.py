@@ -15,6 +15,14 @@ register = template.Library()
 
 
 @register.filter
+def family_word(family: Any) -> str:
+    """A metric family's name in the reader's language (the compare page's names)."""
+    from evaluation.views.compare import FAMILY_LABELS
+
+    return str(FAMILY_LABELS.get(str(family), family))
+
+
+@register.filter
 def gain_word(code: Any) -> str:
     """nDCG's gain, as a run stores it ("linear" or "exp"), in words."""
     return str(gettext_lazy("exponential") if code == "exp" else gettext_lazy("linear"))

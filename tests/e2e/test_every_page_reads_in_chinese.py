@@ -30,7 +30,7 @@ FIELD_NAMES = set(
     zip txt url urls http https api ip id ids utf bom gbk html pdf bm25 tf idf tfidf rrf llm rag
     kappa cohen fleiss krippendorff gwet kendall wilcoxon holm bonferroni goldsmith celery redis
     postgresql sqlite python django opencc jieba unicode nfkc excel windows chromium markdown
-    english utc k q n ms kb mb gb s x vn tf-idf top-k lucene webhook eval
+    english utc k q n ms kb mb gb s x vn tf-idf top-k lucene webhook eval bootstrap
     query text title category count feedback session timestamp user
     """.split()  # noqa: SIM905 - the last line: the columns of the files Goldsmith reads
 )
@@ -186,8 +186,9 @@ def test_every_page_a_member_reaches_reads_in_chinese(browser, live_server, db):
         for url, text in texts.items():
             for match in TOKEN.finditer(text):
                 word = match.group().strip(".-")
-                if match.group().startswith("--") or text[max(0, match.start() - 1)] == "{":
-                    continue  # a command's option, a template's placeholder: code
+                before, after = text[max(0, match.start() - 1)], text[match.end() : match.end() + 1]
+                if match.group().startswith("--") or before == "{" or before == after == '"':
+                    continue  # a command's option, a template's placeholder, a JSON key: code
                 if word.lower() in allowed or CODE_LIKE.fullmatch(word) or len(word) < 2:
                     continue
                 found[word].add(f"{username} {urlsplit(url).path}")
