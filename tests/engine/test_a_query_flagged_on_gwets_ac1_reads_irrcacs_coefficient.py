@@ -47,7 +47,8 @@ def as_grades(rows: list[list[int]]) -> dict[int, dict[int, int]]:
 def test_a_querys_ac2_with_linear_weights_is_irrcacs_over_the_grade_scale(rows):
     stats = A.query_stats(as_grades(rows))
     m = np.array(rows, dtype=float)
-    assert stats["ac2_linear"] == pytest.approx(irrcac(m, "linear"), abs=5e-6)
+    # irrCAC rounds to 5 decimals; a value on the rounding boundary errs by a bit more
+    assert stats["ac2_linear"] == pytest.approx(irrcac(m, "linear"), abs=5e-6 + 1e-12)
     assert A.flag_kappa(stats, A.AC2_LINEAR) == stats["ac2_linear"]
     assert A.flag_kappa(stats, A.AC1) == stats["ac1"]
 
