@@ -204,9 +204,11 @@ class CorpusImportDetailApi(APIView):
 class SearchIndexOutput(serializers.Serializer):
     state = serializers.ChoiceField(
         choices=["ready", "building", "none"],
-        help_text="ready: every live chunk is indexed; building: an import's index is being "
-        "built by a worker (searches find every chunk meanwhile, more slowly); none: an "
-        "English project on SQLite has no index",
+        help_text=gettext_lazy(
+            "ready: every live chunk is indexed; building: an import's index is being built by "
+            "a worker (searches find every chunk meanwhile, more slowly); none: an English "
+            "project on SQLite has no index"
+        ),
     )
     indexed = serializers.IntegerField()
     chunks = serializers.IntegerField()
