@@ -72,3 +72,17 @@ ANSWER_METRIC_NAMES = {
     "faithfulness": gettext_lazy("faithfulness (claims the contexts support)"),
     "answer_relevance": gettext_lazy("answer relevance (from the judge)"),
 }
+
+
+# A metric family's name on the pages (compare, the settings' band table).
+FAMILY_LABELS = {
+    "recall": gettext_lazy("Recall"),
+    "precision": gettext_lazy("Precision"),
+    "hit": gettext_lazy("Hit rate"),
+    "mrr": "MRR",
+    "ndcg": "nDCG",
+    "map": "MAP",
+    "pass": gettext_lazy("Pass rate"),
+    "judged": gettext_lazy("Judged"),
+    "f1": "F1",
+}

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext_lazy
 
-from evaluation.wording import verdict_label
+from evaluation.wording import FAMILY_LABELS, verdict_label
 from sitewide.i18n import engine_word as _engine_word
 from sitewide.i18n import localized
 
@@ -17,8 +17,6 @@ register = template.Library()
 @register.filter
 def family_word(family: Any) -> str:
     """A metric family's name in the reader's language (the compare page's names)."""
-    from evaluation.views.compare import FAMILY_LABELS
-
     return str(FAMILY_LABELS.get(str(family), family))
 
 

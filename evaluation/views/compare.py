@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext
 
 from annotation.views.pages import project_page
 from evaluation.models import (
@@ -21,6 +21,7 @@ from evaluation.services.reports import (
     compare_report,
 )
 from evaluation.wording import (
+    FAMILY_LABELS,
     settings_differ_in_words,
 )
 from goldsmith import plots
@@ -80,19 +81,6 @@ def run_compare(request: HttpRequest, project_id: int) -> HttpResponse:
 
 # Queries shown in each of the compare page's worse / better lists (the API lists all).
 COMPARE_LIST_LIMIT = 25
-
-
-FAMILY_LABELS = {
-    "recall": gettext_lazy("Recall"),
-    "precision": gettext_lazy("Precision"),
-    "hit": gettext_lazy("Hit rate"),
-    "mrr": "MRR",
-    "ndcg": "nDCG",
-    "map": "MAP",
-    "pass": gettext_lazy("Pass rate"),
-    "judged": gettext_lazy("Judged"),
-    "f1": "F1",
-}
 
 
 def _significance_class(m: dict[str, Any]) -> str:
