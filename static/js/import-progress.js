@@ -15,6 +15,12 @@
   const bar = box.querySelector(".progress > span");
   const meter = box.querySelector(".progress");
   const field = (name) => box.querySelector(`[data-field="${name}"]`);
+  // The phase's words are the page's (data-phase-reading="Reading the file"...): the API
+  // gives the worker's code, which a reader is never shown; an unknown code shows nothing.
+  const phaseWords = (code) => {
+    const key = "phase" + String(code || "").replace(/^./, (c) => c.toUpperCase());
+    return /^[a-z]+$/.test(code || "") ? field("phase").dataset[key] || "" : "";
+  };
   const mb = (bytes) => interpolate(gettext("%s MB"), [(bytes / 1e6).toFixed(1)]);
 
   async function poll() {
@@ -31,7 +37,8 @@
     bar.style.width = pct + "%";
     meter.setAttribute("aria-valuenow", String(pct));
     field("status").textContent = STATUS[data.status] || data.status;
-    field("phase").textContent = data.phase || "";
+    field("phase").dataset.phase = data.phase || "";
+    field("phase").textContent = phaseWords(data.phase);
     field("figures").textContent =
       interpolate(
         gettext("%(percent)s of %(size)s"),
