@@ -14,11 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from goldsmith.formats import FormatError
 from goldsmith.intake.readers import ReadError
 from goldsmith.text import Text, with_texts
+
+# Django ends every form label with gettext(":") unless the label already ends in one of
+# gettext(":?.!"), and its own Chinese catalog keeps the ASCII colon: "策略:". Marked here so
+# the catalogs hold them; the Chinese is the full-width colon and marks ("策略：").
+LABEL_SUFFIX = (gettext_noop(":"), gettext_noop(":?.!"))
 
 
 def localize(message: object) -> str:
