@@ -42,11 +42,14 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def sign_in(browser, live_server):
-    """`sign_in("bob")` gives a new page in a fresh browser context, signed in as bob."""
+    """`sign_in("bob")` gives a new page in a fresh browser context, signed in as bob
+    (`sign_in("bob", "zh-CN", 1366, 768)`: in a Chinese browser at 1366 × 768)."""
     contexts = []
 
-    def make(username: str):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def make(username: str, locale: str | None = None, width: int = 1280, height: int = 900):
+        """`locale` ("zh-CN"): the browser's language, which the site follows."""
+        options = {"locale": locale} if locale else {}
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
         context.set_default_timeout(15_000)
         contexts.append(context)
         page = context.new_page()

@@ -15,7 +15,6 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import CorpusImport, ImportStatus, QueryLog
-from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.e2e
 
@@ -52,21 +51,20 @@ def test_every_phase_a_worker_writes_has_words_on_the_page():
     assert worded == set(WORDS["en-US"]) - {"running"}
 
 
-def sign_in(browser, live_server, locale: str, username: str):  # type: ignore[no-untyped-def]
-    context = browser.new_context(locale=locale, viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url(lambda url: "/login/" not in url)
-    return context, page
-
-
 def phase_reads(page, words: str) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_function(
         "(w) => document.querySelector('[data-field=phase]').textContent.trim() === w", arg=words
+    )
+
+
+def running(model, project, lead, **fields):  # type: ignore[no-untyped-def]
+    """An import of `model` (QueryLog, CorpusImport) a worker is running."""
+    return model.objects.create(
+        project=project,
+        status=ImportStatus.RUNNING,
+        heartbeat_at=timezone.now(),
+        created_by=lead,
+        **fields,
     )
 
 
@@ -78,62 +76,52 @@ def move(record, phase: str, read: int) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_a_running_query_log_import_says_each_phase_in_words(
-    browser, live_server, personas, locale
+    sign_in, live_server, personas, locale
 ):
     words = WORDS[locale]
-    log = QueryLog.objects.create(
-        project=personas.project,
+    log = running(
+        QueryLog,
+        personas.project,
+        personas.alice,
         filename="客服日志.csv",
-        status=ImportStatus.RUNNING,
         phase="starting",
         bytes_total=4_000_000,
-        heartbeat_at=timezone.now(),
-        created_by=personas.alice,
     )
-    context, page = sign_in(browser, live_server, locale, "alice")
-    try:
-        page.goto(f"{live_server.url}/projects/{personas.project.pk}/querylogs/{log.pk}/")
-        phase = page.locator("[data-field=phase]")
-        assert phase.inner_text().strip() == words["starting"]  # as the server drew it
-        assert page.locator("[data-field=status]").inner_text().strip() == words["running"]
-        for code, read in (("reading", 1_000_000), ("grouping", 4_000_000), ("storing", 4_000_000)):
-            move(log, code, read)
-            phase_reads(page, words[code])  # as the polling script wrote it
-            text = page.locator(".import-progress").inner_text()
-            assert not re.search(rf"\b{code}\b", text), text
-        QueryLog.objects.filter(pk=log.pk).update(
-            status=ImportStatus.DONE, phase="done", finished_at=timezone.now()
-        )
-        # The script reloads the page, which now holds the report instead of the progress.
-        page.wait_for_selector(".import-progress", state="detached")
-        assert "storing" not in page.locator("main").inner_text()
-    finally:
-        page.goto("about:blank")
-        context.close()
+    page = sign_in("alice", locale, 1366, 768)
+    page.goto(f"{live_server.url}/projects/{personas.project.pk}/querylogs/{log.pk}/")
+    phase = page.locator("[data-field=phase]")
+    assert phase.inner_text().strip() == words["starting"]  # as the server drew it
+    assert page.locator("[data-field=status]").inner_text().strip() == words["running"]
+    for code, read in (("reading", 1_000_000), ("grouping", 4_000_000), ("storing", 4_000_000)):
+        move(log, code, read)
+        phase_reads(page, words[code])  # as the polling script wrote it
+        text = page.locator(".import-progress").inner_text()
+        assert not re.search(rf"\b{code}\b", text), text
+    QueryLog.objects.filter(pk=log.pk).update(
+        status=ImportStatus.DONE, phase="done", finished_at=timezone.now()
+    )
+    # The script reloads the page, which now holds the report instead of the progress.
+    page.wait_for_selector(".import-progress", state="detached")
+    assert "storing" not in page.locator("main").inner_text()
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
-def test_a_running_corpus_import_says_its_phase_in_words(browser, live_server, personas, locale):
-    record = CorpusImport.objects.create(
-        project=personas.project,
+def test_a_running_corpus_import_says_its_phase_in_words(sign_in, live_server, personas, locale):
+    record = running(
+        CorpusImport,
+        personas.project,
+        personas.alice,
         filename="faq.jsonl",
-        status=ImportStatus.RUNNING,
         phase="importing",
         bytes_total=2_000_000,
         bytes_read=500_000,
-        heartbeat_at=timezone.now(),
-        created_by=personas.alice,
     )
-    context, page = sign_in(browser, live_server, locale, "alice")
-    try:
-        page.goto(f"{live_server.url}/projects/{personas.project.pk}/corpus/imports/{record.pk}/")
-        phase_reads(page, WORDS[locale]["importing"])
-        move(record, "importing", 1_500_000)
-        page.wait_for_function(
-            "() => document.querySelector('.progress').getAttribute('aria-valuenow') === '75'"
-        )
-        assert page.locator("[data-field=phase]").inner_text().strip() == WORDS[locale]["importing"]
-        assert "importing" not in page.locator(".import-progress").inner_text()
-    finally:
-        page.goto("about:blank")
-        context.close()
+    page = sign_in("alice", locale, 1366, 768)
+    page.goto(f"{live_server.url}/projects/{personas.project.pk}/corpus/imports/{record.pk}/")
+    phase_reads(page, WORDS[locale]["importing"])
+    move(record, "importing", 1_500_000)
+    page.wait_for_function(
+        "() => document.querySelector('.progress').getAttribute('aria-valuenow') === '75'"
+    )
+    assert page.locator("[data-field=phase]").inner_text().strip() == WORDS[locale]["importing"]
+    assert "importing" not in page.locator(".import-progress").inner_text()
