@@ -261,6 +261,7 @@ def fill(template: str, name: str, kind: str, rng: random.Random) -> str:
 
 
 def corpus() -> list[dict[str, str]]:
+    """Each product is a document (its name the title); each of its aspects one chunk."""
     rng = random.Random(20261201)
     rows = []
     for products, aspects in ((DEVICES, DEVICE_ASPECTS), (SERVICES, SERVICE_ASPECTS)):
@@ -268,7 +269,7 @@ def corpus() -> list[dict[str, str]]:
             for aspect, templates in aspects.items():
                 template = templates[(n + len(aspect)) % len(templates)]
                 text = fill(template, name, kind, rng)
-                rows.append({"id": f"{slug}/{aspect}", "doc_id": slug, "text": text})
+                rows.append({"id": f"{slug}/{aspect}", "doc_id": slug, "title": name, "text": text})
     return rows
 
 
