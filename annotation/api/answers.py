@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from annotation.api.judging import conflict, own_assignment
 from annotation.api.shapes import RefusalOutput
 from annotation.models import Query
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.answers import (
     answer_draft_get,
     answer_draft_json,
@@ -96,7 +96,7 @@ class AnswerKeyApi(APIView):
         summary="A query's reference answer, answer type, choices and key facts (lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             key = answer_key_get(project=project, query_id=query_id)
         except Query.DoesNotExist:
@@ -109,7 +109,7 @@ class AnswerKeyApi(APIView):
         summary="Replace a query's answer key; a field left out is cleared (lead)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         given = _given(request)
         try:
             query = answer_key_set(project=project, query_id=query_id, data=given)
@@ -137,9 +137,7 @@ class AnswerDraftApi(APIView):
         summary="The caller's own draft answer key of a query of their queue (annotator)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         own_assignment(request, project, query_id)
         draft = answer_draft_get(query_id=query_id, annotator_id=request.user.pk)
         return Response(AnswerDraftOutput(draft).data)
@@ -153,9 +151,7 @@ class AnswerDraftApi(APIView):
         ),
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         given = _given(request)
         try:
@@ -210,7 +206,7 @@ class AnswerDraftsApi(APIView):
         "(lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             view = answer_drafts_view(project=project, query_id=query_id, hide_names=False)
         except Query.DoesNotExist:
@@ -230,7 +226,7 @@ class ProjectFactAgreementApi(APIView):
         summary="The project's fact agreement over every query with two or more drafts (lead)",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(
             FactAgreementOutput(_agreement(project_fact_agreement(project=project))).data
         )

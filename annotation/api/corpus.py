@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import CorpusImport, CorpusVersion
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import (
     chunk_search,
     corpus_figures,
@@ -152,7 +152,7 @@ class CorpusImportListApi(APIView):
 
     @extend_schema(responses=CorpusImportOutput(many=True), summary="Corpus imports (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(CorpusImportOutput(corpus_imports(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -162,7 +162,7 @@ class CorpusImportListApi(APIView):
         "With dry_run, the counts it would make, at once (200), nothing stored",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = CorpusImportUploadInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
@@ -196,7 +196,7 @@ class CorpusImportListApi(APIView):
 class CorpusImportDetailApi(APIView):
     @extend_schema(responses=CorpusImportOutput, summary="One corpus import: progress, report")
     def get(self, request: Request, project_id: int, import_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         record = get_object_or_404(CorpusImport, pk=import_id, project=project)
         return Response(CorpusImportOutput(record).data)
 
@@ -225,7 +225,7 @@ class CorpusFiguresOutput(serializers.Serializer):
 class CorpusFiguresApi(APIView):
     @extend_schema(responses=CorpusFiguresOutput, summary="Corpus size, changed and removed")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         return Response(corpus_figures(project=project))
 
 
@@ -250,7 +250,7 @@ class CorpusFullTextSearchApi(APIView):
         summary="Full-text search over the corpus",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         try:
             limit = max(1, min(int(request.query_params.get("limit", 20)), 100))
         except ValueError:
@@ -281,7 +281,7 @@ class CorpusVersionListApi(APIView):
         responses=CorpusVersionOutput(many=True), summary="Corpus versions, newest first"
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         return Response(CorpusVersionOutput(corpus_versions(project=project), many=True).data)
 
 
@@ -316,7 +316,7 @@ class CorpusVersionDiffApi(APIView):
         "with the frozen versions and queries citing each",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         numbers = []
         for name in ("a", "b"):
             try:

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
     export_stream,
@@ -103,7 +103,7 @@ class GoldenSetFreezeInput(serializers.Serializer):
 class GoldenSetListApi(APIView):
     @extend_schema(responses=GoldenSetVersionOutput(many=True), summary="Golden-set versions")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         versions = golden_set_versions(project=project)
         return Response(GoldenSetVersionOutput(versions, many=True).data)
 
@@ -119,7 +119,7 @@ class GoldenSetListApi(APIView):
         summary="Freeze the approved queries into a new version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = GoldenSetFreezeInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
@@ -154,7 +154,7 @@ class GoldenSetListApi(APIView):
 class GoldenSetDetailApi(APIView):
     @extend_schema(responses=GoldenSetVersionOutput, summary="One version (by label)")
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         response = Response(GoldenSetVersionOutput(version).data)
         response[HASH_HEADER] = version.content_hash
@@ -194,7 +194,7 @@ class GoldenItemListApi(APIView):
         summary="The queries of a version with their graded chunks, in query_id order (paged)",
     )
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         items = (
             GoldenItem.objects.filter(version=version)
@@ -231,7 +231,7 @@ class GoldenSetExportApi(APIView):
         summary="Export a version: jsonl (native), trec (qrels), topics (TSV), beir (zip), csv",
     )
     def get(self, request: Request, project_id: int, label: str, fmt: str) -> StreamingHttpResponse:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         if fmt not in EXPORT_FORMATS:
             raise NotFound(
@@ -294,7 +294,7 @@ class GoldenSetDiffApi(APIView):
         summary="Queries added and removed and grades changed between two versions",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         a_label, b_label = request.query_params.get("a"), request.query_params.get("b")
         if not a_label or not b_label:
             raise serializers.ValidationError(
@@ -358,7 +358,7 @@ class GoldenSetRefreshApi(APIView):
         summary="The open refresh of a version, or what a refresh would ask (dry run)",
     )
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         refresh = open_refresh(version=version)
         if refresh is not None:
@@ -378,7 +378,7 @@ class GoldenSetRefreshApi(APIView):
         summary="Open a refresh of a version on the current corpus (lead)",
     )
     def post(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         version = _version_or_404(project, label)
         try:
             opened = golden_set_refresh_open(version=version, by=request.user)
@@ -398,7 +398,7 @@ class GoldenSetRefreshFreezeApi(APIView):
         summary="Freeze the open refresh of a version into the next version (lead)",
     )
     def post(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         version = _version_or_404(project, label)
         data = GoldenSetRefreshFreezeInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -447,7 +447,7 @@ class GoldenSetImportApi(APIView):
         summary="Import a golden set (native JSONL, TREC + topics, BEIR zip) as a version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = GoldenSetImportInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data

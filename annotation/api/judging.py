@@ -1,6 +1,6 @@
 """Annotators' API: their queue, a query's candidates, grades, flags, notes, corpus search.
 
-Every view checks the role with `project_access` and then that the query is in the caller's
+Every view checks the role with `request_access` and then that the query is in the caller's
 own queue (404 otherwise). Responses carry only the caller's own grades, flags and notes.
 """
 
@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from annotation.api.shapes import RefusalOutput
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import chunk_search
 from annotation.selectors.judging import (
     annotation_view,
@@ -71,9 +71,7 @@ class QueueOutput(serializers.Serializer):
 class QueueApi(APIView):
     @extend_schema(responses=QueueOutput, summary="The caller's annotation queue, in order")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         items = annotator_queue(user=request.user, project=project)
         summary = queue_summary(user=request.user, project=project)
         return Response(QueueOutput({**summary, "items": items}).data)
@@ -160,9 +158,7 @@ class AnnotationApi(APIView):
         summary="A query of the caller's queue with its candidates and the caller's own grades",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         view = annotation_view(assignment=assignment)
         payload = {
@@ -187,9 +183,7 @@ class AnnotationApi(APIView):
         summary="Set the caller's flags and note on a query; record time spent (seconds)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         data = QueryAnnotationInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -242,9 +236,7 @@ class JudgmentApi(APIView):
         summary="Grade a candidate of the caller's queue (idempotent: one judgment per pair)",
     )
     def put(self, request: Request, project_id: int, candidate_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         candidate, assignment = candidate_for(
             user=request.user, project=project, candidate_id=candidate_id
         )
@@ -294,9 +286,7 @@ class CorpusSearchApi(APIView):
         summary="Search the project's corpus for a chunk to add to a query of the caller's queue",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         own_assignment(request, project, query_id)
         hits = chunk_search(project=project, text=request.query_params.get("q", ""))
         return Response(SearchHitOutput(hits, many=True).data)
@@ -323,9 +313,7 @@ class CandidateAddApi(APIView):
         summary="Add a chunk found by corpus search to the pool of a query of the caller's queue",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         data = CandidateAddInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -364,7 +352,7 @@ class GuidelineInput(serializers.Serializer):
 class GuidelineListApi(APIView):
     @extend_schema(responses=GuidelineOutput(many=True), summary="Guideline versions, newest first")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         rows = Guideline.objects.filter(project=project).select_related("created_by")
         return Response(GuidelineOutput(rows.order_by("-version"), many=True).data)
 
@@ -374,7 +362,7 @@ class GuidelineListApi(APIView):
         summary="Publish a new guideline version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = GuidelineInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:

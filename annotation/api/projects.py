@@ -22,7 +22,7 @@ from annotation.models import (
     Tokenizer,
     TokenizerOrigin,
 )
-from annotation.permissions import Action, may_create_projects, project_access
+from annotation.permissions import Action, may_create_projects, request_access
 from annotation.selectors.projects import memberships_of
 from annotation.services.adjudication import project_escalation_set, project_rules_change
 from annotation.services.answers import project_annotators_write_answers_set
@@ -235,9 +235,7 @@ class ProjectRenameInput(serializers.Serializer):
 class ProjectDetailApi(APIView):
     @extend_schema(responses=ProjectOutput, summary="One project (404 for non-members)")
     def get(self, request: Request, project_id: int) -> Response:
-        _project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.VIEW
-        )
+        _project, membership = request_access(request, project_id, Action.VIEW)
         return Response(_project_output(membership))
 
     @extend_schema(
@@ -250,9 +248,7 @@ class ProjectDetailApi(APIView):
         summary="Rename a project, or rewrite its description (lead)",
     )
     def patch(self, request: Request, project_id: int) -> Response:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
+        project, membership = request_access(request, project_id, Action.LEAD)
         data = ProjectRenameInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -283,9 +279,7 @@ class ProjectArchivedApi(APIView):
         summary="Archive a project or restore it (lead); nothing in it is deleted",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
+        project, membership = request_access(request, project_id, Action.LEAD)
         data = ArchivedInput(data=request.data)
         data.is_valid(raise_exception=True)
         if data.validated_data["archived"]:
@@ -304,7 +298,7 @@ class MemberOutput(serializers.Serializer):
 class MemberListApi(APIView):
     @extend_schema(responses=MemberOutput(many=True), summary="Members of a project")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         members = project.memberships.select_related("user").order_by("user__username")
         return Response(MemberOutput(members, many=True).data)
 
@@ -314,7 +308,7 @@ class MemberListApi(APIView):
         summary="Add a member or change a role (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = MemberInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -353,7 +347,7 @@ class _SettleAgainApi(APIView):
     output_class: type[serializers.Serializer]
 
     def _put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = self.input_class(data=request.data)
         data.is_valid(raise_exception=True)
         value = data.validated_data[self.field]
@@ -443,7 +437,7 @@ class ProjectEscalationApi(APIView):
         summary="Switch escalation to one more annotator on or off (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = EscalationInput(data=request.data)
         data.is_valid(raise_exception=True)
         change = project_escalation_set(project=project, escalate=data.validated_data["escalate"])
@@ -477,7 +471,7 @@ class ProjectAnnotatorAnswersApi(APIView):
         summary="Switch on or off annotators writing reference answers and key facts (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = AnnotatorAnswersInput(data=request.data)
         data.is_valid(raise_exception=True)
         project = project_annotators_write_answers_set(
@@ -510,7 +504,7 @@ class ProjectTokenizerApi(APIView):
         "for the built-in retrievers to use it",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = TokenizerInput(data=request.data)
         data.is_valid(raise_exception=True)
         project = project_tokenizer_set(project=project, tokenizer=data.validated_data["tokenizer"])
@@ -533,7 +527,7 @@ class MemberDetailApi(APIView):
         summary="Remove a member (lead); their last project's removal revokes their tokens",
     )
     def delete(self, request: Request, project_id: int, username: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             membership_remove(project=project, username=username)
         except Membership.DoesNotExist:

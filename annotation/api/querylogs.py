@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import PAGE_PARAMETERS, page_of
 from annotation.models import LogQuery, QueryLog
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import query_logs
 from annotation.services.querylogs import query_log_upload_accept
 from goldsmith.intake.readers import ReadError
@@ -63,7 +63,7 @@ class QueryLogListApi(APIView):
 
     @extend_schema(responses=QueryLogOutput(many=True), summary="Query logs (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(QueryLogOutput(query_logs(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -72,7 +72,7 @@ class QueryLogListApi(APIView):
         summary="Upload a query log; it is scrubbed and imported in the background (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = QueryLogUploadInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -91,7 +91,7 @@ class QueryLogListApi(APIView):
 class QueryLogDetailApi(APIView):
     @extend_schema(responses=QueryLogOutput, summary="One query log: progress and report")
     def get(self, request: Request, project_id: int, log_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         log = get_object_or_404(QueryLog, pk=log_id, project=project)
         return Response(QueryLogOutput(log).data)
 
@@ -130,7 +130,7 @@ class LogQueryListApi(APIView):
     def get(self, request: Request, project_id: int, log_id: int) -> Response:
         from rest_framework.pagination import LimitOffsetPagination
 
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         log = get_object_or_404(QueryLog, pk=log_id, project=project)
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(

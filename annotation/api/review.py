@@ -17,7 +17,7 @@ from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
@@ -98,7 +98,7 @@ class PoolRunInput(serializers.Serializer):
 class PoolSourceListApi(APIView):
     @extend_schema(responses=PoolSourceOutput(many=True), summary="Pool sources (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         rows = PoolSource.objects.filter(project=project).annotate(n_hits=Count("hits"))
         return Response(PoolSourceOutput(rows, many=True).data)
 
@@ -110,7 +110,7 @@ class PoolBuildApi(APIView):
         summary="Pool the top k of the built-in retrievers for every query (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = PoolBuildInput(data=request.data)
         data.is_valid(raise_exception=True)
         results = [
@@ -129,7 +129,7 @@ class PoolRunImportApi(APIView):
         summary="Pool the top k of an imported production run, TREC or JSONL (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = PoolRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -183,7 +183,7 @@ class AssignApi(APIView):
         summary="Give every pooled query N annotators, balancing load (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = AssignInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -212,7 +212,7 @@ class AssignmentListApi(APIView):
         summary="Assignments of the project (lead)",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         filters = AssignmentFilterInput(data=request.query_params)
         filters.is_valid(raise_exception=True)  # ?query=abc was ignored: every assignment
         rows = Assignment.objects.filter(query__project=project).select_related("annotator")
@@ -231,7 +231,7 @@ class ReassignApi(APIView):
         summary="Give an assignment to another annotator (lead); the old one's grades go",
     )
     def post(self, request: Request, project_id: int, assignment_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         assignment = (
             Assignment.objects.select_related("query")
             .filter(pk=assignment_id, query__project=project)
@@ -282,7 +282,7 @@ class ReviewQueueApi(APIView):
         "or those waiting for one more annotator",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         filters = ReviewQueueInput(data=request.query_params)
         filters.is_valid(raise_exception=True)  # ?state=typo showed the flagged queue
         if filters.validated_data["state"] == "resolved":
@@ -442,7 +442,7 @@ class AdjudicationApi(APIView):
         summary="Every annotator's grade and note per candidate, side by side (lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         options = AdjudicationInput(data=request.query_params)
         options.is_valid(raise_exception=True)
         hide = options.validated_data["hide_names"]
@@ -459,7 +459,7 @@ class AdjudicateApi(APIView):
         summary="Set the final grades of a query and record why (lead; 409 on a stale version)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
         data = AdjudicateInput(data=request.data)
@@ -488,7 +488,7 @@ class ApproveApi(APIView):
         summary="Approve one resolved query (lead)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
         data = ApproveInput(data=request.data)
@@ -514,7 +514,7 @@ class BulkApproveApi(APIView):
         summary="Approve many resolved queries at once (lead); others are skipped",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = BulkApproveInput(data=request.data)
         data.is_valid(raise_exception=True)
         ids = data.validated_data.get("query_ids")
@@ -609,7 +609,7 @@ class ProjectAgreementOutput(serializers.Serializer):
 class AgreementApi(APIView):
     @extend_schema(responses=ProjectAgreementOutput, summary="Project agreement summary (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 
 
@@ -620,7 +620,7 @@ class AgreementRecomputeApi(APIView):
         summary="Recompute every query's agreement and flags from stored judgments (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         project_agreement_recompute(project=project)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX
 from annotation.models import ImportStatus, QueryLog, Sample
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from goldsmith.intake import sampling
@@ -90,7 +90,7 @@ class SampleDrawOutput(serializers.Serializer):
 class SampleListApi(APIView):
     @extend_schema(responses=SampleOutput(many=True), summary="Samples drawn in the project")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(SampleOutput(samples(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -99,7 +99,7 @@ class SampleListApi(APIView):
         summary="Draw a reproducible sample of queries (dry_run: preview, store nothing)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = SampleCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         params = dict(data.validated_data)
@@ -155,7 +155,7 @@ class SampleDetailOutput(SampleOutput):
 class SampleDetailApi(APIView):
     @extend_schema(responses=SampleDetailOutput, summary="A sample's provenance and its queries")
     def get(self, request: Request, project_id: int, sample_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         sample = get_object_or_404(Sample, pk=sample_id, project=project)
         return Response(SampleDetailOutput(sample).data)
 

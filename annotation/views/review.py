@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Assignment, Membership, PoolSource, Project, Query, Role
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import KappaWeights, TieRule
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.answers import answer_drafts_view, project_fact_agreement
 from annotation.selectors.judging import (
     adjudication_view,
@@ -160,9 +160,7 @@ class ReassignForm(forms.Form):
 @login_required
 def pools(request: HttpRequest, project_id: int) -> HttpResponse:
     """Build pools, import a production run, assign queries, reassign (leads)."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     build_form = PoolBuildForm(prefix="build")
     run_form = RunImportForm(prefix="run")
     assign_form = AssignForm(prefix="assign", initial={"per_query": project.annotators_per_query})
@@ -297,9 +295,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     return _review_queue_page(request, project, membership)
 
 
@@ -334,9 +330,7 @@ def _review_queue_page(
 
 @login_required
 def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     hide = request.GET.get("hide_names") == "1" or request.POST.get("hide_names") == "1"
     errors: list[str] = []
     status = 200
@@ -445,9 +439,7 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
     answer, further reference answers (one per line), its type, the choices (one per line) and
     the key facts (`fact-text` with
     `fact-chunks`, chunk ids between spaces; a row without words is left out)."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     hide = request.POST.get("hide_names") == "1"
     answer = request.POST.get("reference_answer", "")
     kind = request.POST.get("answer_type", "")
@@ -498,7 +490,7 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
 @login_required
 @require_POST
 def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     if not project.queries.filter(pk=query_id).exists():
         raise Http404(gettext("No such query"))
     try:
@@ -519,9 +511,7 @@ def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpRespons
 @login_required
 @require_POST
 def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     try:
         if request.POST.get("all_resolved") == "1":
             result = queries_approve(project=project, by=request.user, query_ids=None)
@@ -545,9 +535,7 @@ def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     return _dashboard_page(request, project, membership)
 
 
@@ -630,9 +618,7 @@ def _rule_setting_view(
     @login_required
     @require_POST
     def view(request: HttpRequest, project_id: int) -> HttpResponse:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
+        project, membership = request_access(request, project_id, Action.LEAD)
         form = form_class(request.POST)
         if not form.is_valid():
             return _dashboard_page(
@@ -672,9 +658,7 @@ kappa_weights_set = _rule_setting_view(
 @login_required
 @require_POST
 def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = EscalationForm(request.POST)
     if not form.is_valid():
         return _dashboard_page(request, project, membership, escalation_form=form, status=400)
@@ -702,9 +686,7 @@ def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def annotator_answers_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = AnnotatorAnswersForm(request.POST)
     if not form.is_valid():
         return _dashboard_page(request, project, membership, answers_form=form, status=400)
@@ -722,9 +704,7 @@ def annotator_answers_set(request: HttpRequest, project_id: int) -> HttpResponse
 @login_required
 @require_POST
 def stopping_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = StoppingForm(request.POST)
     if not form.is_valid():
         return _dashboard_page(request, project, membership, stopping_form=form, status=400)
