@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.judging import conflict, own_assignment
-from annotation.api.shapes import RefusalOutput
+from annotation.api.judging import own_assignment
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import Query
 from annotation.permissions import Action, request_access
 from annotation.selectors.answers import (
@@ -78,9 +78,7 @@ class AnswerKeyOutput(AnswerKeyInput):
 
 
 def _given(request: Request) -> dict[str, object]:
-    data = AnswerKeyInput(data=request.data)
-    data.is_valid(raise_exception=True)
-    given = dict(data.validated_data)
+    given = dict(validated(AnswerKeyInput, request.data))
     if not given["choices"]:
         given["choices"] = None  # the engine reads an empty list as "choices given"
     if not given["reference_answers"]:
@@ -116,7 +114,7 @@ class AnswerKeyApi(APIView):
         except Query.DoesNotExist:
             raise NotFound(gettext_lazy("No such query")) from None
         except AnswerKeyError as error:
-            raise serializers.ValidationError({error.field: [error.message]}) from None
+            raise invalid(error.field, error.message) from None
         return Response(AnswerKeyOutput(answer_key_json(query)).data)
 
 
@@ -159,7 +157,7 @@ class AnswerDraftApi(APIView):
         except (AnswerDraftsOff, JudgingClosed) as error:
             return conflict(error)
         except AnswerKeyError as error:
-            raise serializers.ValidationError({error.field: [error.message]}) from None
+            raise invalid(error.field, error.message) from None
         return Response(AnswerDraftOutput(answer_draft_json(draft)).data)
 
 

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import invalid, validated
 from annotation.models import CorpusImport, CorpusVersion
 from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import (
@@ -36,7 +37,6 @@ from annotation.services.corpus import (
 )
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.intake.readers import ReadError
-from sitewide.i18n import localize
 
 UPDATE_MODES = ("add", "replace")
 
@@ -163,9 +163,7 @@ class CorpusImportListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = CorpusImportUploadInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        given = validated(CorpusImportUploadInput, request.data)
         replace = given["mode"] == "replace"
         try:
             if given["dry_run"]:
@@ -189,7 +187,7 @@ class CorpusImportListApi(APIView):
                 replace=replace,
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         return Response(CorpusImportOutput(record).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -254,7 +252,7 @@ class CorpusFullTextSearchApi(APIView):
         try:
             limit = max(1, min(int(request.query_params.get("limit", 20)), 100))
         except ValueError:
-            raise serializers.ValidationError({"limit": [gettext("must be an integer")]}) from None
+            raise invalid("limit", gettext("must be an integer")) from None
         hits = chunk_search(project=project, text=request.query_params.get("q", ""), limit=limit)
         return Response(CorpusSearchHitOutput(hits, many=True).data)
 
@@ -322,7 +320,7 @@ class CorpusVersionDiffApi(APIView):
             try:
                 numbers.append(int(request.query_params.get(name, "")))
             except ValueError:
-                raise serializers.ValidationError({name: [gettext("must be an integer")]}) from None
+                raise invalid(name, gettext("must be an integer")) from None
         try:
             diff = corpus_version_diff(project=project, old=numbers[0], new=numbers[1])
         except CorpusVersion.DoesNotExist:

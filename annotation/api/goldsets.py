@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, invalid, page_of, validated
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
 from annotation.permissions import Action, request_access
 from annotation.selectors.goldsets import (
@@ -47,7 +47,6 @@ from annotation.services.refresh import golden_set_refresh_freeze, golden_set_re
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.formats.goldset import parse_grade_map
 from sitewide.downloads import attachment
-from sitewide.i18n import localize
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 
@@ -120,9 +119,7 @@ class GoldenSetListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = GoldenSetFreezeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        given = validated(GoldenSetFreezeInput, request.data)
         try:
             split = None
             if given.get("split_seed") is not None:
@@ -145,7 +142,7 @@ class GoldenSetListApi(APIView):
             }
             return Response(body, status=status.HTTP_409_CONFLICT)
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response
@@ -297,9 +294,7 @@ class GoldenSetDiffApi(APIView):
         project, _ = request_access(request, project_id, Action.VIEW)
         a_label, b_label = request.query_params.get("a"), request.query_params.get("b")
         if not a_label or not b_label:
-            raise serializers.ValidationError(
-                {"detail": [gettext("name two versions: ?a=v1&b=v2")]}
-            )
+            raise invalid("detail", gettext("name two versions: ?a=v1&b=v2"))
         a, b = _version_or_404(project, a_label), _version_or_404(project, b_label)
         diff = version_diff(a, b)
         payload = {
@@ -383,7 +378,7 @@ class GoldenSetRefreshApi(APIView):
         try:
             opened = golden_set_refresh_open(version=version, by=request.user)
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         payload = _refresh_json(
             opened.refresh, base=label, identical_to=opened.identical_to, counts=opened.counts
         )
@@ -400,8 +395,7 @@ class GoldenSetRefreshFreezeApi(APIView):
     def post(self, request: Request, project_id: int, label: str) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
         version = _version_or_404(project, label)
-        data = GoldenSetRefreshFreezeInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(GoldenSetRefreshFreezeInput, request.data)
         refresh = open_refresh(version=version)
         if refresh is None:
             raise NotFound(gettext("no open refresh of %(label)s") % {"label": label})
@@ -409,11 +403,11 @@ class GoldenSetRefreshFreezeApi(APIView):
             done = golden_set_refresh_freeze(
                 refresh=refresh,
                 by=request.user,
-                label=data.validated_data.get("label") or None,
-                note=data.validated_data["note"],
+                label=data.get("label") or None,
+                note=data["note"],
             )
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         payload = _refresh_json(done.refresh, base=label, identical_to=done.identical_to)
         code = status.HTTP_201_CREATED if done.version is not None else status.HTTP_200_OK
         response = Response(GoldenSetRefreshOutput(payload).data, status=code)
@@ -448,9 +442,7 @@ class GoldenSetImportApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = GoldenSetImportInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        given = validated(GoldenSetImportInput, request.data)
         try:
             # Errors name each upload by its own name and line, never the temporary copy.
             with ExitStack() as files:
@@ -478,7 +470,7 @@ class GoldenSetImportApi(APIView):
                     note=given["note"],
                 )
         except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response

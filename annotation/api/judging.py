@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import RefusalOutput
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
 from annotation.permissions import Action, request_access
@@ -34,11 +34,6 @@ from annotation.services.judging import (
     query_annotation_save,
 )
 from annotation.services.pooling import candidate_add_by_annotator
-from sitewide.i18n import localize
-
-
-def conflict(error: Exception) -> Response:
-    return Response({"detail": localize(error)}, status=status.HTTP_409_CONFLICT)
 
 
 def own_assignment(request: Request, project: Project, query_id: int) -> Assignment:
@@ -185,15 +180,14 @@ class AnnotationApi(APIView):
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
-        data = QueryAnnotationInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(QueryAnnotationInput, request.data)
         try:
             annotation = query_annotation_save(
                 assignment=assignment,
-                flags=data.validated_data.get("flags"),
-                note=data.validated_data.get("note"),
-                seconds=data.validated_data["seconds"],
-                visit=data.validated_data.get("visit"),
+                flags=data.get("flags"),
+                note=data.get("note"),
+                seconds=data["seconds"],
+                visit=data.get("visit"),
             )
         except JudgingClosed as error:
             return conflict(error)
@@ -244,15 +238,14 @@ class JudgmentApi(APIView):
             raise NotFound(gettext("No such candidate"))
         if assignment is None:
             raise NotFound(gettext("That query is not in your queue"))
-        data = JudgmentInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(JudgmentInput, request.data)
         try:
             saved = judgment_save(
                 assignment=assignment,
                 candidate=candidate,
-                grade=int(data.validated_data["grade"]),
-                note=data.validated_data.get("note"),
-                order=data.validated_data.get("order"),
+                grade=int(data["grade"]),
+                note=data.get("note"),
+                order=data.get("order"),
             )
         except JudgingClosed as error:
             return conflict(error)
@@ -315,10 +308,9 @@ class CandidateAddApi(APIView):
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
-        data = CandidateAddInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(CandidateAddInput, request.data)
         chunk = Chunk.objects.filter(
-            project=project, chunk_id=data.validated_data["chunk_id"], removed=False
+            project=project, chunk_id=data["chunk_id"], removed=False
         ).first()
         if chunk is None:
             raise NotFound(gettext("No such chunk in this project's corpus"))
@@ -329,7 +321,7 @@ class CandidateAddApi(APIView):
         except JudgingClosed as error:
             return conflict(error)
         except ValueError as error:
-            raise serializers.ValidationError({"chunk_id": [localize(error)]}) from None
+            raise invalid("chunk_id", error) from None
         payload = {"id": candidate.pk, "chunk_id": chunk.chunk_id, "created": created}
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(CandidateAddedOutput(payload).data, status=code)
@@ -363,14 +355,13 @@ class GuidelineListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = GuidelineInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(GuidelineInput, request.data)
         try:
             guideline = guideline_publish(
-                project=project, markdown=data.validated_data["markdown"], by=request.user
+                project=project, markdown=data["markdown"], by=request.user
             )
         except ValueError as error:
-            raise serializers.ValidationError({"markdown": [localize(error)]}) from None
+            raise invalid("markdown", error) from None
         return Response(GuidelineOutput(guideline).data, status=status.HTTP_201_CREATED)
 
 

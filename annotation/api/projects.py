@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import (
     ApiToken,
     KappaWeights,
@@ -38,7 +39,6 @@ from annotation.services.projects import (
     project_restore,
     project_tokenizer_set,
 )
-from sitewide.i18n import localize
 
 
 class ProjectOutput(serializers.Serializer):
@@ -119,10 +119,6 @@ def _project_output(membership) -> dict[str, object]:
     }
 
 
-class DetailOutput(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 class RequiredBooleanField(serializers.BooleanField):
     """A boolean that must be given: DRF reads a boolean missing from a form-encoded body as
     false (an unchecked checkbox), which would switch a setting off by accident."""
@@ -185,9 +181,7 @@ class ProjectListApi(APIView):
         summary="The caller's projects",
     )
     def get(self, request: Request) -> Response:
-        query = ArchivedQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        archived = query.validated_data["archived"]
+        archived = validated(ArchivedQuery, request.query_params)["archived"]
         return Response(
             [_project_output(m) for m in memberships_of(request.user, archived=archived)]
         )
@@ -197,7 +191,7 @@ class ProjectListApi(APIView):
         responses={
             201: ProjectOutput,
             400: OpenApiResponse(description="A field is wrong (the name taken, a user unknown)"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not site staff"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not site staff"),
         },
         summary="Create a project (site staff); the caller is its first lead",
     )
@@ -206,9 +200,7 @@ class ProjectListApi(APIView):
             raise PermissionDenied(
                 gettext("Only site staff may create projects: ask an administrator.")
             )
-        data = ProjectCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(ProjectCreateInput, request.data)
         try:
             project = project_create(
                 by=request.user,
@@ -218,7 +210,7 @@ class ProjectListApi(APIView):
                 members=[(m["username"], m["role"]) for m in values["members"]],
             )
         except ValueError as error:
-            raise serializers.ValidationError({"project": [localize(error)]}) from None
+            raise invalid("project", error) from None
         membership = Membership.objects.select_related("project").get(
             project=project, user=request.user
         )
@@ -243,22 +235,21 @@ class ProjectDetailApi(APIView):
         responses={
             200: ProjectOutput,
             400: OpenApiResponse(description="The name is empty, too long or taken"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Rename a project, or rewrite its description (lead)",
     )
     def patch(self, request: Request, project_id: int) -> Response:
         project, membership = request_access(request, project_id, Action.LEAD)
-        data = ProjectRenameInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(ProjectRenameInput, request.data)
         try:
             project_rename(
                 project=project,
-                name=data.validated_data.get("name"),
-                description=data.validated_data.get("description"),
+                name=data.get("name"),
+                description=data.get("description"),
             )
         except ValueError as error:
-            raise serializers.ValidationError({"name": [localize(error)]}) from None
+            raise invalid("name", error) from None
         membership.project = project
         return Response(_project_output(membership))
 
@@ -274,15 +265,14 @@ class ProjectArchivedApi(APIView):
         request=ArchivedInput,
         responses={
             200: ProjectOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Archive a project or restore it (lead); nothing in it is deleted",
     )
     def put(self, request: Request, project_id: int) -> Response:
         project, membership = request_access(request, project_id, Action.LEAD)
-        data = ArchivedInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        if data.validated_data["archived"]:
+        data = validated(ArchivedInput, request.data)
+        if data["archived"]:
             project = project_archive(project=project, by=request.user)
         else:
             project = project_restore(project=project)
@@ -309,12 +299,11 @@ class MemberListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = MemberInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(MemberInput, request.data)
         try:
-            membership = membership_set(project=project, **data.validated_data)
+            membership = membership_set(project=project, **data)
         except ValueError as error:
-            raise serializers.ValidationError({"username": [localize(error)]}) from None
+            raise invalid("username", error) from None
         return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -348,9 +337,7 @@ class _SettleAgainApi(APIView):
 
     def _put(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = self.input_class(data=request.data)
-        data.is_valid(raise_exception=True)
-        value = data.validated_data[self.field]
+        value = validated(self.input_class, request.data)[self.field]
         change = project_rules_change(project=project, **{self.field: value})
         return Response(
             self.output_class(
@@ -368,7 +355,7 @@ class ProjectTieRuleApi(_SettleAgainApi):
         responses={
             200: TieRuleOutput,
             202: OpenApiResponse(TieRuleOutput, description="Stored; a worker settles again"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Set the tie rule (lead); queries not yet approved are settled again under it",
     )
@@ -394,7 +381,7 @@ class ProjectKappaWeightsApi(_SettleAgainApi):
         responses={
             200: KappaWeightsOutput,
             202: OpenApiResponse(KappaWeightsOutput, description="Stored; a worker settles again"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Choose the kappa the flag rule reads (lead); queries not yet approved are "
         "settled again",
@@ -432,24 +419,15 @@ class ProjectEscalationApi(APIView):
         request=EscalationInput,
         responses={
             200: EscalationOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Switch escalation to one more annotator on or off (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = EscalationInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        change = project_escalation_set(project=project, escalate=data.validated_data["escalate"])
-        return Response(
-            EscalationOutput(
-                {
-                    "escalate": change.escalate,
-                    "escalated": change.escalated,
-                    "withdrawn": change.withdrawn,
-                }
-            ).data
-        )
+        escalate = validated(EscalationInput, request.data)["escalate"]
+        change = project_escalation_set(project=project, escalate=escalate)
+        return Response(EscalationOutput(change).data)
 
 
 class AnnotatorAnswersInput(serializers.Serializer):
@@ -466,22 +444,15 @@ class ProjectAnnotatorAnswersApi(APIView):
         request=AnnotatorAnswersInput,
         responses={
             200: AnnotatorAnswersInput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Switch on or off annotators writing reference answers and key facts (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = AnnotatorAnswersInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = project_annotators_write_answers_set(
-            project=project, on=data.validated_data["annotators_write_answers"]
-        )
-        return Response(
-            AnnotatorAnswersInput(
-                {"annotators_write_answers": project.annotators_write_answers}
-            ).data
-        )
+        on = validated(AnnotatorAnswersInput, request.data)["annotators_write_answers"]
+        project = project_annotators_write_answers_set(project=project, on=on)
+        return Response(AnnotatorAnswersInput(project).data)
 
 
 class TokenizerInput(serializers.Serializer):
@@ -498,21 +469,16 @@ class ProjectTokenizerApi(APIView):
         request=TokenizerInput,
         responses={
             200: TokenizerOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Choose the tokenizer (lead); imports no longer detect it. Pool and run again "
         "for the built-in retrievers to use it",
     )
     def put(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = TokenizerInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = project_tokenizer_set(project=project, tokenizer=data.validated_data["tokenizer"])
-        return Response(
-            TokenizerOutput(
-                {"tokenizer": project.tokenizer, "tokenizer_origin": project.tokenizer_origin}
-            ).data
-        )
+        tokenizer = validated(TokenizerInput, request.data)["tokenizer"]
+        project = project_tokenizer_set(project=project, tokenizer=tokenizer)
+        return Response(TokenizerOutput(project).data)
 
 
 class MemberDetailApi(APIView):
@@ -520,9 +486,9 @@ class MemberDetailApi(APIView):
         request=None,
         responses={
             204: None,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
-            404: OpenApiResponse(DetailOutput, description="No such project or member"),
-            409: OpenApiResponse(DetailOutput, description="The project's only lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
+            404: OpenApiResponse(RefusalOutput, description="No such project or member"),
+            409: OpenApiResponse(RefusalOutput, description="The project's only lead"),
         },
         summary="Remove a member (lead); their last project's removal revokes their tokens",
     )
@@ -535,10 +501,7 @@ class MemberDetailApi(APIView):
                 {"detail": gettext("No such member.")}, status=status.HTTP_404_NOT_FOUND
             )
         except ValueError as error:
-            return Response(
-                {"detail": localize(error)},
-                status=status.HTTP_409_CONFLICT,
-            )
+            return conflict(error)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -587,7 +550,7 @@ class TokenListApi(APIView):
         responses={
             201: TokenCreatedOutput,
             400: OpenApiResponse(OpenApiTypes.OBJECT, description="Each bad field and why"),
-            403: OpenApiResponse(DetailOutput, description="Sent with a token, not a session"),
+            403: OpenApiResponse(RefusalOutput, description="Sent with a token, not a session"),
         },
         summary="Issue a token (signed in by session only: 403 with a token)",
     )
@@ -595,16 +558,15 @@ class TokenListApi(APIView):
         # A token that could mint tokens would outlive its own revocation through them.
         if isinstance(request.auth, ApiToken):
             raise PermissionDenied(TOKENS_NEED_A_PERSON)
-        data = TokenInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(TokenInput, request.data)
         try:
             issued = api_token_create(
                 user=request.user,
-                name=data.validated_data["name"],
-                expires_at=data.validated_data.get("expires_at"),
+                name=data["name"],
+                expires_at=data.get("expires_at"),
             )
         except ValueError as error:
-            raise serializers.ValidationError({"name": [localize(error)]}) from None
+            raise invalid("name", error) from None
         payload = dict(TokenOutput(issued.token).data, key=issued.key)
         return Response(payload, status=status.HTTP_201_CREATED)
 

@@ -12,13 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, invalid, page_of, validated
 from annotation.models import LogQuery, QueryLog
 from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import query_logs
 from annotation.services.querylogs import query_log_upload_accept
 from goldsmith.intake.readers import ReadError
-from sitewide.i18n import localize
 
 
 class QueryLogOutput(serializers.ModelSerializer):
@@ -73,18 +72,17 @@ class QueryLogListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = QueryLogUploadInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(QueryLogUploadInput, request.data)
         try:
             log = query_log_upload_accept(
                 project=project,
-                upload=data.validated_data["file"],
+                upload=data["file"],
                 created_by=request.user,
-                near_duplicate_threshold=data.validated_data["near_duplicate_threshold"],
-                clusters=data.validated_data["clusters"],
+                near_duplicate_threshold=data["near_duplicate_threshold"],
+                clusters=data["clusters"],
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         return Response(QueryLogOutput(log).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX
+from annotation.api.shapes import STORED_INT_MAX, invalid, validated
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
@@ -50,10 +50,6 @@ def conflict(error: StaleReview) -> Response:
         {"detail": localize(error), "current_version": error.current},
         status=status.HTTP_409_CONFLICT,
     )
-
-
-def invalid(field: str, error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({field: [localize(error)]})
 
 
 # --- Pools ----------------------------------------------------------------------------------
@@ -111,11 +107,10 @@ class PoolBuildApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = PoolBuildInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(PoolBuildInput, request.data)
         results = [
-            pool_build_builtin(project=project, kind=kind, k=data.validated_data["k"])
-            for kind in dict.fromkeys(data.validated_data["retrievers"])
+            pool_build_builtin(project=project, kind=kind, k=data["k"])
+            for kind in dict.fromkeys(data["retrievers"])
         ]
         return Response(PoolResultOutput(results, many=True).data)
 
@@ -130,16 +125,15 @@ class PoolRunImportApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = PoolRunInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(PoolRunInput, request.data)
         try:
-            with upload_file(data.validated_data["file"]) as copy:
+            with upload_file(data["file"]) as copy:
                 result = pool_import_run(
                     project=project,
-                    name=data.validated_data["name"],
+                    name=data["name"],
                     path=copy,
-                    format=data.validated_data["format"],
-                    k=data.validated_data["k"],
+                    format=data["format"],
+                    k=data["k"],
                 )
         except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: msg"
             raise invalid("file", error) from None
@@ -184,10 +178,9 @@ class AssignApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = AssignInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(AssignInput, request.data)
         try:
-            result = queries_assign(project=project, per_query=data.validated_data.get("per_query"))
+            result = queries_assign(project=project, per_query=data.get("per_query"))
         except ValueError as error:
             raise invalid("per_query", error) from None
         return Response(AssignOutput(result).data)
@@ -213,13 +206,13 @@ class AssignmentListApi(APIView):
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        filters = AssignmentFilterInput(data=request.query_params)
-        filters.is_valid(raise_exception=True)  # ?query=abc was ignored: every assignment
+        # ?query=abc was ignored: every assignment
+        filters = validated(AssignmentFilterInput, request.query_params)
         rows = Assignment.objects.filter(query__project=project).select_related("annotator")
-        if filters.validated_data.get("annotator"):
-            rows = rows.filter(annotator__username=filters.validated_data["annotator"])
-        if "query" in filters.validated_data:
-            rows = rows.filter(query_id=filters.validated_data["query"])
+        if filters.get("annotator"):
+            rows = rows.filter(annotator__username=filters["annotator"])
+        if "query" in filters:
+            rows = rows.filter(query_id=filters["query"])
         rows = rows.order_by("query_id", "annotator__username")
         return Response(AssignmentOutput(rows, many=True).data)
 
@@ -239,12 +232,9 @@ class ReassignApi(APIView):
         )
         if assignment is None:
             raise NotFound(gettext("No such assignment"))
-        data = ReassignInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(ReassignInput, request.data)
         try:
-            assignment = assignment_reassign(
-                assignment=assignment, to_username=data.validated_data["username"]
-            )
+            assignment = assignment_reassign(assignment=assignment, to_username=data["username"])
         except ValueError as error:
             raise invalid("username", error) from None
         return Response(AssignmentOutput(assignment).data)
@@ -283,11 +273,11 @@ class ReviewQueueApi(APIView):
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        filters = ReviewQueueInput(data=request.query_params)
-        filters.is_valid(raise_exception=True)  # ?state=typo showed the flagged queue
-        if filters.validated_data["state"] == "resolved":
+        # ?state=typo showed the flagged queue
+        filters = validated(ReviewQueueInput, request.query_params)
+        if filters["state"] == "resolved":
             rows = resolved_queue(project=project)
-        elif filters.validated_data["state"] == "escalated":
+        elif filters["state"] == "escalated":
             rows = escalated_queue(project=project)
         else:
             rows = disagreement_queue(project=project)
@@ -443,9 +433,8 @@ class AdjudicationApi(APIView):
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        options = AdjudicationInput(data=request.query_params)
-        options.is_valid(raise_exception=True)
-        hide = options.validated_data["hide_names"]
+        options = validated(AdjudicationInput, request.query_params)
+        hide = options["hide_names"]
         view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
         if view is None:
             raise NotFound(gettext("No such query"))
@@ -462,17 +451,16 @@ class AdjudicateApi(APIView):
         project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
-        data = AdjudicateInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(AdjudicateInput, request.data)
         try:
             review = query_adjudicate(
                 project=project,
                 query_id=query_id,
                 by=request.user,
-                version=data.validated_data["version"],
-                grades={g["candidate_id"]: int(g["grade"]) for g in data.validated_data["grades"]},
-                reason=data.validated_data["reason"],
-                note=data.validated_data["note"],
+                version=data["version"],
+                grades={g["candidate_id"]: int(g["grade"]) for g in data["grades"]},
+                reason=data["reason"],
+                note=data["note"],
             )
         except StaleReview as error:
             return conflict(error)
@@ -491,14 +479,13 @@ class ApproveApi(APIView):
         project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
-        data = ApproveInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(ApproveInput, request.data)
         try:
             review = query_approve(
                 project=project,
                 query_id=query_id,
                 by=request.user,
-                version=data.validated_data["version"],
+                version=data["version"],
             )
         except StaleReview as error:
             return conflict(error)
@@ -515,16 +502,15 @@ class BulkApproveApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = BulkApproveInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        ids = data.validated_data.get("query_ids")
-        if ids is None and not data.validated_data["all_resolved"]:
-            raise invalid("query_ids", ValueError(gettext("name the queries or set all_resolved")))
+        data = validated(BulkApproveInput, request.data)
+        ids = data.get("query_ids")
+        if ids is None and not data["all_resolved"]:
+            raise invalid("query_ids", gettext("name the queries or set all_resolved"))
         try:
             result = queries_approve(
                 project=project,
                 by=request.user,
-                query_ids=None if data.validated_data["all_resolved"] else ids,
+                query_ids=None if data["all_resolved"] else ids,
             )
         except ValueError as error:
             raise invalid("query_ids", error) from None

@@ -11,13 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX
+from annotation.api.shapes import STORED_INT_MAX, invalid, validated
 from annotation.models import ImportStatus, QueryLog, Sample
 from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from goldsmith.intake import sampling
-from sitewide.i18n import localize
 
 
 class SampleCreateInput(serializers.Serializer):
@@ -100,22 +99,20 @@ class SampleListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        data = SampleCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        params = dict(data.validated_data)
+        params = dict(validated(SampleCreateInput, request.data))
         dry_run = params.pop("dry_run")
         log_id = params.pop("log", None)
         logs = QueryLog.objects.filter(project=project, status=ImportStatus.DONE)
         log = logs.filter(pk=log_id).first() if log_id else logs.order_by("-id").first()
         if log is None:
-            raise serializers.ValidationError({"log": [gettext("no imported query log")]})
+            raise invalid("log", gettext("no imported query log"))
         try:
             if dry_run:
                 outcome = sample_draw(project=project, log=log, **params)
             else:
                 outcome = sample_create(project=project, log=log, created_by=request.user, **params)
         except SamplingError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         payload = {
             "dry_run": dry_run,
             "sample": SampleOutput(outcome.sample).data if outcome.sample else None,
