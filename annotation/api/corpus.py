@@ -328,31 +328,18 @@ class CorpusVersionDiffApi(APIView):
         return Response(CorpusDiffOutput(diff).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/corpus/", CorpusFiguresApi.as_view(), name="api-corpus"),
+    path(f"{P}corpus/", CorpusFiguresApi.as_view(), name="api-corpus"),
+    path(f"{P}corpus/imports/", CorpusImportListApi.as_view(), name="api-corpus-import-list"),
     path(
-        "projects/<int:project_id>/corpus/imports/",
-        CorpusImportListApi.as_view(),
-        name="api-corpus-import-list",
-    ),
-    path(
-        "projects/<int:project_id>/corpus/imports/<int:import_id>/",
+        f"{P}corpus/imports/<int:import_id>/",
         CorpusImportDetailApi.as_view(),
         name="api-corpus-import-detail",
     ),
+    path(f"{P}corpus/versions/", CorpusVersionListApi.as_view(), name="api-corpus-versions"),
     path(
-        "projects/<int:project_id>/corpus/versions/",
-        CorpusVersionListApi.as_view(),
-        name="api-corpus-versions",
+        f"{P}corpus/versions/diff/", CorpusVersionDiffApi.as_view(), name="api-corpus-version-diff"
     ),
-    path(
-        "projects/<int:project_id>/corpus/versions/diff/",
-        CorpusVersionDiffApi.as_view(),
-        name="api-corpus-version-diff",
-    ),
-    path(
-        "projects/<int:project_id>/corpus/search/",
-        CorpusFullTextSearchApi.as_view(),
-        name="api-corpus-fulltext",
-    ),
+    path(f"{P}corpus/search/", CorpusFullTextSearchApi.as_view(), name="api-corpus-fulltext"),
 ]

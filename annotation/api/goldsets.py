@@ -490,8 +490,6 @@ urlpatterns = [
         name="api-goldset-refresh-freeze",
     ),
     path(
-        f"{P}<str:label>/export/<str:fmt>/",
-        GoldenSetExportApi.as_view(),
-        name="api-goldset-export",
+        f"{P}<str:label>/export/<str:fmt>/", GoldenSetExportApi.as_view(), name="api-goldset-export"
     ),
 ]

@@ -581,41 +581,20 @@ class TokenRevokeApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
-    path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
+    path(P, ProjectDetailApi.as_view(), name="api-project-detail"),
+    path(f"{P}archived/", ProjectArchivedApi.as_view(), name="api-project-archived"),
+    path(f"{P}tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
+    path(f"{P}kappa-weights/", ProjectKappaWeightsApi.as_view(), name="api-kappa-weights"),
+    path(f"{P}escalation/", ProjectEscalationApi.as_view(), name="api-escalation"),
     path(
-        "projects/<int:project_id>/archived/",
-        ProjectArchivedApi.as_view(),
-        name="api-project-archived",
+        f"{P}annotator-answers/", ProjectAnnotatorAnswersApi.as_view(), name="api-annotator-answers"
     ),
-    path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
-    path(
-        "projects/<int:project_id>/kappa-weights/",
-        ProjectKappaWeightsApi.as_view(),
-        name="api-kappa-weights",
-    ),
-    path(
-        "projects/<int:project_id>/escalation/",
-        ProjectEscalationApi.as_view(),
-        name="api-escalation",
-    ),
-    path(
-        "projects/<int:project_id>/annotator-answers/",
-        ProjectAnnotatorAnswersApi.as_view(),
-        name="api-annotator-answers",
-    ),
-    path(
-        "projects/<int:project_id>/tokenizer/",
-        ProjectTokenizerApi.as_view(),
-        name="api-project-tokenizer",
-    ),
-    path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
-    path(
-        "projects/<int:project_id>/members/<str:username>/",
-        MemberDetailApi.as_view(),
-        name="api-member-detail",
-    ),
+    path(f"{P}tokenizer/", ProjectTokenizerApi.as_view(), name="api-project-tokenizer"),
+    path(f"{P}members/", MemberListApi.as_view(), name="api-member-list"),
+    path(f"{P}members/<str:username>/", MemberDetailApi.as_view(), name="api-member-detail"),
     path("tokens/", TokenListApi.as_view(), name="api-token-list"),
     path("tokens/<int:token_id>/", TokenRevokeApi.as_view(), name="api-token-revoke"),
 ]

@@ -137,19 +137,12 @@ class LogQueryListApi(APIView):
         return paginator.get_paginated_response(LogQueryOutput(page, many=True).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
+    path(f"{P}querylogs/", QueryLogListApi.as_view(), name="api-querylog-list"),
+    path(f"{P}querylogs/<int:log_id>/", QueryLogDetailApi.as_view(), name="api-querylog-detail"),
     path(
-        "projects/<int:project_id>/querylogs/",
-        QueryLogListApi.as_view(),
-        name="api-querylog-list",
-    ),
-    path(
-        "projects/<int:project_id>/querylogs/<int:log_id>/",
-        QueryLogDetailApi.as_view(),
-        name="api-querylog-detail",
-    ),
-    path(
-        "projects/<int:project_id>/querylogs/<int:log_id>/queries/",
+        f"{P}querylogs/<int:log_id>/queries/",
         LogQueryListApi.as_view(),
         name="api-querylog-queries",
     ),

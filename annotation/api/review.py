@@ -621,9 +621,7 @@ urlpatterns = [
     path(f"{P}assignments/", AssignmentListApi.as_view(), name="api-assignment-list"),
     path(f"{P}assignments/assign/", AssignApi.as_view(), name="api-assign"),
     path(
-        f"{P}assignments/<int:assignment_id>/reassign/",
-        ReassignApi.as_view(),
-        name="api-reassign",
+        f"{P}assignments/<int:assignment_id>/reassign/", ReassignApi.as_view(), name="api-reassign"
     ),
     path(f"{P}review/queue/", ReviewQueueApi.as_view(), name="api-review-queue"),
     path(f"{P}review/approve/", BulkApproveApi.as_view(), name="api-review-bulk-approve"),

@@ -157,11 +157,8 @@ class SampleDetailApi(APIView):
         return Response(SampleDetailOutput(sample).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/samples/", SampleListApi.as_view(), name="api-sample-list"),
-    path(
-        "projects/<int:project_id>/samples/<int:sample_id>/",
-        SampleDetailApi.as_view(),
-        name="api-sample-detail",
-    ),
+    path(f"{P}samples/", SampleListApi.as_view(), name="api-sample-list"),
+    path(f"{P}samples/<int:sample_id>/", SampleDetailApi.as_view(), name="api-sample-detail"),
 ]

@@ -280,28 +280,15 @@ def project_tokenizer(request: HttpRequest, project_id: int) -> HttpResponse:
     return redirect("project-members", project_id=project.pk)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
     path("", project_list, name="project-list"),
     path("projects/new/", project_new, name="project-new"),
-    path("projects/<int:project_id>/rename/", project_rename_view, name="project-rename"),
-    path(
-        "projects/<int:project_id>/archive/",
-        project_archive_view,
-        {"action": "archive"},
-        name="project-archive",
-    ),
-    path(
-        "projects/<int:project_id>/restore/",
-        project_archive_view,
-        {"action": "restore"},
-        name="project-restore",
-    ),
-    path("projects/<int:project_id>/", project_home, name="project-home"),
-    path("projects/<int:project_id>/members/", project_members, name="project-members"),
-    path("projects/<int:project_id>/tokenizer/", project_tokenizer, name="project-tokenizer"),
-    path(
-        "projects/<int:project_id>/members/<str:username>/remove/",
-        project_member_remove,
-        name="project-member-remove",
-    ),
+    path(f"{P}rename/", project_rename_view, name="project-rename"),
+    path(f"{P}archive/", project_archive_view, {"action": "archive"}, name="project-archive"),
+    path(f"{P}restore/", project_archive_view, {"action": "restore"}, name="project-restore"),
+    path(P, project_home, name="project-home"),
+    path(f"{P}members/", project_members, name="project-members"),
+    path(f"{P}tokenizer/", project_tokenizer, name="project-tokenizer"),
+    path(f"{P}members/<str:username>/remove/", project_member_remove, name="project-member-remove"),
 ]

@@ -127,7 +127,8 @@ def querylog_detail(request: HttpRequest, project_id: int, log_id: int) -> HttpR
     return render(request, "annotation/querylog_detail.html", context)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/querylogs/", querylog_list, name="querylogs"),
-    path("projects/<int:project_id>/querylogs/<int:log_id>/", querylog_detail, name="querylog"),
+    path(f"{P}querylogs/", querylog_list, name="querylogs"),
+    path(f"{P}querylogs/<int:log_id>/", querylog_detail, name="querylog"),
 ]

@@ -106,7 +106,8 @@ def sample_detail(request: HttpRequest, project_id: int, sample_id: int) -> Http
     return render(request, "annotation/sample_detail.html", context)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/sampling/", sampling_home, name="sampling"),
-    path("projects/<int:project_id>/samples/<int:sample_id>/", sample_detail, name="sample"),
+    path(f"{P}sampling/", sampling_home, name="sampling"),
+    path(f"{P}samples/<int:sample_id>/", sample_detail, name="sample"),
 ]
