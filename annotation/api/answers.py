@@ -176,15 +176,6 @@ class FactAgreementOutput(serializers.Serializer):
     )
 
 
-def _agreement(figure) -> dict[str, object]:
-    return {
-        "matched": figure.matched,
-        "distinct": figure.distinct,
-        "value": figure.value,
-        "queries": figure.queries,
-    }
-
-
 class DraftOfOutput(serializers.Serializer):
     annotator = serializers.CharField()
     draft = AnswerDraftOutput(allow_null=True)
@@ -211,7 +202,7 @@ class AnswerDraftsApi(APIView):
             raise NotFound(gettext_lazy("No such query")) from None
         payload = {
             "query_id": query_id,
-            "fact_agreement": _agreement(view.agreement),
+            "fact_agreement": view.agreement,
             "drafts": [{"annotator": c.label, "draft": c.draft} for c in view.columns],
             "answer_key": view.key,
         }
@@ -225,9 +216,7 @@ class ProjectFactAgreementApi(APIView):
     )
     def get(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
-        return Response(
-            FactAgreementOutput(_agreement(project_fact_agreement(project=project))).data
-        )
+        return Response(FactAgreementOutput(project_fact_agreement(project=project)).data)
 
 
 P = "projects/<int:project_id>/"

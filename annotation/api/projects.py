@@ -8,7 +8,7 @@ from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -497,9 +497,7 @@ class MemberDetailApi(APIView):
         try:
             membership_remove(project=project, username=username)
         except Membership.DoesNotExist:
-            return Response(
-                {"detail": gettext("No such member.")}, status=status.HTTP_404_NOT_FOUND
-            )
+            raise NotFound(gettext("No such member.")) from None
         except ValueError as error:
             return conflict(error)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -577,7 +575,7 @@ class TokenRevokeApi(APIView):
         try:
             api_token_revoke(user=request.user, token_id=token_id)
         except ApiToken.DoesNotExist:
-            return Response({"detail": gettext("No such token.")}, status=status.HTTP_404_NOT_FOUND)
+            raise NotFound(gettext("No such token.")) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

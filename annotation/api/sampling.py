@@ -83,7 +83,7 @@ class SampleDrawOutput(serializers.Serializer):
     pool_size = serializers.IntegerField()
     excluded = serializers.IntegerField()
     strata = SampleStratumOutput(many=True)
-    queries = SampleQueryOutput(many=True)
+    queries = SampleQueryOutput(many=True, source="rows")
 
 
 class SampleListApi(APIView):
@@ -113,25 +113,8 @@ class SampleListApi(APIView):
                 outcome = sample_create(project=project, log=log, created_by=request.user, **params)
         except SamplingError as error:
             raise invalid("detail", error) from None
-        payload = {
-            "dry_run": dry_run,
-            "sample": SampleOutput(outcome.sample).data if outcome.sample else None,
-            "pool_size": outcome.pool_size,
-            "excluded": outcome.excluded,
-            "strata": outcome.strata,
-            "queries": [
-                {
-                    "text": r.text,
-                    "category": r.category,
-                    "count": r.count,
-                    "stratum": r.stratum,
-                    "weight": r.weight,
-                }
-                for r in outcome.rows
-            ],
-        }
         code = status.HTTP_200_OK if dry_run else status.HTTP_201_CREATED
-        return Response(payload, status=code)
+        return Response(SampleDrawOutput({"dry_run": dry_run, **vars(outcome)}).data, status=code)
 
 
 class SampledQueryOutput(serializers.Serializer):
