@@ -157,11 +157,7 @@ class AnnotationApi(APIView):
         assignment = own_assignment(request, project, query_id)
         view = annotation_view(assignment=assignment)
         payload = {
-            "query": {
-                "id": view.query.pk,
-                "text": view.query.text,
-                "category": view.query.category,
-            },
+            "query": view.query,
             "guideline_version": view.guideline_version,
             "locked": view.locked,
             "status": assignment.status,
