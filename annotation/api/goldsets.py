@@ -121,9 +121,6 @@ class GoldenSetListApi(APIView):
         project, _ = request_access(request, project_id, Action.LEAD)
         given = validated(GoldenSetFreezeInput, request.data)
         try:
-            split = None
-            if given.get("split_seed") is not None:
-                split = SplitSpec(seed=given["split_seed"], test_share=given.get("test_share", 0.5))
             version = golden_set_version_freeze(
                 project=project,
                 by=request.user,
@@ -131,7 +128,7 @@ class GoldenSetListApi(APIView):
                 label=given.get("label") or None,
                 categories=given.get("categories"),
                 strata=given.get("strata"),
-                split=split,
+                split=SplitSpec.given(given.get("split_seed"), given.get("test_share")),
             )
         except FreezeIdentical as same:
             body = {

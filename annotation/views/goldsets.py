@@ -107,11 +107,6 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
         if form.is_valid():
             data = form.cleaned_data
             try:
-                split = (
-                    SplitSpec(seed=data["split_seed"], test_share=data["test_share"] or 0.5)
-                    if data["split_seed"] is not None
-                    else None
-                )
                 version = golden_set_version_freeze(
                     project=project,
                     by=request.user,
@@ -119,7 +114,7 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     label=data["label"] or None,
                     categories=data.get("categories"),
                     strata=data.get("strata"),
-                    split=split,
+                    split=SplitSpec.given(data["split_seed"], data["test_share"]),
                 )
             except FreezeIdentical as same:
                 messages.info(request, str(same))
