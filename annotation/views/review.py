@@ -175,13 +175,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                         "new candidates; %(reopened_queries)s finished queries went back into"
                         " the queues."
                     )
-                    % {
-                        "kind": kind,
-                        "hits": result.hits,
-                        "queries": result.queries,
-                        "new_candidates": result.new_candidates,
-                        "reopened_queries": result.reopened_queries,
-                    },
+                    % {"kind": kind, **vars(result)},
                 )
             return redirect("pools", project_id=project.pk)
     elif what == "run":
@@ -207,12 +201,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                         "skipped; %(reopened_queries)s finished queries went back into the "
                         "queues."
                     )
-                    % {
-                        "source": result.source,
-                        "new_candidates": result.new_candidates,
-                        "skipped": result.skipped,
-                        "reopened_queries": result.reopened_queries,
-                    },
+                    % vars(result),
                 )
                 return redirect("pools", project_id=project.pk)
     elif what == "assign":
