@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 
@@ -91,3 +91,10 @@ def project_access(
     if not role_allows(membership.role, action):
         raise PermissionDenied(refusal(membership.role, action))
     return membership.project, membership
+
+
+def request_access(
+    request: HttpRequest, project_id: int, action: Action
+) -> tuple[Project, Membership]:
+    """`project_access` for the user who made the request (a page's or an API view's)."""
+    return project_access(user=request.user, project_id=project_id, action=action)

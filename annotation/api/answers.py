@@ -14,10 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.judging import conflict, own_assignment
-from annotation.api.shapes import RefusalOutput
+from annotation.api.judging import own_assignment
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import Query
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.answers import (
     answer_draft_get,
     answer_draft_json,
@@ -78,9 +78,7 @@ class AnswerKeyOutput(AnswerKeyInput):
 
 
 def _given(request: Request) -> dict[str, object]:
-    data = AnswerKeyInput(data=request.data)
-    data.is_valid(raise_exception=True)
-    given = dict(data.validated_data)
+    given = dict(validated(AnswerKeyInput, request.data))
     if not given["choices"]:
         given["choices"] = None  # the engine reads an empty list as "choices given"
     if not given["reference_answers"]:
@@ -96,7 +94,7 @@ class AnswerKeyApi(APIView):
         summary="A query's reference answer, answer type, choices and key facts (lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             key = answer_key_get(project=project, query_id=query_id)
         except Query.DoesNotExist:
@@ -109,14 +107,14 @@ class AnswerKeyApi(APIView):
         summary="Replace a query's answer key; a field left out is cleared (lead)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         given = _given(request)
         try:
             query = answer_key_set(project=project, query_id=query_id, data=given)
         except Query.DoesNotExist:
             raise NotFound(gettext_lazy("No such query")) from None
         except AnswerKeyError as error:
-            raise serializers.ValidationError({error.field: [error.message]}) from None
+            raise invalid(error.field, error.message) from None
         return Response(AnswerKeyOutput(answer_key_json(query)).data)
 
 
@@ -137,9 +135,7 @@ class AnswerDraftApi(APIView):
         summary="The caller's own draft answer key of a query of their queue (annotator)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         own_assignment(request, project, query_id)
         draft = answer_draft_get(query_id=query_id, annotator_id=request.user.pk)
         return Response(AnswerDraftOutput(draft).data)
@@ -153,9 +149,7 @@ class AnswerDraftApi(APIView):
         ),
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         given = _given(request)
         try:
@@ -163,7 +157,7 @@ class AnswerDraftApi(APIView):
         except (AnswerDraftsOff, JudgingClosed) as error:
             return conflict(error)
         except AnswerKeyError as error:
-            raise serializers.ValidationError({error.field: [error.message]}) from None
+            raise invalid(error.field, error.message) from None
         return Response(AnswerDraftOutput(answer_draft_json(draft)).data)
 
 
@@ -180,15 +174,6 @@ class FactAgreementOutput(serializers.Serializer):
     queries = serializers.IntegerField(
         help_text=gettext_lazy("Queries with two or more drafts counted")
     )
-
-
-def _agreement(figure) -> dict[str, object]:
-    return {
-        "matched": figure.matched,
-        "distinct": figure.distinct,
-        "value": figure.value,
-        "queries": figure.queries,
-    }
 
 
 class DraftOfOutput(serializers.Serializer):
@@ -210,14 +195,14 @@ class AnswerDraftsApi(APIView):
         "(lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             view = answer_drafts_view(project=project, query_id=query_id, hide_names=False)
         except Query.DoesNotExist:
             raise NotFound(gettext_lazy("No such query")) from None
         payload = {
             "query_id": query_id,
-            "fact_agreement": _agreement(view.agreement),
+            "fact_agreement": view.agreement,
             "drafts": [{"annotator": c.label, "draft": c.draft} for c in view.columns],
             "answer_key": view.key,
         }
@@ -230,10 +215,8 @@ class ProjectFactAgreementApi(APIView):
         summary="The project's fact agreement over every query with two or more drafts (lead)",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        return Response(
-            FactAgreementOutput(_agreement(project_fact_agreement(project=project))).data
-        )
+        project, _ = request_access(request, project_id, Action.LEAD)
+        return Response(FactAgreementOutput(project_fact_agreement(project=project)).data)
 
 
 P = "projects/<int:project_id>/"

@@ -20,8 +20,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import invalid, validated
 from annotation.models import CorpusImport, CorpusVersion
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import (
     chunk_search,
     corpus_figures,
@@ -36,7 +37,6 @@ from annotation.services.corpus import (
 )
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.intake.readers import ReadError
-from sitewide.i18n import localize
 
 UPDATE_MODES = ("add", "replace")
 
@@ -152,7 +152,7 @@ class CorpusImportListApi(APIView):
 
     @extend_schema(responses=CorpusImportOutput(many=True), summary="Corpus imports (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(CorpusImportOutput(corpus_imports(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -162,10 +162,8 @@ class CorpusImportListApi(APIView):
         "With dry_run, the counts it would make, at once (200), nothing stored",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = CorpusImportUploadInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        project, _ = request_access(request, project_id, Action.LEAD)
+        given = validated(CorpusImportUploadInput, request.data)
         replace = given["mode"] == "replace"
         try:
             if given["dry_run"]:
@@ -189,14 +187,14 @@ class CorpusImportListApi(APIView):
                 replace=replace,
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         return Response(CorpusImportOutput(record).data, status=status.HTTP_202_ACCEPTED)
 
 
 class CorpusImportDetailApi(APIView):
     @extend_schema(responses=CorpusImportOutput, summary="One corpus import: progress, report")
     def get(self, request: Request, project_id: int, import_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         record = get_object_or_404(CorpusImport, pk=import_id, project=project)
         return Response(CorpusImportOutput(record).data)
 
@@ -225,7 +223,7 @@ class CorpusFiguresOutput(serializers.Serializer):
 class CorpusFiguresApi(APIView):
     @extend_schema(responses=CorpusFiguresOutput, summary="Corpus size, changed and removed")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         return Response(corpus_figures(project=project))
 
 
@@ -250,11 +248,11 @@ class CorpusFullTextSearchApi(APIView):
         summary="Full-text search over the corpus",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         try:
             limit = max(1, min(int(request.query_params.get("limit", 20)), 100))
         except ValueError:
-            raise serializers.ValidationError({"limit": [gettext("must be an integer")]}) from None
+            raise invalid("limit", gettext("must be an integer")) from None
         hits = chunk_search(project=project, text=request.query_params.get("q", ""), limit=limit)
         return Response(CorpusSearchHitOutput(hits, many=True).data)
 
@@ -281,7 +279,7 @@ class CorpusVersionListApi(APIView):
         responses=CorpusVersionOutput(many=True), summary="Corpus versions, newest first"
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         return Response(CorpusVersionOutput(corpus_versions(project=project), many=True).data)
 
 
@@ -316,13 +314,13 @@ class CorpusVersionDiffApi(APIView):
         "with the frozen versions and queries citing each",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         numbers = []
         for name in ("a", "b"):
             try:
                 numbers.append(int(request.query_params.get(name, "")))
             except ValueError:
-                raise serializers.ValidationError({name: [gettext("must be an integer")]}) from None
+                raise invalid(name, gettext("must be an integer")) from None
         try:
             diff = corpus_version_diff(project=project, old=numbers[0], new=numbers[1])
         except CorpusVersion.DoesNotExist:
@@ -330,31 +328,18 @@ class CorpusVersionDiffApi(APIView):
         return Response(CorpusDiffOutput(diff).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/corpus/", CorpusFiguresApi.as_view(), name="api-corpus"),
+    path(f"{P}corpus/", CorpusFiguresApi.as_view(), name="api-corpus"),
+    path(f"{P}corpus/imports/", CorpusImportListApi.as_view(), name="api-corpus-import-list"),
     path(
-        "projects/<int:project_id>/corpus/imports/",
-        CorpusImportListApi.as_view(),
-        name="api-corpus-import-list",
-    ),
-    path(
-        "projects/<int:project_id>/corpus/imports/<int:import_id>/",
+        f"{P}corpus/imports/<int:import_id>/",
         CorpusImportDetailApi.as_view(),
         name="api-corpus-import-detail",
     ),
+    path(f"{P}corpus/versions/", CorpusVersionListApi.as_view(), name="api-corpus-versions"),
     path(
-        "projects/<int:project_id>/corpus/versions/",
-        CorpusVersionListApi.as_view(),
-        name="api-corpus-versions",
+        f"{P}corpus/versions/diff/", CorpusVersionDiffApi.as_view(), name="api-corpus-version-diff"
     ),
-    path(
-        "projects/<int:project_id>/corpus/versions/diff/",
-        CorpusVersionDiffApi.as_view(),
-        name="api-corpus-version-diff",
-    ),
-    path(
-        "projects/<int:project_id>/corpus/search/",
-        CorpusFullTextSearchApi.as_view(),
-        name="api-corpus-fulltext",
-    ),
+    path(f"{P}corpus/search/", CorpusFullTextSearchApi.as_view(), name="api-corpus-fulltext"),
 ]

@@ -19,9 +19,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, STORED_INT_MAX, invalid, page_of, validated
 from annotation.models import GoldenItem, GoldenJudgment, GoldenSetVersion, Project
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
     export_stream,
@@ -47,7 +47,6 @@ from annotation.services.refresh import golden_set_refresh_freeze, golden_set_re
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.formats.goldset import parse_grade_map
 from sitewide.downloads import attachment
-from sitewide.i18n import localize
 
 HASH_HEADER = "X-Goldsmith-Content-Hash"
 
@@ -103,7 +102,7 @@ class GoldenSetFreezeInput(serializers.Serializer):
 class GoldenSetListApi(APIView):
     @extend_schema(responses=GoldenSetVersionOutput(many=True), summary="Golden-set versions")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         versions = golden_set_versions(project=project)
         return Response(GoldenSetVersionOutput(versions, many=True).data)
 
@@ -119,14 +118,9 @@ class GoldenSetListApi(APIView):
         summary="Freeze the approved queries into a new version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = GoldenSetFreezeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        project, _ = request_access(request, project_id, Action.LEAD)
+        given = validated(GoldenSetFreezeInput, request.data)
         try:
-            split = None
-            if given.get("split_seed") is not None:
-                split = SplitSpec(seed=given["split_seed"], test_share=given.get("test_share", 0.5))
             version = golden_set_version_freeze(
                 project=project,
                 by=request.user,
@@ -134,7 +128,7 @@ class GoldenSetListApi(APIView):
                 label=given.get("label") or None,
                 categories=given.get("categories"),
                 strata=given.get("strata"),
-                split=split,
+                split=SplitSpec.given(given.get("split_seed"), given.get("test_share")),
             )
         except FreezeIdentical as same:
             body = {
@@ -145,7 +139,7 @@ class GoldenSetListApi(APIView):
             }
             return Response(body, status=status.HTTP_409_CONFLICT)
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response
@@ -154,7 +148,7 @@ class GoldenSetListApi(APIView):
 class GoldenSetDetailApi(APIView):
     @extend_schema(responses=GoldenSetVersionOutput, summary="One version (by label)")
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         response = Response(GoldenSetVersionOutput(version).data)
         response[HASH_HEADER] = version.content_hash
@@ -194,7 +188,7 @@ class GoldenItemListApi(APIView):
         summary="The queries of a version with their graded chunks, in query_id order (paged)",
     )
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         items = (
             GoldenItem.objects.filter(version=version)
@@ -231,7 +225,7 @@ class GoldenSetExportApi(APIView):
         summary="Export a version: jsonl (native), trec (qrels), topics (TSV), beir (zip), csv",
     )
     def get(self, request: Request, project_id: int, label: str, fmt: str) -> StreamingHttpResponse:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         if fmt not in EXPORT_FORMATS:
             raise NotFound(
@@ -294,12 +288,10 @@ class GoldenSetDiffApi(APIView):
         summary="Queries added and removed and grades changed between two versions",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         a_label, b_label = request.query_params.get("a"), request.query_params.get("b")
         if not a_label or not b_label:
-            raise serializers.ValidationError(
-                {"detail": [gettext("name two versions: ?a=v1&b=v2")]}
-            )
+            raise invalid("detail", gettext("name two versions: ?a=v1&b=v2"))
         a, b = _version_or_404(project, a_label), _version_or_404(project, b_label)
         diff = version_diff(a, b)
         payload = {
@@ -358,7 +350,7 @@ class GoldenSetRefreshApi(APIView):
         summary="The open refresh of a version, or what a refresh would ask (dry run)",
     )
     def get(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         version = _version_or_404(project, label)
         refresh = open_refresh(version=version)
         if refresh is not None:
@@ -378,12 +370,12 @@ class GoldenSetRefreshApi(APIView):
         summary="Open a refresh of a version on the current corpus (lead)",
     )
     def post(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         version = _version_or_404(project, label)
         try:
             opened = golden_set_refresh_open(version=version, by=request.user)
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         payload = _refresh_json(
             opened.refresh, base=label, identical_to=opened.identical_to, counts=opened.counts
         )
@@ -398,10 +390,9 @@ class GoldenSetRefreshFreezeApi(APIView):
         summary="Freeze the open refresh of a version into the next version (lead)",
     )
     def post(self, request: Request, project_id: int, label: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         version = _version_or_404(project, label)
-        data = GoldenSetRefreshFreezeInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(GoldenSetRefreshFreezeInput, request.data)
         refresh = open_refresh(version=version)
         if refresh is None:
             raise NotFound(gettext("no open refresh of %(label)s") % {"label": label})
@@ -409,11 +400,11 @@ class GoldenSetRefreshFreezeApi(APIView):
             done = golden_set_refresh_freeze(
                 refresh=refresh,
                 by=request.user,
-                label=data.validated_data.get("label") or None,
-                note=data.validated_data["note"],
+                label=data.get("label") or None,
+                note=data["note"],
             )
         except ValueError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
+            raise invalid("detail", error) from None
         payload = _refresh_json(done.refresh, base=label, identical_to=done.identical_to)
         code = status.HTTP_201_CREATED if done.version is not None else status.HTTP_200_OK
         response = Response(GoldenSetRefreshOutput(payload).data, status=code)
@@ -447,10 +438,8 @@ class GoldenSetImportApi(APIView):
         summary="Import a golden set (native JSONL, TREC + topics, BEIR zip) as a version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = GoldenSetImportInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        project, _ = request_access(request, project_id, Action.LEAD)
+        given = validated(GoldenSetImportInput, request.data)
         try:
             # Errors name each upload by its own name and line, never the temporary copy.
             with ExitStack() as files:
@@ -478,7 +467,7 @@ class GoldenSetImportApi(APIView):
                     note=given["note"],
                 )
         except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: what"
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         response = Response(GoldenSetVersionOutput(version).data, status=status.HTTP_201_CREATED)
         response[HASH_HEADER] = version.content_hash
         return response
@@ -498,8 +487,6 @@ urlpatterns = [
         name="api-goldset-refresh-freeze",
     ),
     path(
-        f"{P}<str:label>/export/<str:fmt>/",
-        GoldenSetExportApi.as_view(),
-        name="api-goldset-export",
+        f"{P}<str:label>/export/<str:fmt>/", GoldenSetExportApi.as_view(), name="api-goldset-export"
     ),
 ]

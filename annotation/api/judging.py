@@ -1,6 +1,6 @@
 """Annotators' API: their queue, a query's candidates, grades, flags, notes, corpus search.
 
-Every view checks the role with `project_access` and then that the query is in the caller's
+Every view checks the role with `request_access` and then that the query is in the caller's
 own queue (404 otherwise). Responses carry only the caller's own grades, flags and notes.
 """
 
@@ -15,10 +15,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import RefusalOutput
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import Assignment, Chunk, Guideline, Project, QueryAnnotation
 from annotation.models.judging import JudgingOrder
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import chunk_search
 from annotation.selectors.judging import (
     annotation_view,
@@ -34,11 +34,6 @@ from annotation.services.judging import (
     query_annotation_save,
 )
 from annotation.services.pooling import candidate_add_by_annotator
-from sitewide.i18n import localize
-
-
-def conflict(error: Exception) -> Response:
-    return Response({"detail": localize(error)}, status=status.HTTP_409_CONFLICT)
 
 
 def own_assignment(request: Request, project: Project, query_id: int) -> Assignment:
@@ -71,9 +66,7 @@ class QueueOutput(serializers.Serializer):
 class QueueApi(APIView):
     @extend_schema(responses=QueueOutput, summary="The caller's annotation queue, in order")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         items = annotator_queue(user=request.user, project=project)
         summary = queue_summary(user=request.user, project=project)
         return Response(QueueOutput({**summary, "items": items}).data)
@@ -160,17 +153,11 @@ class AnnotationApi(APIView):
         summary="A query of the caller's queue with its candidates and the caller's own grades",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         view = annotation_view(assignment=assignment)
         payload = {
-            "query": {
-                "id": view.query.pk,
-                "text": view.query.text,
-                "category": view.query.category,
-            },
+            "query": view.query,
             "guideline_version": view.guideline_version,
             "locked": view.locked,
             "status": assignment.status,
@@ -187,19 +174,16 @@ class AnnotationApi(APIView):
         summary="Set the caller's flags and note on a query; record time spent (seconds)",
     )
     def put(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
-        data = QueryAnnotationInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(QueryAnnotationInput, request.data)
         try:
             annotation = query_annotation_save(
                 assignment=assignment,
-                flags=data.validated_data.get("flags"),
-                note=data.validated_data.get("note"),
-                seconds=data.validated_data["seconds"],
-                visit=data.validated_data.get("visit"),
+                flags=data.get("flags"),
+                note=data.get("note"),
+                seconds=data["seconds"],
+                visit=data.get("visit"),
             )
         except JudgingClosed as error:
             return conflict(error)
@@ -242,9 +226,7 @@ class JudgmentApi(APIView):
         summary="Grade a candidate of the caller's queue (idempotent: one judgment per pair)",
     )
     def put(self, request: Request, project_id: int, candidate_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         candidate, assignment = candidate_for(
             user=request.user, project=project, candidate_id=candidate_id
         )
@@ -252,15 +234,14 @@ class JudgmentApi(APIView):
             raise NotFound(gettext("No such candidate"))
         if assignment is None:
             raise NotFound(gettext("That query is not in your queue"))
-        data = JudgmentInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(JudgmentInput, request.data)
         try:
             saved = judgment_save(
                 assignment=assignment,
                 candidate=candidate,
-                grade=int(data.validated_data["grade"]),
-                note=data.validated_data.get("note"),
-                order=data.validated_data.get("order"),
+                grade=int(data["grade"]),
+                note=data.get("note"),
+                order=data.get("order"),
             )
         except JudgingClosed as error:
             return conflict(error)
@@ -294,9 +275,7 @@ class CorpusSearchApi(APIView):
         summary="Search the project's corpus for a chunk to add to a query of the caller's queue",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         own_assignment(request, project, query_id)
         hits = chunk_search(project=project, text=request.query_params.get("q", ""))
         return Response(SearchHitOutput(hits, many=True).data)
@@ -323,14 +302,11 @@ class CandidateAddApi(APIView):
         summary="Add a chunk found by corpus search to the pool of a query of the caller's queue",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
-        data = CandidateAddInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(CandidateAddInput, request.data)
         chunk = Chunk.objects.filter(
-            project=project, chunk_id=data.validated_data["chunk_id"], removed=False
+            project=project, chunk_id=data["chunk_id"], removed=False
         ).first()
         if chunk is None:
             raise NotFound(gettext("No such chunk in this project's corpus"))
@@ -341,7 +317,7 @@ class CandidateAddApi(APIView):
         except JudgingClosed as error:
             return conflict(error)
         except ValueError as error:
-            raise serializers.ValidationError({"chunk_id": [localize(error)]}) from None
+            raise invalid("chunk_id", error) from None
         payload = {"id": candidate.pk, "chunk_id": chunk.chunk_id, "created": created}
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(CandidateAddedOutput(payload).data, status=code)
@@ -364,7 +340,7 @@ class GuidelineInput(serializers.Serializer):
 class GuidelineListApi(APIView):
     @extend_schema(responses=GuidelineOutput(many=True), summary="Guideline versions, newest first")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         rows = Guideline.objects.filter(project=project).select_related("created_by")
         return Response(GuidelineOutput(rows.order_by("-version"), many=True).data)
 
@@ -374,15 +350,14 @@ class GuidelineListApi(APIView):
         summary="Publish a new guideline version (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = GuidelineInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(GuidelineInput, request.data)
         try:
             guideline = guideline_publish(
-                project=project, markdown=data.validated_data["markdown"], by=request.user
+                project=project, markdown=data["markdown"], by=request.user
             )
         except ValueError as error:
-            raise serializers.ValidationError({"markdown": [localize(error)]}) from None
+            raise invalid("markdown", error) from None
         return Response(GuidelineOutput(guideline).data, status=status.HTTP_201_CREATED)
 
 

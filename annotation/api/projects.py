@@ -8,11 +8,12 @@ from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.shapes import RefusalOutput, conflict, invalid, validated
 from annotation.models import (
     ApiToken,
     KappaWeights,
@@ -22,7 +23,7 @@ from annotation.models import (
     Tokenizer,
     TokenizerOrigin,
 )
-from annotation.permissions import Action, may_create_projects, project_access
+from annotation.permissions import Action, may_create_projects, request_access
 from annotation.selectors.projects import memberships_of
 from annotation.services.adjudication import project_escalation_set, project_rules_change
 from annotation.services.answers import project_annotators_write_answers_set
@@ -38,7 +39,6 @@ from annotation.services.projects import (
     project_restore,
     project_tokenizer_set,
 )
-from sitewide.i18n import localize
 
 
 class ProjectOutput(serializers.Serializer):
@@ -119,10 +119,6 @@ def _project_output(membership) -> dict[str, object]:
     }
 
 
-class DetailOutput(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 class RequiredBooleanField(serializers.BooleanField):
     """A boolean that must be given: DRF reads a boolean missing from a form-encoded body as
     false (an unchecked checkbox), which would switch a setting off by accident."""
@@ -185,9 +181,7 @@ class ProjectListApi(APIView):
         summary="The caller's projects",
     )
     def get(self, request: Request) -> Response:
-        query = ArchivedQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        archived = query.validated_data["archived"]
+        archived = validated(ArchivedQuery, request.query_params)["archived"]
         return Response(
             [_project_output(m) for m in memberships_of(request.user, archived=archived)]
         )
@@ -197,7 +191,7 @@ class ProjectListApi(APIView):
         responses={
             201: ProjectOutput,
             400: OpenApiResponse(description="A field is wrong (the name taken, a user unknown)"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not site staff"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not site staff"),
         },
         summary="Create a project (site staff); the caller is its first lead",
     )
@@ -206,9 +200,7 @@ class ProjectListApi(APIView):
             raise PermissionDenied(
                 gettext("Only site staff may create projects: ask an administrator.")
             )
-        data = ProjectCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(ProjectCreateInput, request.data)
         try:
             project = project_create(
                 by=request.user,
@@ -218,7 +210,7 @@ class ProjectListApi(APIView):
                 members=[(m["username"], m["role"]) for m in values["members"]],
             )
         except ValueError as error:
-            raise serializers.ValidationError({"project": [localize(error)]}) from None
+            raise invalid("project", error) from None
         membership = Membership.objects.select_related("project").get(
             project=project, user=request.user
         )
@@ -235,9 +227,7 @@ class ProjectRenameInput(serializers.Serializer):
 class ProjectDetailApi(APIView):
     @extend_schema(responses=ProjectOutput, summary="One project (404 for non-members)")
     def get(self, request: Request, project_id: int) -> Response:
-        _project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.VIEW
-        )
+        _project, membership = request_access(request, project_id, Action.VIEW)
         return Response(_project_output(membership))
 
     @extend_schema(
@@ -245,24 +235,21 @@ class ProjectDetailApi(APIView):
         responses={
             200: ProjectOutput,
             400: OpenApiResponse(description="The name is empty, too long or taken"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Rename a project, or rewrite its description (lead)",
     )
     def patch(self, request: Request, project_id: int) -> Response:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
-        data = ProjectRenameInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, membership = request_access(request, project_id, Action.LEAD)
+        data = validated(ProjectRenameInput, request.data)
         try:
             project_rename(
                 project=project,
-                name=data.validated_data.get("name"),
-                description=data.validated_data.get("description"),
+                name=data.get("name"),
+                description=data.get("description"),
             )
         except ValueError as error:
-            raise serializers.ValidationError({"name": [localize(error)]}) from None
+            raise invalid("name", error) from None
         membership.project = project
         return Response(_project_output(membership))
 
@@ -278,17 +265,14 @@ class ProjectArchivedApi(APIView):
         request=ArchivedInput,
         responses={
             200: ProjectOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Archive a project or restore it (lead); nothing in it is deleted",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
-        data = ArchivedInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        if data.validated_data["archived"]:
+        project, membership = request_access(request, project_id, Action.LEAD)
+        data = validated(ArchivedInput, request.data)
+        if data["archived"]:
             project = project_archive(project=project, by=request.user)
         else:
             project = project_restore(project=project)
@@ -304,7 +288,7 @@ class MemberOutput(serializers.Serializer):
 class MemberListApi(APIView):
     @extend_schema(responses=MemberOutput(many=True), summary="Members of a project")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         members = project.memberships.select_related("user").order_by("user__username")
         return Response(MemberOutput(members, many=True).data)
 
@@ -314,13 +298,12 @@ class MemberListApi(APIView):
         summary="Add a member or change a role (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = MemberInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(MemberInput, request.data)
         try:
-            membership = membership_set(project=project, **data.validated_data)
+            membership = membership_set(project=project, **data)
         except ValueError as error:
-            raise serializers.ValidationError({"username": [localize(error)]}) from None
+            raise invalid("username", error) from None
         return Response(MemberOutput(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -353,10 +336,8 @@ class _SettleAgainApi(APIView):
     output_class: type[serializers.Serializer]
 
     def _put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = self.input_class(data=request.data)
-        data.is_valid(raise_exception=True)
-        value = data.validated_data[self.field]
+        project, _ = request_access(request, project_id, Action.LEAD)
+        value = validated(self.input_class, request.data)[self.field]
         change = project_rules_change(project=project, **{self.field: value})
         return Response(
             self.output_class(
@@ -374,7 +355,7 @@ class ProjectTieRuleApi(_SettleAgainApi):
         responses={
             200: TieRuleOutput,
             202: OpenApiResponse(TieRuleOutput, description="Stored; a worker settles again"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Set the tie rule (lead); queries not yet approved are settled again under it",
     )
@@ -400,7 +381,7 @@ class ProjectKappaWeightsApi(_SettleAgainApi):
         responses={
             200: KappaWeightsOutput,
             202: OpenApiResponse(KappaWeightsOutput, description="Stored; a worker settles again"),
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Choose the kappa the flag rule reads (lead); queries not yet approved are "
         "settled again",
@@ -438,24 +419,15 @@ class ProjectEscalationApi(APIView):
         request=EscalationInput,
         responses={
             200: EscalationOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Switch escalation to one more annotator on or off (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = EscalationInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        change = project_escalation_set(project=project, escalate=data.validated_data["escalate"])
-        return Response(
-            EscalationOutput(
-                {
-                    "escalate": change.escalate,
-                    "escalated": change.escalated,
-                    "withdrawn": change.withdrawn,
-                }
-            ).data
-        )
+        project, _ = request_access(request, project_id, Action.LEAD)
+        escalate = validated(EscalationInput, request.data)["escalate"]
+        change = project_escalation_set(project=project, escalate=escalate)
+        return Response(EscalationOutput(change).data)
 
 
 class AnnotatorAnswersInput(serializers.Serializer):
@@ -472,22 +444,15 @@ class ProjectAnnotatorAnswersApi(APIView):
         request=AnnotatorAnswersInput,
         responses={
             200: AnnotatorAnswersInput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Switch on or off annotators writing reference answers and key facts (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = AnnotatorAnswersInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = project_annotators_write_answers_set(
-            project=project, on=data.validated_data["annotators_write_answers"]
-        )
-        return Response(
-            AnnotatorAnswersInput(
-                {"annotators_write_answers": project.annotators_write_answers}
-            ).data
-        )
+        project, _ = request_access(request, project_id, Action.LEAD)
+        on = validated(AnnotatorAnswersInput, request.data)["annotators_write_answers"]
+        project = project_annotators_write_answers_set(project=project, on=on)
+        return Response(AnnotatorAnswersInput(project).data)
 
 
 class TokenizerInput(serializers.Serializer):
@@ -504,21 +469,16 @@ class ProjectTokenizerApi(APIView):
         request=TokenizerInput,
         responses={
             200: TokenizerOutput,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
         },
         summary="Choose the tokenizer (lead); imports no longer detect it. Pool and run again "
         "for the built-in retrievers to use it",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = TokenizerInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = project_tokenizer_set(project=project, tokenizer=data.validated_data["tokenizer"])
-        return Response(
-            TokenizerOutput(
-                {"tokenizer": project.tokenizer, "tokenizer_origin": project.tokenizer_origin}
-            ).data
-        )
+        project, _ = request_access(request, project_id, Action.LEAD)
+        tokenizer = validated(TokenizerInput, request.data)["tokenizer"]
+        project = project_tokenizer_set(project=project, tokenizer=tokenizer)
+        return Response(TokenizerOutput(project).data)
 
 
 class MemberDetailApi(APIView):
@@ -526,25 +486,20 @@ class MemberDetailApi(APIView):
         request=None,
         responses={
             204: None,
-            403: OpenApiResponse(DetailOutput, description="The caller is not a lead"),
-            404: OpenApiResponse(DetailOutput, description="No such project or member"),
-            409: OpenApiResponse(DetailOutput, description="The project's only lead"),
+            403: OpenApiResponse(RefusalOutput, description="The caller is not a lead"),
+            404: OpenApiResponse(RefusalOutput, description="No such project or member"),
+            409: OpenApiResponse(RefusalOutput, description="The project's only lead"),
         },
         summary="Remove a member (lead); their last project's removal revokes their tokens",
     )
     def delete(self, request: Request, project_id: int, username: str) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         try:
             membership_remove(project=project, username=username)
         except Membership.DoesNotExist:
-            return Response(
-                {"detail": gettext("No such member.")}, status=status.HTTP_404_NOT_FOUND
-            )
+            raise NotFound(gettext("No such member.")) from None
         except ValueError as error:
-            return Response(
-                {"detail": localize(error)},
-                status=status.HTTP_409_CONFLICT,
-            )
+            return conflict(error)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -593,7 +548,7 @@ class TokenListApi(APIView):
         responses={
             201: TokenCreatedOutput,
             400: OpenApiResponse(OpenApiTypes.OBJECT, description="Each bad field and why"),
-            403: OpenApiResponse(DetailOutput, description="Sent with a token, not a session"),
+            403: OpenApiResponse(RefusalOutput, description="Sent with a token, not a session"),
         },
         summary="Issue a token (signed in by session only: 403 with a token)",
     )
@@ -601,16 +556,15 @@ class TokenListApi(APIView):
         # A token that could mint tokens would outlive its own revocation through them.
         if isinstance(request.auth, ApiToken):
             raise PermissionDenied(TOKENS_NEED_A_PERSON)
-        data = TokenInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(TokenInput, request.data)
         try:
             issued = api_token_create(
                 user=request.user,
-                name=data.validated_data["name"],
-                expires_at=data.validated_data.get("expires_at"),
+                name=data["name"],
+                expires_at=data.get("expires_at"),
             )
         except ValueError as error:
-            raise serializers.ValidationError({"name": [localize(error)]}) from None
+            raise invalid("name", error) from None
         payload = dict(TokenOutput(issued.token).data, key=issued.key)
         return Response(payload, status=status.HTTP_201_CREATED)
 
@@ -621,45 +575,24 @@ class TokenRevokeApi(APIView):
         try:
             api_token_revoke(user=request.user, token_id=token_id)
         except ApiToken.DoesNotExist:
-            return Response({"detail": gettext("No such token.")}, status=status.HTTP_404_NOT_FOUND)
+            raise NotFound(gettext("No such token.")) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
     path("projects/", ProjectListApi.as_view(), name="api-project-list"),
-    path("projects/<int:project_id>/", ProjectDetailApi.as_view(), name="api-project-detail"),
+    path(P, ProjectDetailApi.as_view(), name="api-project-detail"),
+    path(f"{P}archived/", ProjectArchivedApi.as_view(), name="api-project-archived"),
+    path(f"{P}tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
+    path(f"{P}kappa-weights/", ProjectKappaWeightsApi.as_view(), name="api-kappa-weights"),
+    path(f"{P}escalation/", ProjectEscalationApi.as_view(), name="api-escalation"),
     path(
-        "projects/<int:project_id>/archived/",
-        ProjectArchivedApi.as_view(),
-        name="api-project-archived",
+        f"{P}annotator-answers/", ProjectAnnotatorAnswersApi.as_view(), name="api-annotator-answers"
     ),
-    path("projects/<int:project_id>/tie-rule/", ProjectTieRuleApi.as_view(), name="api-tie-rule"),
-    path(
-        "projects/<int:project_id>/kappa-weights/",
-        ProjectKappaWeightsApi.as_view(),
-        name="api-kappa-weights",
-    ),
-    path(
-        "projects/<int:project_id>/escalation/",
-        ProjectEscalationApi.as_view(),
-        name="api-escalation",
-    ),
-    path(
-        "projects/<int:project_id>/annotator-answers/",
-        ProjectAnnotatorAnswersApi.as_view(),
-        name="api-annotator-answers",
-    ),
-    path(
-        "projects/<int:project_id>/tokenizer/",
-        ProjectTokenizerApi.as_view(),
-        name="api-project-tokenizer",
-    ),
-    path("projects/<int:project_id>/members/", MemberListApi.as_view(), name="api-member-list"),
-    path(
-        "projects/<int:project_id>/members/<str:username>/",
-        MemberDetailApi.as_view(),
-        name="api-member-detail",
-    ),
+    path(f"{P}tokenizer/", ProjectTokenizerApi.as_view(), name="api-project-tokenizer"),
+    path(f"{P}members/", MemberListApi.as_view(), name="api-member-list"),
+    path(f"{P}members/<str:username>/", MemberDetailApi.as_view(), name="api-member-detail"),
     path("tokens/", TokenListApi.as_view(), name="api-token-list"),
     path("tokens/<int:token_id>/", TokenRevokeApi.as_view(), name="api-token-revoke"),
 ]

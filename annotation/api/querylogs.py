@@ -12,13 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import PAGE_PARAMETERS, page_of
+from annotation.api.shapes import PAGE_PARAMETERS, invalid, page_of, validated
 from annotation.models import LogQuery, QueryLog
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import query_logs
 from annotation.services.querylogs import query_log_upload_accept
 from goldsmith.intake.readers import ReadError
-from sitewide.i18n import localize
 
 
 class QueryLogOutput(serializers.ModelSerializer):
@@ -63,7 +62,7 @@ class QueryLogListApi(APIView):
 
     @extend_schema(responses=QueryLogOutput(many=True), summary="Query logs (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(QueryLogOutput(query_logs(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -72,26 +71,25 @@ class QueryLogListApi(APIView):
         summary="Upload a query log; it is scrubbed and imported in the background (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = QueryLogUploadInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(QueryLogUploadInput, request.data)
         try:
             log = query_log_upload_accept(
                 project=project,
-                upload=data.validated_data["file"],
+                upload=data["file"],
                 created_by=request.user,
-                near_duplicate_threshold=data.validated_data["near_duplicate_threshold"],
-                clusters=data.validated_data["clusters"],
+                near_duplicate_threshold=data["near_duplicate_threshold"],
+                clusters=data["clusters"],
             )
         except (ReadError, ValueError) as error:
-            raise serializers.ValidationError({"file": [localize(error)]}) from None
+            raise invalid("file", error) from None
         return Response(QueryLogOutput(log).data, status=status.HTTP_202_ACCEPTED)
 
 
 class QueryLogDetailApi(APIView):
     @extend_schema(responses=QueryLogOutput, summary="One query log: progress and report")
     def get(self, request: Request, project_id: int, log_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         log = get_object_or_404(QueryLog, pk=log_id, project=project)
         return Response(QueryLogOutput(log).data)
 
@@ -130,7 +128,7 @@ class LogQueryListApi(APIView):
     def get(self, request: Request, project_id: int, log_id: int) -> Response:
         from rest_framework.pagination import LimitOffsetPagination
 
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         log = get_object_or_404(QueryLog, pk=log_id, project=project)
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(
@@ -139,19 +137,12 @@ class LogQueryListApi(APIView):
         return paginator.get_paginated_response(LogQueryOutput(page, many=True).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
+    path(f"{P}querylogs/", QueryLogListApi.as_view(), name="api-querylog-list"),
+    path(f"{P}querylogs/<int:log_id>/", QueryLogDetailApi.as_view(), name="api-querylog-detail"),
     path(
-        "projects/<int:project_id>/querylogs/",
-        QueryLogListApi.as_view(),
-        name="api-querylog-list",
-    ),
-    path(
-        "projects/<int:project_id>/querylogs/<int:log_id>/",
-        QueryLogDetailApi.as_view(),
-        name="api-querylog-detail",
-    ),
-    path(
-        "projects/<int:project_id>/querylogs/<int:log_id>/queries/",
+        f"{P}querylogs/<int:log_id>/queries/",
         LogQueryListApi.as_view(),
         name="api-querylog-queries",
     ),

@@ -13,11 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX
+from annotation.api.shapes import STORED_INT_MAX, invalid, validated
 from annotation.models import Assignment, PoolSource, QueryAnnotation
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.judging import (
     adjudication_view,
     disagreement_queue,
@@ -50,10 +50,6 @@ def conflict(error: StaleReview) -> Response:
         {"detail": localize(error), "current_version": error.current},
         status=status.HTTP_409_CONFLICT,
     )
-
-
-def invalid(field: str, error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({field: [localize(error)]})
 
 
 # --- Pools ----------------------------------------------------------------------------------
@@ -98,7 +94,7 @@ class PoolRunInput(serializers.Serializer):
 class PoolSourceListApi(APIView):
     @extend_schema(responses=PoolSourceOutput(many=True), summary="Pool sources (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         rows = PoolSource.objects.filter(project=project).annotate(n_hits=Count("hits"))
         return Response(PoolSourceOutput(rows, many=True).data)
 
@@ -110,12 +106,11 @@ class PoolBuildApi(APIView):
         summary="Pool the top k of the built-in retrievers for every query (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = PoolBuildInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(PoolBuildInput, request.data)
         results = [
-            pool_build_builtin(project=project, kind=kind, k=data.validated_data["k"])
-            for kind in dict.fromkeys(data.validated_data["retrievers"])
+            pool_build_builtin(project=project, kind=kind, k=data["k"])
+            for kind in dict.fromkeys(data["retrievers"])
         ]
         return Response(PoolResultOutput(results, many=True).data)
 
@@ -129,17 +124,16 @@ class PoolRunImportApi(APIView):
         summary="Pool the top k of an imported production run, TREC or JSONL (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = PoolRunInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(PoolRunInput, request.data)
         try:
-            with upload_file(data.validated_data["file"]) as copy:
+            with upload_file(data["file"]) as copy:
                 result = pool_import_run(
                     project=project,
-                    name=data.validated_data["name"],
+                    name=data["name"],
                     path=copy,
-                    format=data.validated_data["format"],
-                    k=data.validated_data["k"],
+                    format=data["format"],
+                    k=data["k"],
                 )
         except ValueError as error:  # FormatError is a ValueError: "FILE:LINE: msg"
             raise invalid("file", error) from None
@@ -183,11 +177,10 @@ class AssignApi(APIView):
         summary="Give every pooled query N annotators, balancing load (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = AssignInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(AssignInput, request.data)
         try:
-            result = queries_assign(project=project, per_query=data.validated_data.get("per_query"))
+            result = queries_assign(project=project, per_query=data.get("per_query"))
         except ValueError as error:
             raise invalid("per_query", error) from None
         return Response(AssignOutput(result).data)
@@ -212,14 +205,14 @@ class AssignmentListApi(APIView):
         summary="Assignments of the project (lead)",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        filters = AssignmentFilterInput(data=request.query_params)
-        filters.is_valid(raise_exception=True)  # ?query=abc was ignored: every assignment
+        project, _ = request_access(request, project_id, Action.LEAD)
+        # ?query=abc was ignored: every assignment
+        filters = validated(AssignmentFilterInput, request.query_params)
         rows = Assignment.objects.filter(query__project=project).select_related("annotator")
-        if filters.validated_data.get("annotator"):
-            rows = rows.filter(annotator__username=filters.validated_data["annotator"])
-        if "query" in filters.validated_data:
-            rows = rows.filter(query_id=filters.validated_data["query"])
+        if filters.get("annotator"):
+            rows = rows.filter(annotator__username=filters["annotator"])
+        if "query" in filters:
+            rows = rows.filter(query_id=filters["query"])
         rows = rows.order_by("query_id", "annotator__username")
         return Response(AssignmentOutput(rows, many=True).data)
 
@@ -231,7 +224,7 @@ class ReassignApi(APIView):
         summary="Give an assignment to another annotator (lead); the old one's grades go",
     )
     def post(self, request: Request, project_id: int, assignment_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         assignment = (
             Assignment.objects.select_related("query")
             .filter(pk=assignment_id, query__project=project)
@@ -239,12 +232,9 @@ class ReassignApi(APIView):
         )
         if assignment is None:
             raise NotFound(gettext("No such assignment"))
-        data = ReassignInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(ReassignInput, request.data)
         try:
-            assignment = assignment_reassign(
-                assignment=assignment, to_username=data.validated_data["username"]
-            )
+            assignment = assignment_reassign(assignment=assignment, to_username=data["username"])
         except ValueError as error:
             raise invalid("username", error) from None
         return Response(AssignmentOutput(assignment).data)
@@ -282,12 +272,12 @@ class ReviewQueueApi(APIView):
         "or those waiting for one more annotator",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        filters = ReviewQueueInput(data=request.query_params)
-        filters.is_valid(raise_exception=True)  # ?state=typo showed the flagged queue
-        if filters.validated_data["state"] == "resolved":
+        project, _ = request_access(request, project_id, Action.LEAD)
+        # ?state=typo showed the flagged queue
+        filters = validated(ReviewQueueInput, request.query_params)
+        if filters["state"] == "resolved":
             rows = resolved_queue(project=project)
-        elif filters.validated_data["state"] == "escalated":
+        elif filters["state"] == "escalated":
             rows = escalated_queue(project=project)
         else:
             rows = disagreement_queue(project=project)
@@ -442,10 +432,9 @@ class AdjudicationApi(APIView):
         summary="Every annotator's grade and note per candidate, side by side (lead)",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        options = AdjudicationInput(data=request.query_params)
-        options.is_valid(raise_exception=True)
-        hide = options.validated_data["hide_names"]
+        project, _ = request_access(request, project_id, Action.LEAD)
+        options = validated(AdjudicationInput, request.query_params)
+        hide = options["hide_names"]
         view = adjudication_view(project=project, query_id=query_id, hide_names=hide)
         if view is None:
             raise NotFound(gettext("No such query"))
@@ -459,20 +448,19 @@ class AdjudicateApi(APIView):
         summary="Set the final grades of a query and record why (lead; 409 on a stale version)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
-        data = AdjudicateInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(AdjudicateInput, request.data)
         try:
             review = query_adjudicate(
                 project=project,
                 query_id=query_id,
                 by=request.user,
-                version=data.validated_data["version"],
-                grades={g["candidate_id"]: int(g["grade"]) for g in data.validated_data["grades"]},
-                reason=data.validated_data["reason"],
-                note=data.validated_data["note"],
+                version=data["version"],
+                grades={g["candidate_id"]: int(g["grade"]) for g in data["grades"]},
+                reason=data["reason"],
+                note=data["note"],
             )
         except StaleReview as error:
             return conflict(error)
@@ -488,17 +476,16 @@ class ApproveApi(APIView):
         summary="Approve one resolved query (lead)",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         if not project.queries.filter(pk=query_id).exists():
             raise NotFound(gettext("No such query"))
-        data = ApproveInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(ApproveInput, request.data)
         try:
             review = query_approve(
                 project=project,
                 query_id=query_id,
                 by=request.user,
-                version=data.validated_data["version"],
+                version=data["version"],
             )
         except StaleReview as error:
             return conflict(error)
@@ -514,17 +501,16 @@ class BulkApproveApi(APIView):
         summary="Approve many resolved queries at once (lead); others are skipped",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = BulkApproveInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        ids = data.validated_data.get("query_ids")
-        if ids is None and not data.validated_data["all_resolved"]:
-            raise invalid("query_ids", ValueError(gettext("name the queries or set all_resolved")))
+        project, _ = request_access(request, project_id, Action.LEAD)
+        data = validated(BulkApproveInput, request.data)
+        ids = data.get("query_ids")
+        if ids is None and not data["all_resolved"]:
+            raise invalid("query_ids", gettext("name the queries or set all_resolved"))
         try:
             result = queries_approve(
                 project=project,
                 by=request.user,
-                query_ids=None if data.validated_data["all_resolved"] else ids,
+                query_ids=None if data["all_resolved"] else ids,
             )
         except ValueError as error:
             raise invalid("query_ids", error) from None
@@ -609,7 +595,7 @@ class ProjectAgreementOutput(serializers.Serializer):
 class AgreementApi(APIView):
     @extend_schema(responses=ProjectAgreementOutput, summary="Project agreement summary (lead)")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 
 
@@ -620,7 +606,7 @@ class AgreementRecomputeApi(APIView):
         summary="Recompute every query's agreement and flags from stored judgments (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         project_agreement_recompute(project=project)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 
@@ -635,9 +621,7 @@ urlpatterns = [
     path(f"{P}assignments/", AssignmentListApi.as_view(), name="api-assignment-list"),
     path(f"{P}assignments/assign/", AssignApi.as_view(), name="api-assign"),
     path(
-        f"{P}assignments/<int:assignment_id>/reassign/",
-        ReassignApi.as_view(),
-        name="api-reassign",
+        f"{P}assignments/<int:assignment_id>/reassign/", ReassignApi.as_view(), name="api-reassign"
     ),
     path(f"{P}review/queue/", ReviewQueueApi.as_view(), name="api-review-queue"),
     path(f"{P}review/approve/", BulkApproveApi.as_view(), name="api-review-bulk-approve"),

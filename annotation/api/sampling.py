@@ -11,13 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX
+from annotation.api.shapes import STORED_INT_MAX, invalid, validated
 from annotation.models import ImportStatus, QueryLog, Sample
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from goldsmith.intake import sampling
-from sitewide.i18n import localize
 
 
 class SampleCreateInput(serializers.Serializer):
@@ -84,13 +83,13 @@ class SampleDrawOutput(serializers.Serializer):
     pool_size = serializers.IntegerField()
     excluded = serializers.IntegerField()
     strata = SampleStratumOutput(many=True)
-    queries = SampleQueryOutput(many=True)
+    queries = SampleQueryOutput(many=True, source="rows")
 
 
 class SampleListApi(APIView):
     @extend_schema(responses=SampleOutput(many=True), summary="Samples drawn in the project")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(SampleOutput(samples(project=project)[:100], many=True).data)
 
     @extend_schema(
@@ -99,42 +98,23 @@ class SampleListApi(APIView):
         summary="Draw a reproducible sample of queries (dry_run: preview, store nothing)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = SampleCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        params = dict(data.validated_data)
+        project, _ = request_access(request, project_id, Action.LEAD)
+        params = dict(validated(SampleCreateInput, request.data))
         dry_run = params.pop("dry_run")
         log_id = params.pop("log", None)
         logs = QueryLog.objects.filter(project=project, status=ImportStatus.DONE)
         log = logs.filter(pk=log_id).first() if log_id else logs.order_by("-id").first()
         if log is None:
-            raise serializers.ValidationError({"log": [gettext("no imported query log")]})
+            raise invalid("log", gettext("no imported query log"))
         try:
             if dry_run:
                 outcome = sample_draw(project=project, log=log, **params)
             else:
                 outcome = sample_create(project=project, log=log, created_by=request.user, **params)
         except SamplingError as error:
-            raise serializers.ValidationError({"detail": [localize(error)]}) from None
-        payload = {
-            "dry_run": dry_run,
-            "sample": SampleOutput(outcome.sample).data if outcome.sample else None,
-            "pool_size": outcome.pool_size,
-            "excluded": outcome.excluded,
-            "strata": outcome.strata,
-            "queries": [
-                {
-                    "text": r.text,
-                    "category": r.category,
-                    "count": r.count,
-                    "stratum": r.stratum,
-                    "weight": r.weight,
-                }
-                for r in outcome.rows
-            ],
-        }
+            raise invalid("detail", error) from None
         code = status.HTTP_200_OK if dry_run else status.HTTP_201_CREATED
-        return Response(payload, status=code)
+        return Response(SampleDrawOutput({"dry_run": dry_run, **vars(outcome)}).data, status=code)
 
 
 class SampledQueryOutput(serializers.Serializer):
@@ -155,16 +135,13 @@ class SampleDetailOutput(SampleOutput):
 class SampleDetailApi(APIView):
     @extend_schema(responses=SampleDetailOutput, summary="A sample's provenance and its queries")
     def get(self, request: Request, project_id: int, sample_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         sample = get_object_or_404(Sample, pk=sample_id, project=project)
         return Response(SampleDetailOutput(sample).data)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/samples/", SampleListApi.as_view(), name="api-sample-list"),
-    path(
-        "projects/<int:project_id>/samples/<int:sample_id>/",
-        SampleDetailApi.as_view(),
-        name="api-sample-detail",
-    ),
+    path(f"{P}samples/", SampleListApi.as_view(), name="api-sample-list"),
+    path(f"{P}samples/<int:sample_id>/", SampleDetailApi.as_view(), name="api-sample-detail"),
 ]

@@ -219,10 +219,3 @@ def _judge_agreement(project: Project, samples: int) -> dict[str, Any]:
             for name, theirs in people.items()
         ],
     }
-
-
-def machine_final_count(*, project: Project) -> int:
-    """How many final grades of the project a machine judge filled."""
-    return Resolution.objects.filter(
-        candidate__query__project=project, provenance=Provenance.MACHINE
-    ).count()

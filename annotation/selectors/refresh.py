@@ -39,26 +39,6 @@ class PlanRead:
     live: dict[str, PlacedChunk]
 
 
-def version_rows(
-    version: GoldenSetVersion, query_ids: list[str] | None = None
-) -> dict[str, list[FrozenRow]]:
-    """Golden queries of the version (all, or those of `query_ids`) with their frozen rows."""
-    items = version.items.order_by("position")
-    judgments = GoldenJudgment.objects.filter(item__version=version)
-    if query_ids is not None:
-        items = items.filter(query_id__in=query_ids)
-        judgments = judgments.filter(item__query_id__in=query_ids)
-    out: dict[str, list[FrozenRow]] = {qid: [] for qid in items.values_list("query_id", flat=True)}
-    for qid, cid, doc, s, e, text, grade, prov in judgments.order_by(
-        "item__position", "position"
-    ).values_list(
-        "item__query_id", "chunk_id", "doc_id", "start", "end", "text", "grade", "provenance"
-    ):
-        sha = text_sha256(text) if text is not None else None
-        out[qid].append(FrozenRow(cid, grade, doc, s, e, text, prov, sha))
-    return out
-
-
 def live_corpus_hash(project: Project) -> str:
     return corpus_hash(
         Chunk.objects.filter(project=project, removed=False).values_list("chunk_id", "text_sha256")

@@ -57,7 +57,7 @@ from annotation.services.progress import ProgressCallback, ProgressWriter, uploa
 from annotation.services.projects import project_tokenizer_detect
 from annotation.services.search import search_backlog_add, search_index_build, search_vectors_drop
 from annotation.services.uploads import Upload, upload_file, upload_name
-from goldsmith.intake.chunking import chunk_text
+from goldsmith.intake.chunking import Span, chunk_text
 from goldsmith.intake.readers import (
     CORPUS_FORMATS,
     ChunkRecord,
@@ -72,6 +72,8 @@ BATCH = 2000
 LANGUAGE_SAMPLE = 2000  # texts whose language chooses a new project's tokenizer
 CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
                 "metadata", "text_sha256", "text_changed", "removed", "updated_at"]  # fmt: skip
+# What a changed chunk's update writes: all but its project and chunk id.
+UPDATE_FIELDS = ["document", *CHUNK_FIELDS[3:]]
 
 
 def corpus_upload_accept(
@@ -326,22 +328,7 @@ class _Store:
                 chunk_pks=[chunk.pk for chunk in to_update]
             )
             search_vectors_drop(chunk_ids=[chunk.pk for chunk in to_update])
-            Chunk.objects.bulk_update(
-                to_update,
-                [
-                    "document",
-                    "text",
-                    "position",
-                    "start",
-                    "end",
-                    "metadata",
-                    "text_sha256",
-                    "text_changed",
-                    "removed",
-                    "updated_at",
-                ],
-                batch_size=500,
-            )
+            Chunk.objects.bulk_update(to_update, UPDATE_FIELDS, batch_size=500)
         if restored:
             Chunk.objects.filter(pk__in=restored).update(removed=False, updated_at=timezone.now())
 
@@ -442,22 +429,8 @@ def _documents_insert(project_id: int, titles: dict[str, str]) -> dict[str, int]
 
 
 def _document_chunks(record: DocumentRecord, chunk_size: int, overlap: int) -> list[ChunkRecord]:
-    spans = chunk_text(record.text, max_chars=chunk_size, overlap=overlap)
-    if not spans:
-        # An empty document still gets one (empty) chunk, so that judgments can cite it.
-        return [
-            ChunkRecord(
-                record.line,
-                f"{record.doc_id}#0",
-                record.doc_id,
-                "",
-                record.title,
-                0,
-                0,
-                0,
-                dict(record.metadata),
-            )
-        ]
+    # An empty document still gets one (empty) chunk, so that judgments can cite it.
+    spans = chunk_text(record.text, max_chars=chunk_size, overlap=overlap) or [Span(0, 0, "")]
     return [
         ChunkRecord(
             line=record.line,

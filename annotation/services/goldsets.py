@@ -115,6 +115,12 @@ class SplitSpec:
         if not 0.0 < self.test_share < 1.0:
             raise ValueError(gettext("the test share of a split is between 0 and 1 (exclusive)"))
 
+    @classmethod
+    def given(cls, seed: int | None, test_share: float | None) -> SplitSpec | None:
+        """The split a freeze form or request names (half test when no share is given); none
+        without a seed."""
+        return None if seed is None else cls(seed=seed, test_share=test_share or 0.5)
+
 
 def goldsmith_version() -> str:
     try:

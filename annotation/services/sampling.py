@@ -220,18 +220,10 @@ def sample_create(
     sample = Sample.objects.create(
         project=project,
         log=log,
-        log_sha256=log.sha256,
-        log_filename=log.filename,
-        strategy=strategy,
-        by=by,
-        allocation=outcome.allocation,
-        seed=seed,
-        n_requested=n,
+        **outcome.provenance(),
         n_chosen=len(outcome.rows),
         pool_size=outcome.pool_size,
         excluded=outcome.excluded,
-        params=outcome.params,
-        strata=outcome.strata,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
     Query.objects.bulk_create(

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.api.stopping import estimate_payload
 from annotation.models import Guideline, PoolDeepening, QueryAnnotation
 from annotation.models.judging import JudgingOrder
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.answers import answer_draft_get
 from annotation.selectors.judging import (
     annotation_view,
@@ -54,9 +54,7 @@ def render_markdown(text: str) -> str:
 
 @login_required
 def annotate_queue(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.ANNOTATE
-    )
+    project, membership = request_access(request, project_id, Action.ANNOTATE)
     items = list(annotator_queue(user=request.user, project=project))
     summary = queue_summary(user=request.user, project=project)
     return render(
@@ -69,7 +67,7 @@ def annotate_queue(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 def annotate_next(request: HttpRequest, project_id: int) -> HttpResponse:
     """Go to the next unfinished query of the caller's queue (after `?after=<query id>`)."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.ANNOTATE)
+    project, _ = request_access(request, project_id, Action.ANNOTATE)
     after = None
     if request.GET.get("after", "").isdigit():
         after = (
@@ -86,9 +84,7 @@ def annotate_next(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def annotate_query(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.ANNOTATE
-    )
+    project, membership = request_access(request, project_id, Action.ANNOTATE)
     assignment = assignment_for(user=request.user, project=project, query_id=query_id)
     if assignment is None:
         raise Http404(gettext("That query is not in your queue"))
@@ -161,7 +157,7 @@ class GuidelineForm(forms.Form):
 def guidelines(request: HttpRequest, project_id: int) -> HttpResponse:
     """Everyone in the project reads the guidelines; leads publish new versions."""
     action = Action.LEAD if request.method == "POST" else Action.VIEW
-    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    project, membership = request_access(request, project_id, action)
     versions = list(Guideline.objects.filter(project=project).order_by("-version"))
     current = versions[0] if versions else None
     form = GuidelineForm(request.POST or None, initial={"markdown": current and current.markdown})

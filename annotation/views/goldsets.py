@@ -16,7 +16,7 @@ from django.utils.translation import gettext, gettext_lazy
 from annotation.api.goldsets import streamed_export
 from annotation.models import GoldenItem, GoldenSetVersion, Project, Query
 from annotation.models.judging import Provenance, ReviewState
-from annotation.permissions import Action, project_access, role_allows
+from annotation.permissions import Action, request_access, role_allows
 from annotation.selectors.goldsets import (
     EXPORT_FORMATS,
     golden_queries,
@@ -97,23 +97,16 @@ class FreezeForm(forms.Form):
 @login_required
 def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
     """Every version with its hash; leads freeze a new one here."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.VIEW
-    )
+    project, membership = request_access(request, project_id, Action.VIEW)
     can_lead = role_allows(membership.role, Action.LEAD)
     form = FreezeForm(request.POST or None, project=project) if can_lead else None
     if request.method == "POST":
         if not can_lead:
-            project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+            request_access(request, project_id, Action.LEAD)
         assert form is not None
         if form.is_valid():
             data = form.cleaned_data
             try:
-                split = (
-                    SplitSpec(seed=data["split_seed"], test_share=data["test_share"] or 0.5)
-                    if data["split_seed"] is not None
-                    else None
-                )
                 version = golden_set_version_freeze(
                     project=project,
                     by=request.user,
@@ -121,7 +114,7 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
                     label=data["label"] or None,
                     categories=data.get("categories"),
                     strata=data.get("strata"),
-                    split=split,
+                    split=SplitSpec.given(data["split_seed"], data["test_share"]),
                 )
             except FreezeIdentical as same:
                 messages.info(request, str(same))
@@ -159,9 +152,7 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.VIEW
-    )
+    project, membership = request_access(request, project_id, Action.VIEW)
     version = _version_or_404(project, label)
     try:
         page = max(int(request.GET.get("page", "1")), 1)
@@ -208,7 +199,7 @@ def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpRes
 def goldset_export(
     request: HttpRequest, project_id: int, label: str, fmt: str
 ) -> StreamingHttpResponse:
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+    project, _ = request_access(request, project_id, Action.VIEW)
     version = _version_or_404(project, label)
     if fmt not in EXPORT_FORMATS:
         raise Http404(gettext("No such format"))
@@ -217,9 +208,7 @@ def goldset_export(
 
 @login_required
 def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.VIEW
-    )
+    project, membership = request_access(request, project_id, Action.VIEW)
     versions = list(golden_set_versions(project=project))
     a_label, b_label = request.GET.get("a"), request.GET.get("b")
     if not (a_label and b_label) and versions:
@@ -299,7 +288,7 @@ def goldset_diff(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 def goldset_refresh(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
     """A lead opens a refresh of the version on the current corpus (POST only)."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     version = _version_or_404(project, label)
     if request.method != "POST":
         return redirect("goldset-detail", project_id=project.pk, label=version.label)
@@ -333,7 +322,7 @@ def goldset_refresh(request: HttpRequest, project_id: int, label: str) -> HttpRe
 @login_required
 def goldset_refresh_freeze(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
     """A lead freezes the open refresh of the version into the next version (POST only)."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     version = _version_or_404(project, label)
     refresh = open_refresh(version=version)
     if request.method != "POST" or refresh is None:

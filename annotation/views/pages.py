@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from annotation.models import Membership, Project
-from annotation.permissions import Action, project_access, role_allows
+from annotation.permissions import Action, request_access, role_allows
 
 
 def page_context(project: Project, membership: Membership, **extra: Any) -> dict[str, Any]:
@@ -26,5 +26,5 @@ def project_page(
 ) -> dict[str, Any]:
     """The context of a page of the project, once the caller may take `action` there (else
     the 404 or 403 of `project_access`)."""
-    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    project, membership = request_access(request, project_id, action)
     return page_context(project, membership, **extra)

@@ -11,7 +11,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from annotation.models import Membership, Role, Tokenizer
-from annotation.permissions import Action, may_create_projects, project_access, role_allows
+from annotation.permissions import Action, may_create_projects, request_access, role_allows
 from annotation.selectors.overview import project_overview
 from annotation.selectors.projects import memberships_of
 from annotation.services.projects import (
@@ -133,7 +133,7 @@ class ProjectRenameForm(forms.Form):
 @login_required
 @require_POST
 def project_rename_view(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     form = ProjectRenameForm(request.POST)
     if form.is_valid():
         try:
@@ -153,7 +153,7 @@ def project_rename_view(request: HttpRequest, project_id: int) -> HttpResponse:
 @require_POST
 def project_archive_view(request: HttpRequest, project_id: int, action: str) -> HttpResponse:
     """A lead archives the project or restores it."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     if action == "archive":
         project_archive(project=project, by=request.user)
         messages.success(
@@ -172,9 +172,7 @@ def project_archive_view(request: HttpRequest, project_id: int, action: str) -> 
 
 @login_required
 def project_home(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.VIEW
-    )
+    project, membership = request_access(request, project_id, Action.VIEW)
     can_oversee = role_allows(membership.role, Action.OVERSEE)
     context = page_context(
         project,
@@ -201,9 +199,7 @@ class TokenizerForm(forms.Form):
 @login_required
 def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
     """Leads add members or change their role."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = MembershipForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -242,7 +238,7 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
 def project_member_remove(request: HttpRequest, project_id: int, username: str) -> HttpResponse:
     """A lead takes someone out of the project (their last project's removal revokes their API
     tokens)."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     try:
         revoked = membership_remove(project=project, username=username)
     except Membership.DoesNotExist:
@@ -266,7 +262,7 @@ def project_member_remove(request: HttpRequest, project_id: int, username: str) 
 @require_POST
 def project_tokenizer(request: HttpRequest, project_id: int) -> HttpResponse:
     """A lead chooses the project's tokenizer (on the members page, the project's settings)."""
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     form = TokenizerForm(request.POST)
     if form.is_valid():
         project_tokenizer_set(project=project, tokenizer=form.cleaned_data["tokenizer"])
@@ -284,28 +280,15 @@ def project_tokenizer(request: HttpRequest, project_id: int) -> HttpResponse:
     return redirect("project-members", project_id=project.pk)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
     path("", project_list, name="project-list"),
     path("projects/new/", project_new, name="project-new"),
-    path("projects/<int:project_id>/rename/", project_rename_view, name="project-rename"),
-    path(
-        "projects/<int:project_id>/archive/",
-        project_archive_view,
-        {"action": "archive"},
-        name="project-archive",
-    ),
-    path(
-        "projects/<int:project_id>/restore/",
-        project_archive_view,
-        {"action": "restore"},
-        name="project-restore",
-    ),
-    path("projects/<int:project_id>/", project_home, name="project-home"),
-    path("projects/<int:project_id>/members/", project_members, name="project-members"),
-    path("projects/<int:project_id>/tokenizer/", project_tokenizer, name="project-tokenizer"),
-    path(
-        "projects/<int:project_id>/members/<str:username>/remove/",
-        project_member_remove,
-        name="project-member-remove",
-    ),
+    path(f"{P}rename/", project_rename_view, name="project-rename"),
+    path(f"{P}archive/", project_archive_view, {"action": "archive"}, name="project-archive"),
+    path(f"{P}restore/", project_archive_view, {"action": "restore"}, name="project-restore"),
+    path(P, project_home, name="project-home"),
+    path(f"{P}members/", project_members, name="project-members"),
+    path(f"{P}tokenizer/", project_tokenizer, name="project-tokenizer"),
+    path(f"{P}members/<str:username>/remove/", project_member_remove, name="project-member-remove"),
 ]

@@ -11,7 +11,7 @@ from django.urls import path
 from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.models import QueryLog, ScrubPattern
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import (
     log_distribution,
     query_logs,
@@ -65,9 +65,7 @@ class ScrubPatternForm(forms.Form):
 
 @login_required
 def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = QueryLogUploadForm(prefix="log")
     existing = "\n".join(
         f"{p.name}={p.pattern}" for p in ScrubPattern.objects.filter(project=project)
@@ -115,9 +113,7 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def querylog_detail(request: HttpRequest, project_id: int, log_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     log = get_object_or_404(QueryLog, pk=log_id, project=project)
     done = log.status == "done"
     context = page_context(
@@ -131,7 +127,8 @@ def querylog_detail(request: HttpRequest, project_id: int, log_id: int) -> HttpR
     return render(request, "annotation/querylog_detail.html", context)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/querylogs/", querylog_list, name="querylogs"),
-    path("projects/<int:project_id>/querylogs/<int:log_id>/", querylog_detail, name="querylog"),
+    path(f"{P}querylogs/", querylog_list, name="querylogs"),
+    path(f"{P}querylogs/<int:log_id>/", querylog_detail, name="querylog"),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Assignment, Membership, PoolSource, Project, Query, Role
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import KappaWeights, TieRule
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.answers import answer_drafts_view, project_fact_agreement
 from annotation.selectors.judging import (
     adjudication_view,
@@ -113,42 +114,37 @@ class KappaWeightsForm(forms.Form):
     )
 
 
+def _on_off(label: str, off: str, on: str) -> forms.TypedChoiceField:
+    """A setting that is off ("0") or on ("1"), each choice said in words."""
+    return forms.TypedChoiceField(
+        choices=[("0", off), ("1", on)], coerce=lambda value: value == "1", label=label
+    )
+
+
 class EscalationForm(forms.Form):
-    escalate = forms.TypedChoiceField(
-        choices=[
-            ("0", gettext_lazy("Go to a lead")),
-            ("1", gettext_lazy("Go to one more annotator first, then to a lead if still needed")),
-        ],
-        coerce=lambda value: value == "1",
-        label=gettext_lazy("Flagged queries"),
+    escalate = _on_off(
+        gettext_lazy("Flagged queries"),
+        gettext_lazy("Go to a lead"),
+        gettext_lazy("Go to one more annotator first, then to a lead if still needed"),
     )
 
 
 class AnnotatorAnswersForm(forms.Form):
-    annotators_write_answers = forms.TypedChoiceField(
-        choices=[
-            ("0", gettext_lazy("Only a lead sets answer keys")),
-            ("1", gettext_lazy("Annotators write them after grading; a lead merges")),
-        ],
-        coerce=lambda value: value == "1",
-        label=gettext_lazy("Reference answers and key facts"),
+    annotators_write_answers = _on_off(
+        gettext_lazy("Reference answers and key facts"),
+        gettext_lazy("Only a lead sets answer keys"),
+        gettext_lazy("Annotators write them after grading; a lead merges"),
     )
 
 
 class StoppingForm(forms.Form):
-    stopping_allowed = forms.TypedChoiceField(
-        choices=[
-            ("0", gettext_lazy("Annotators grade every candidate")),
-            (
-                "1",
-                gettext_lazy(
-                    "Annotators may finish a query once the estimate says 95% of its relevant "
-                    "candidates are found"
-                ),
-            ),
-        ],
-        coerce=lambda value: value == "1",
-        label=gettext_lazy("Stopping before every candidate is graded"),
+    stopping_allowed = _on_off(
+        gettext_lazy("Stopping before every candidate is graded"),
+        gettext_lazy("Annotators grade every candidate"),
+        gettext_lazy(
+            "Annotators may finish a query once the estimate says 95% of its relevant "
+            "candidates are found"
+        ),
     )
 
 
@@ -160,9 +156,7 @@ class ReassignForm(forms.Form):
 @login_required
 def pools(request: HttpRequest, project_id: int) -> HttpResponse:
     """Build pools, import a production run, assign queries, reassign (leads)."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     build_form = PoolBuildForm(prefix="build")
     run_form = RunImportForm(prefix="run")
     assign_form = AssignForm(prefix="assign", initial={"per_query": project.annotators_per_query})
@@ -181,13 +175,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                         "new candidates; %(reopened_queries)s finished queries went back into"
                         " the queues."
                     )
-                    % {
-                        "kind": kind,
-                        "hits": result.hits,
-                        "queries": result.queries,
-                        "new_candidates": result.new_candidates,
-                        "reopened_queries": result.reopened_queries,
-                    },
+                    % {"kind": kind, **vars(result)},
                 )
             return redirect("pools", project_id=project.pk)
     elif what == "run":
@@ -213,12 +201,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                         "skipped; %(reopened_queries)s finished queries went back into the "
                         "queues."
                     )
-                    % {
-                        "source": result.source,
-                        "new_candidates": result.new_candidates,
-                        "skipped": result.skipped,
-                        "reopened_queries": result.reopened_queries,
-                    },
+                    % vars(result),
                 )
                 return redirect("pools", project_id=project.pk)
     elif what == "assign":
@@ -297,9 +280,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def review_queue(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     return _review_queue_page(request, project, membership)
 
 
@@ -334,9 +315,7 @@ def _review_queue_page(
 
 @login_required
 def adjudicate(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     hide = request.GET.get("hide_names") == "1" or request.POST.get("hide_names") == "1"
     errors: list[str] = []
     status = 200
@@ -445,9 +424,7 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
     answer, further reference answers (one per line), its type, the choices (one per line) and
     the key facts (`fact-text` with
     `fact-chunks`, chunk ids between spaces; a row without words is left out)."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     hide = request.POST.get("hide_names") == "1"
     answer = request.POST.get("reference_answer", "")
     kind = request.POST.get("answer_type", "")
@@ -498,7 +475,7 @@ def answer_key_merge(request: HttpRequest, project_id: int, query_id: int) -> Ht
 @login_required
 @require_POST
 def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpResponse:
-    project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+    project, _ = request_access(request, project_id, Action.LEAD)
     if not project.queries.filter(pk=query_id).exists():
         raise Http404(gettext("No such query"))
     try:
@@ -519,9 +496,7 @@ def approve(request: HttpRequest, project_id: int, query_id: int) -> HttpRespons
 @login_required
 @require_POST
 def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     try:
         if request.POST.get("all_resolved") == "1":
             result = queries_approve(project=project, by=request.user, query_ids=None)
@@ -545,24 +520,42 @@ def approve_bulk(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def dashboard(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     return _dashboard_page(request, project, membership)
+
+
+# The dashboard's setting forms by their name in the page; each has one field, named after
+# the project's setting it changes.
+SETTING_FORMS: dict[str, type[forms.Form]] = {
+    "tie_rule_form": TieRuleForm,
+    "escalation_form": EscalationForm,
+    "kappa_form": KappaWeightsForm,
+    "answers_form": AnnotatorAnswersForm,
+    "stopping_form": StoppingForm,
+}
+
+
+def _setting_form(form_class: type[forms.Form], project: Project) -> forms.Form:
+    """The form showing the project's setting as it is."""
+    (field,) = form_class.base_fields
+    value = getattr(project, field)
+    return form_class(
+        initial={field: ("1" if value else "0") if isinstance(value, bool) else value}
+    )
 
 
 def _dashboard_page(
     request: HttpRequest,
     project: Project,
     membership: Membership,
-    form: TieRuleForm | None = None,
-    status: int = 200,
-    escalation_form: EscalationForm | None = None,
-    kappa_form: KappaWeightsForm | None = None,
-    answers_form: AnnotatorAnswersForm | None = None,
-    stopping_form: StoppingForm | None = None,
+    refused: forms.Form | None = None,
 ) -> HttpResponse:
+    """The dashboard; with `refused`, that setting form as it was sent, its errors shown (400)."""
     summary = project_agreement(project=project)
+    forms_shown = {
+        name: refused if isinstance(refused, form_class) else _setting_form(form_class, project)
+        for name, form_class in SETTING_FORMS.items()
+    }
     return render(
         request,
         "annotation/dashboard.html",
@@ -580,24 +573,33 @@ def _dashboard_page(
             top_panels=panels_at(Place.DASHBOARD_TOP, project=project, membership=membership),
             # the evaluation app's machine judges, measured beside the annotators
             bottom_panels=panels_at(Place.DASHBOARD_BOTTOM, project=project, membership=membership),
-            tie_rule_form=form or TieRuleForm(initial={"tie_rule": project.tie_rule}),
-            escalation_form=escalation_form
-            or EscalationForm(initial={"escalate": "1" if project.escalate else "0"}),
-            kappa_form=kappa_form
-            or KappaWeightsForm(initial={"kappa_weights": project.kappa_weights}),
             settling=settling_status(project=project),
-            answers_form=answers_form
-            or AnnotatorAnswersForm(
-                initial={
-                    "annotators_write_answers": "1" if project.annotators_write_answers else "0"
-                }
-            ),
             fact_agreement=project_fact_agreement(project=project),
-            stopping_form=stopping_form
-            or StoppingForm(initial={"stopping_allowed": "1" if project.stopping_allowed else "0"}),
+            **forms_shown,
         ),
-        status=status,
+        status=400 if refused is not None else 200,
     )
+
+
+def _setting_view(
+    form_class: type[forms.Form], store: Callable[[Project, Any], str]
+) -> Callable[..., HttpResponse]:
+    """The view a dashboard setting form posts to (lead): the form's one value, stored by
+    `store`, which says in a sentence what the change did; a refused value shows the
+    dashboard again with the form's errors."""
+
+    @login_required
+    @require_POST
+    def view(request: HttpRequest, project_id: int) -> HttpResponse:
+        project, membership = request_access(request, project_id, Action.LEAD)
+        form = form_class(request.POST)
+        if not form.is_valid():
+            return _dashboard_page(request, project, membership, refused=form)
+        (value,) = form.cleaned_data.values()
+        messages.success(request, store(project, value))
+        return redirect("dashboard", project_id=project.pk)
+
+    return view
 
 
 def _settling_words(change: SettlingChange) -> str:
@@ -617,126 +619,64 @@ def _settling_words(change: SettlingChange) -> str:
     ) % {"count": change.changed}
 
 
-def _rule_setting_view(
-    form_class: type[forms.Form],
-    field: str,
-    form_argument: str,
-    sentence: Callable[[str], str],
-) -> Callable[..., HttpResponse]:
-    """The dashboard's form for one of the settings that settle finished queries again (the
-    tie rule, the kappa the flag rule reads): the lead's choice, stored by
-    `project_rules_change`, then `sentence(value)` and what the change did."""
-
-    @login_required
-    @require_POST
-    def view(request: HttpRequest, project_id: int) -> HttpResponse:
-        project, membership = project_access(
-            user=request.user, project_id=project_id, action=Action.LEAD
-        )
-        form = form_class(request.POST)
-        if not form.is_valid():
-            return _dashboard_page(
-                request, project, membership, status=400, **{form_argument: form}
-            )
-        value = form.cleaned_data[field]
-        change = project_rules_change(project=project, **{field: value})
-        # Translators: two sentences one after the other (Chinese puts no space between them).
-        text = gettext("%(first)s %(second)s") % {
-            "first": sentence(value),
-            "second": _settling_words(change),
-        }
-        messages.success(request, text)
-        return redirect("dashboard", project_id=project.pk)
-
-    return view
+def _settled_again(first: str, change: SettlingChange) -> str:
+    """The new rule in a sentence, then what settling the finished queries again did."""
+    # Translators: two sentences one after the other (Chinese puts no space between them).
+    return gettext("%(first)s %(second)s") % {"first": first, "second": _settling_words(change)}
 
 
-tie_rule_set = _rule_setting_view(
-    TieRuleForm,
-    "tie_rule",
-    "form",
-    lambda value: (
-        gettext("Ties one grade apart now go to: %(rule)s.") % {"rule": TieRule(value).label}
-    ),
-)
-kappa_weights_set = _rule_setting_view(
-    KappaWeightsForm,
-    "kappa_weights",
-    "kappa_form",
-    lambda value: (
-        gettext("The flag rule now reads: %(measure)s.") % {"measure": KappaWeights(value).label}
-    ),
-)
+def _tie_rule_store(project: Project, value: str) -> str:
+    change = project_rules_change(project=project, tie_rule=value)
+    rule = gettext("Ties one grade apart now go to: %(rule)s.") % {"rule": TieRule(value).label}
+    return _settled_again(rule, change)
 
 
-@login_required
-@require_POST
-def escalation_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
+def _kappa_weights_store(project: Project, value: str) -> str:
+    change = project_rules_change(project=project, kappa_weights=value)
+    measure = KappaWeights(value).label
+    return _settled_again(
+        gettext("The flag rule now reads: %(measure)s.") % {"measure": measure}, change
     )
-    form = EscalationForm(request.POST)
-    if not form.is_valid():
-        return _dashboard_page(request, project, membership, escalation_form=form, status=400)
-    change = project_escalation_set(project=project, escalate=form.cleaned_data["escalate"])
+
+
+def _escalation_store(project: Project, on: bool) -> str:
+    change = project_escalation_set(project=project, escalate=on)
     if change.escalate:
-        text = ngettext(
+        return ngettext(
             "Flagged queries now go to one more annotator first. %(count)s flagged query went "
             "to one more annotator now.",
             "Flagged queries now go to one more annotator first. %(count)s flagged queries went "
             "to one more annotator now.",
             change.escalated,
         ) % {"count": change.escalated}
-    else:
-        text = ngettext(
-            "Flagged queries now go straight to a lead. %(count)s query waiting for one more "
-            "annotator went to a lead.",
-            "Flagged queries now go straight to a lead. %(count)s queries waiting for one more "
-            "annotator went to a lead.",
-            change.withdrawn,
-        ) % {"count": change.withdrawn}
-    messages.success(request, text)
-    return redirect("dashboard", project_id=project.pk)
+    return ngettext(
+        "Flagged queries now go straight to a lead. %(count)s query waiting for one more "
+        "annotator went to a lead.",
+        "Flagged queries now go straight to a lead. %(count)s queries waiting for one more "
+        "annotator went to a lead.",
+        change.withdrawn,
+    ) % {"count": change.withdrawn}
 
 
-@login_required
-@require_POST
-def annotator_answers_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
-    form = AnnotatorAnswersForm(request.POST)
-    if not form.is_valid():
-        return _dashboard_page(request, project, membership, answers_form=form, status=400)
-    on = form.cleaned_data["annotators_write_answers"]
+def _annotator_answers_store(project: Project, on: bool) -> str:
     project_annotators_write_answers_set(project=project, on=on)
-    messages.success(
-        request,
-        gettext("Annotators now write reference answers and key facts after grading.")
-        if on
-        else gettext("Only a lead sets answer keys now; the annotators' drafts are kept."),
-    )
-    return redirect("dashboard", project_id=project.pk)
+    if on:
+        return gettext("Annotators now write reference answers and key facts after grading.")
+    return gettext("Only a lead sets answer keys now; the annotators' drafts are kept.")
 
 
-@login_required
-@require_POST
-def stopping_set(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
-    form = StoppingForm(request.POST)
-    if not form.is_valid():
-        return _dashboard_page(request, project, membership, stopping_form=form, status=400)
-    on = form.cleaned_data["stopping_allowed"]
+def _stopping_store(project: Project, on: bool) -> str:
     project_stopping_set(project=project, on=on)
-    messages.success(
-        request,
-        gettext("Annotators may now finish a query once the estimate allows it.")
-        if on
-        else gettext("Annotators now grade every candidate; earlier stops are kept."),
-    )
-    return redirect("dashboard", project_id=project.pk)
+    if on:
+        return gettext("Annotators may now finish a query once the estimate allows it.")
+    return gettext("Annotators now grade every candidate; earlier stops are kept.")
+
+
+tie_rule_set = _setting_view(TieRuleForm, _tie_rule_store)
+kappa_weights_set = _setting_view(KappaWeightsForm, _kappa_weights_store)
+escalation_set = _setting_view(EscalationForm, _escalation_store)
+annotator_answers_set = _setting_view(AnnotatorAnswersForm, _annotator_answers_store)
+stopping_set = _setting_view(StoppingForm, _stopping_store)
 
 
 P = "projects/<int:project_id>/"

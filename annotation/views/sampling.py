@@ -11,7 +11,7 @@ from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import ImportStatus, Query, QueryLog, Sample
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import log_distribution, preview_distribution, samples
 from annotation.services.sampling import BY_FIELDS, SamplingError, sample_create, sample_draw
 from annotation.views.pages import page_context
@@ -57,9 +57,7 @@ class SampleForm(forms.Form):
 
 @login_required
 def sampling_home(request: HttpRequest, project_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     form = SampleForm(request.POST or None, project=project)
     preview = None
     distribution = None
@@ -96,9 +94,7 @@ def sampling_home(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 def sample_detail(request: HttpRequest, project_id: int, sample_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     sample = get_object_or_404(Sample.objects.select_related("log"), pk=sample_id, project=project)
     context = page_context(
         project,
@@ -110,7 +106,8 @@ def sample_detail(request: HttpRequest, project_id: int, sample_id: int) -> Http
     return render(request, "annotation/sample_detail.html", context)
 
 
+P = "projects/<int:project_id>/"
 urlpatterns = [
-    path("projects/<int:project_id>/sampling/", sampling_home, name="sampling"),
-    path("projects/<int:project_id>/samples/<int:sample_id>/", sample_detail, name="sample"),
+    path(f"{P}sampling/", sampling_home, name="sampling"),
+    path(f"{P}samples/<int:sample_id>/", sample_detail, name="sample"),
 ]

@@ -6,7 +6,6 @@ from annotation.management.commands._args import project_named
 from annotation.management.commands._progress import progress_printer
 from annotation.models import ImportStatus
 from annotation.services.querylogs import query_log_import, scrub_pattern_set
-from goldsmith.intake.pii import parse_patterns
 from goldsmith.intake.readers import ReadError
 
 
@@ -40,8 +39,7 @@ class Command(BaseCommand):
         if not file.is_file():
             raise CommandError(f"{file}: no such file", returncode=2)
         try:
-            if pattern:
-                parse_patterns(pattern)
+            if pattern:  # parsed before anything is stored
                 scrub_pattern_set(project=found, lines=pattern)
             log = query_log_import(
                 project=found,
