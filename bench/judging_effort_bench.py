@@ -255,7 +255,9 @@ def pools(col: Collection, runs: dict[str, dict[str, list[str]]]) -> list[jo.Poo
             for r, d in enumerate(runs[s][qid], 1):
                 ranks.setdefault(d, {})[s] = r
         candidates = tuple(sorted(ranks, key=lambda d: shuffle_key(qid, d)))
-        out.append(jo.PooledQuery(qid, candidates, ranks, {d: text[d] for d in candidates}))
+        out.append(
+            jo.PooledQuery(qid, candidates, ranks, {d: text[d] for d in candidates if d in text})
+        )
     return out
 
 
