@@ -24,21 +24,24 @@ from goldsmith import judging_order as jo
 RESOLVED_QUERIES = 300  # the most recent resolved queries the priors learn from
 
 
-def pooled_query(query_id: int) -> jo.PooledQuery:
+def pooled_query(query_id: int, *, with_texts: bool = False) -> jo.PooledQuery:
     """The pool of a query in its plain order (the shuffle key), with each source's rank of
-    each candidate (candidates added without a rank have none)."""
-    candidates = [
-        str(pk)
-        for pk in Candidate.objects.filter(query_id=query_id)
-        .order_by("shuffle_key", "id")
-        .values_list("id", flat=True)
-    ]
+    each candidate (candidates added without a rank have none) and, `with_texts`, each
+    candidate's chunk text (what the order's likeness to the relevant ones found reads)."""
+    rows = Candidate.objects.filter(query_id=query_id).order_by("shuffle_key", "id")
+    texts: dict[str, str] = {}
+    if with_texts:
+        for pk, text in rows.values_list("id", "chunk__text"):
+            texts[str(pk)] = text
+        candidates = list(texts)
+    else:
+        candidates = [str(pk) for pk in rows.values_list("id", flat=True)]
     ranks: dict[str, dict[str, int]] = {c: {} for c in candidates}
     for cand_id, source, rank in CandidateSource.objects.filter(
         candidate__query_id=query_id, rank__isnull=False
     ).values_list("candidate_id", "source__name", "rank"):
         ranks[str(cand_id)][source] = rank
-    return jo.PooledQuery(str(query_id), tuple(candidates), ranks)
+    return jo.PooledQuery(str(query_id), tuple(candidates), ranks, texts)
 
 
 def resolved_priors(*, project_id: int, exclude_query_id: int | None = None) -> jo.SourcePriors:
@@ -76,7 +79,7 @@ def own_grades(*, query_id: int, annotator: AbstractBaseUser) -> dict[str, int]:
 
 def judging_order_for(*, query: Query, annotator: AbstractBaseUser) -> list[int]:
     """The candidates `annotator` has not judged yet, most likely relevant first."""
-    pool = pooled_query(query.pk)
+    pool = pooled_query(query.pk, with_texts=True)
     priors = resolved_priors(project_id=query.project_id, exclude_query_id=query.pk)
     order = jo.judging_order(pool, own_grades(query_id=query.pk, annotator=annotator), priors)
     return [int(c) for c in order]

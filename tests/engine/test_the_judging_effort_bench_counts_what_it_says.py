@@ -29,6 +29,10 @@ def test_a_pool_is_the_union_of_the_systems_lists_in_the_apps_shuffle_order():
     assert set(p.candidates) == {"d1", "d2", "d3"}
     assert list(p.candidates) == sorted(p.candidates, key=lambda d: bench.shuffle_key("7", d))
     assert p.ranks["d1"]["ql"] == 2 and p.ranks["d1"]["bm25"] == 1 and "ql" not in p.ranks["d2"]
+    # The documents' texts go with the pool, for the order's relevance feedback.
+    docs = [("d1", "shock wave"), ("d2", "boundary layer"), ("d3", "wing"), ("d9", "unpooled")]
+    (p,) = bench.pools(bench.Collection("t", docs, [], [("7", "x")], {"7": {}}), runs)
+    assert p.texts == {"d1": "shock wave", "d2": "boundary layer", "d3": "wing"}
 
 
 def test_cisi_documents_leave_their_citation_lines_out():

@@ -23,7 +23,11 @@ def pools(draw: st.DrawFn) -> jo.PooledQuery:
         chosen = draw(st.permutations(candidates))[: draw(st.integers(0, n))]
         for r, c in enumerate(chosen, 1):
             ranks.setdefault(c, {})[s] = r
-    return jo.PooledQuery("q", candidates, ranks)
+    # Texts from a small vocabulary, so that the order's likeness to the relevant ones found
+    # (relevance feedback) is in play too.
+    words = st.lists(st.sampled_from(["wave", "shock", "pasta", "sauce", "wing"]), max_size=4)
+    texts = {c: " ".join(draw(words)) for c in candidates if draw(st.booleans())}
+    return jo.PooledQuery("q", candidates, ranks, texts)
 
 
 @st.composite

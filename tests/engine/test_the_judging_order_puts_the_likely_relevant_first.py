@@ -107,3 +107,37 @@ def test_a_pool_that_names_a_grade_for_a_stranger_is_refused():
         assert "elsewhere" in str(error)
     else:
         raise AssertionError("a grade outside the pool was accepted")
+
+
+# Four candidates no source tells apart (each one source's rank 1), two about shock waves and
+# two about pasta: which pair comes next depends on what this annotator found relevant.
+ALIKE = jo.PooledQuery(
+    "q",
+    ("pasta1", "shock1", "pasta2", "shock2"),
+    {c: {s: 1} for c, s in zip(("pasta1", "shock1", "pasta2", "shock2"), "ABCD", strict=True)},
+    {
+        "pasta1": "fresh pasta with a tomato sauce",
+        "shock1": "a shock wave meets the boundary layer of a wing",
+        "pasta2": "tomato sauce for dried pasta, slowly cooked",
+        "shock2": "boundary layer separation behind a shock wave",
+    },
+)
+
+
+def test_a_candidate_like_the_relevant_ones_found_is_judged_next():
+    # Before any grade the sources cannot tell them apart: the plain order.
+    assert jo.judging_order(ALIKE, {}, jo.SourcePriors()) == list(ALIKE.candidates)
+    assert jo.judging_order(ALIKE, {"shock1": 2}, jo.SourcePriors())[0] == "shock2"
+    assert jo.judging_order(ALIKE, {"pasta2": 1}, jo.SourcePriors())[0] == "pasta1"
+    # A candidate graded not relevant pulls nothing forward; without texts nothing moves.
+    assert jo.judging_order(ALIKE, {"pasta1": 0}, jo.SourcePriors())[0] == "shock1"
+    bare = jo.PooledQuery("q", ALIKE.candidates, ALIKE.ranks)
+    assert jo.judging_order(bare, {"shock1": 2}, jo.SourcePriors())[0] == "pasta1"
+
+
+def test_likeness_reads_words_and_chinese_character_bigrams():
+    assert jo.terms("Shock-waves at Mach 2.5, 3d") == ["shock", "waves", "at", "mach"]
+    assert jo.terms("退款流程 refund 慢") == ["退款", "款流", "流程", "refund", "慢"]
+    sim = jo.similarities(["退款流程很慢", "退款的流程", "物流查询", ""])
+    assert sim[0, 1] > 0 and sim[0, 2] == 0 and sim[0, 3] == 0 and sim[3, 3] == 0
+    assert sim[0, 1] == sim[1, 0] and sim[0, 0] == 0

@@ -109,3 +109,12 @@ def test_what_a_stop_leaves_is_not_judged_never_zero():
 def test_a_checked_candidate_must_have_a_grade():
     with pytest.raises(ValueError, match="checked"):
         jo.stop_estimate(pool(3), {"c0": 0}, jo.SourcePriors(), checked=["c1"])
+
+
+def test_without_random_checks_the_model_alone_decides():
+    p = pool(40)
+    own = {f"c{i}": (2 if i < 2 else 0) for i in range(30)}
+    est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.5, checks=0)
+    assert est.p_target >= 0.5 and est.may_stop and not est.draw and est.checked == 0
+    est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.999, checks=0)
+    assert est.p_target < 0.999 and not est.may_stop and not est.draw
