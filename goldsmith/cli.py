@@ -31,6 +31,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
@@ -512,10 +513,35 @@ def _golden_items(args: argparse.Namespace) -> list[R.GoldItem]:
     return [R.GoldItem(q, "", judgments=tuple(js)) for q, js in judged.items()]
 
 
+@dataclass
+class _Lists:
+    """Asks :func:`_load_arrays` for each judged query's ranked ids (the first ``depth``, in
+    the order the run is scored in), which it puts in ``ids``; only ``--corpus`` needs them."""
+
+    depth: int
+    ids: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _corpus_lists(args: argparse.Namespace, metrics: Sequence[str], k: int) -> _Lists | None:
+    """With ``--corpus``: the ranked ids the corpus part counts, deep enough for its top ``k``
+    and every judged@K of ``metrics``."""
+    if not getattr(args, "corpus", None):
+        return None
+    ks = [s.k for s in map(M.parse_metric, metrics) if s.family == "judged" and s.k]
+    return _Lists(max([k, *ks]))
+
+
 def _corpus_section(
-    args: argparse.Namespace, state: R.CorpusState, result: M.EvalResult, k: int
-) -> dict[str, Any]:
-    """The report's corpus part, computed by the app's own functions."""
+    args: argparse.Namespace,
+    state: R.CorpusState,
+    result: M.EvalResult,
+    arrays: M.EvalArrays,
+    lists: _Lists,
+    k: int,
+) -> tuple[M.EvalResult, dict[str, Any]]:
+    """``result`` with judged@K among the corpus's chunks, and the report's corpus part:
+    computed by the app's own functions, as ``reporting.build_report`` calls them (chunk-id
+    matching)."""
     items = _golden_items(args)
     if (
         state.label == "the golden set"
@@ -524,9 +550,14 @@ def _corpus_section(
         state = R.CorpusState(
             live=state.live, ids_only=state.ids_only, label=read_goldset(args.qrels).header.label
         )
+    judgments = {i.query_id: {j.chunk_id: j.grade for j in i.judgments} for i in items}
+    scored = R.Scored(result, arrays, judgments, lists.ids)
+    not_live = R.not_in_corpus(scored, {}, state.live, k, "chunk")
+    if not_live:
+        result = R.judged_in_corpus(scored, {c for ids in not_live.values() for c in ids})
     effect = R.corpus_effect_of(items, state)
     agg_kw = {"samples": args.bootstrap, "seed": args.seed}
-    return R.corpus_report(items, result, effect, state, {}, k, agg_kw)
+    return result, R.corpus_report(items, result, effect, state, not_live, k, agg_kw)
 
 
 def _headline_k(metrics: Sequence[str]) -> int:
@@ -575,8 +606,10 @@ def _load_arrays(
     metrics: list[str],
     settings: M.EvalSettings,
     at_least: int = 0,
+    lists: _Lists | None = None,
 ) -> tuple[M.EvalArrays, GoldSet | None]:
-    """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``."""
+    """The run joined with the judgments, deep enough for ``metrics`` and ``at_least``; with
+    ``lists``, each judged query's ranked ids put in ``lists.ids`` too."""
     _without_huge_pages()
     fmt = args.qrels_format or detect_format(args.qrels)
     gold = read_goldset(args.qrels) if fmt == "goldset" else None
@@ -588,6 +621,9 @@ def _load_arrays(
         depth = max(depth, at_least)
     held = [read_run(run_path, args.run_format, require_scores=settings.order == "score")]
     _refuse_if_no_query_is_shared(args.qrels, qrels, run_path, held[0])
+    if lists is not None:
+        judged = frozenset(qrels.query_ids)
+        lists.ids = M.ranked_lists(held[0], judged, order=settings.order, depth=lists.depth)
     # The run is handed over (no name here keeps it), so prepare() frees each of its columns
     # as soon as it is done with it: the largest arrays are never all alive at once.
     arrays = M.prepare(qrels, held.pop(), order=settings.order, depth=depth)
@@ -825,10 +861,13 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     result: M.EvalResult | None = None
     gold: GoldSet | None = None
     sweep = None
+    k = _headline_k(retrieval)
+    lists = _corpus_lists(args, retrieval, k)
+    arrays: M.EvalArrays | None = None
     if retrieval or sweep_ks:
         depth_metrics = retrieval or [f"recall@{max(sweep_ks)}"]
         arrays, gold = _load_arrays(
-            args, args.run, depth_metrics, settings, max(sweep_ks, default=0)
+            args, args.run, depth_metrics, settings, max(sweep_ks, default=0), lists
         )
         if retrieval:
             result = M.evaluate(arrays, None, retrieval, settings)
@@ -856,16 +895,16 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
     if sweep is not None and args.format == "csv":  # the sweep instead of the means
         _sweep_csv(sweep, out)
         return
+    state = _corpus_state(args)
+    section: dict[str, Any] | None = None
+    if state is not None:
+        if result is None or arrays is None or lists is None:
+            raise _BadInput("--corpus needs a retrieval metric (-m recall@5 ...)")
+        result, section = _corpus_section(args, state, result, arrays, lists, k)
     if result is None or (args.format == "csv" and args.per_query):  # no means: no bootstrap
         agg: dict[str, M.Aggregate] = {}
     else:
         agg = M.aggregate(result, samples=args.bootstrap, seed=args.seed)
-    state = _corpus_state(args)
-    section: dict[str, Any] | None = None
-    if state is not None:
-        if result is None:
-            raise _BadInput("--corpus needs a retrieval metric (-m recall@5 ...)")
-        section = _corpus_section(args, state, result, _headline_k(retrieval))
     if args.format == "json":
         doc: dict[str, Any] = {
             "settings": {
@@ -1458,9 +1497,13 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
     )
     metrics = [f"recall@{args.k}", f"pass@{args.k}", f"judged@{args.k}"]
     baseline, _ = _load(args, args.baseline_run, metrics, settings)
-    current, _ = _load(args, args.current_run, metrics, settings)
+    lists = _corpus_lists(args, metrics, args.k)
+    arrays, _ = _load_arrays(args, args.current_run, metrics, settings, lists=lists)
+    current = M.evaluate(arrays, None, metrics, settings)
     state = _corpus_state(args)
-    section = None if state is None else _corpus_section(args, state, current, args.k)
+    section = None
+    if state is not None and lists is not None:
+        current, section = _corpus_section(args, state, current, arrays, lists, args.k)
     untouched = None
     if section is not None and section["stale"]:
         untouched = frozenset(current.query_ids) - frozenset(section["touched"])

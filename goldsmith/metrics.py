@@ -474,6 +474,43 @@ def prepare(
     )
 
 
+def ranked_lists(
+    ranking: RankingColumns,
+    query_ids: Collection[str],
+    *,
+    order: Order = "rank",
+    depth: int | None = None,
+) -> dict[str, list[str]]:
+    """Each query of ``query_ids`` that the run lists → its ids in the order :func:`prepare`
+    scores them (``order``'s rule), first occurrences only, the first ``depth`` of them (all
+    when None). A query the run lists with no result maps to ``[]``.
+
+    For the reports that need a query's ranked ids themselves (the ids not in the corpus):
+    :func:`prepare` keeps grades only."""
+    if order == "score" and bool(np.isnan(ranking.scores).any()):
+        raise ValueError("order 'score' needs a score for every result")
+    wanted = [(i, q) for i, q in enumerate(ranking.query_ids) if q in query_ids]
+    out: dict[str, list[str]] = {q: [] for _, q in wanted}
+    if not wanted or len(ranking.qidx) == 0:
+        return out
+    keep_query = np.zeros(len(ranking.query_ids), dtype=bool)
+    keep_query[[i for i, _ in wanted]] = True
+    keep = keep_query[ranking.qidx]
+    qidx, ids = ranking.qidx[keep], ranking.ids[keep]
+    move = _ranking_order(qidx, ranking.scores[keep], ranking.ranks[keep], ids, order)
+    if move is not None and len(move[0]) == len(qidx):
+        qidx = qidx[move[1]]
+    ids = _reorder(ids, move)
+    bounds = np.searchsorted(qidx, np.arange(len(ranking.query_ids) + 1))
+    for i, q in wanted:
+        listed: list[bytes] = ids[bounds[i] : bounds[i + 1]].tolist()
+        head = listed if depth is None else listed[:depth]
+        if len(set(head)) < len(head):
+            head = list(dict.fromkeys(listed))[:depth]  # a repeat: the first copies count
+        out[q] = [c.decode("utf-8") for c in head]
+    return out
+
+
 _SENTINEL = np.iinfo(np.uint64).max  # pads key rows; _pair_key never produces it
 
 
