@@ -553,8 +553,8 @@ def _corpus_section(
     judgments = {i.query_id: {j.chunk_id: j.grade for j in i.judgments} for i in items}
     scored = R.Scored(result, arrays, judgments, lists.ids)
     not_live = R.not_in_corpus(scored, {}, state.live, k, "chunk")
-    if not_live:
-        result = R.judged_in_corpus(scored, {c for ids in not_live.values() for c in ids})
+    if R.any_outside(scored, state.live):
+        result = R.judged_in_corpus(scored, state.live)
     effect = R.corpus_effect_of(items, state)
     agg_kw = {"samples": args.bootstrap, "seed": args.seed}
     return result, R.corpus_report(items, result, effect, state, not_live, k, agg_kw)

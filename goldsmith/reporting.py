@@ -448,10 +448,9 @@ def build_report(
     if corpus is not None:
         effect = corpus_effect_of(items, corpus)
         not_live = not_in_corpus(strict, rows, corpus.live, k, s.matching)
-        if not_live and s.matching == "chunk":
-            outside = {c for ids in not_live.values() for c in ids}
-            strict = replace(strict, result=judged_in_corpus(strict, outside))
-            lenient = replace(lenient, result=judged_in_corpus(lenient, outside))
+        if s.matching == "chunk" and any_outside(strict, corpus.live):
+            strict = replace(strict, result=judged_in_corpus(strict, corpus.live))
+            lenient = replace(lenient, result=judged_in_corpus(lenient, corpus.live))
     agg_kw: dict[str, Any] = {"samples": s.bootstrap_samples, "seed": s.seed}
     aggregate = aggregate_json(metrics.aggregate(strict.result, **agg_kw))
     weights = _weights(items)
@@ -556,11 +555,17 @@ def not_in_corpus(
     return out
 
 
-def judged_in_corpus(scored: Scored, outside: Collection[str]) -> metrics.EvalResult:
-    """``scored.result`` with every judged@K among the chunks of the corpus: an unjudged id in
-    ``outside`` (not a live chunk) is left out of the top K's count instead of counting as
-    unjudged. judged@K = judged in the top min(K, n) / (min(K, n) − unjudged ids outside);
-    0 when nothing was returned (as judged@K), 1 when every id returned is outside."""
+def any_outside(scored: Scored, live: Collection[str]) -> bool:
+    """Whether any ranked id, at any depth, is not a live chunk of the corpus."""
+    return any(c not in live for ranked in scored.ranking.values() for c in ranked)
+
+
+def judged_in_corpus(scored: Scored, live: Collection[str]) -> metrics.EvalResult:
+    """``scored.result`` with every judged@K among the chunks of the corpus: an unjudged id
+    that is not in ``live`` (retired, or never a chunk) is left out of the top K's count, at
+    every K, instead of counting as unjudged. judged@K = judged in the top min(K, n) /
+    (min(K, n) − unjudged ids not live); 0 when nothing was returned (as judged@K), 1 when
+    every id returned is outside."""
     result = scored.result
     cols = [
         (j, metrics.parse_metric(m).k)
@@ -578,7 +583,7 @@ def judged_in_corpus(scored: Scored, outside: Collection[str]) -> metrics.EvalRe
         for j, k in cols:
             top = ranked if k is None else ranked[:k]
             judged = sum(1 for c in top if c in graded)
-            shown = len(top) - sum(1 for c in top if c not in graded and c in outside)
+            shown = len(top) - sum(1 for c in top if c not in graded and c not in live)
             if not top:
                 values[r, j] = 0.0  # nothing returned, as judged@K says
             else:  # a top K wholly outside the corpus holds nothing unjudged

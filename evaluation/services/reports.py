@@ -218,8 +218,7 @@ def run_assessment(run: EvaluationRun, report: dict[str, Any] | None = None) -> 
         # judged@K among the chunks of the corpus, as the report counts it
         state = run_corpus(run, golden_items(version_id=run.version_id), result_rows(run=run))
         if state is not None:
-            ids = {c for r in current.ranking.values() for c in r if c not in state.live}
-            current = replace(current, result=reporting.judged_in_corpus(current, ids))
+            current = replace(current, result=reporting.judged_in_corpus(current, state.live))
     untouched = untouched_of(current.result.query_ids, section)
     baseline = Baseline.objects.filter(retriever_id=run.retriever_id).select_related("run").first()
     if baseline is None or baseline.run_id == run.pk or baseline.run.created_at > run.created_at:

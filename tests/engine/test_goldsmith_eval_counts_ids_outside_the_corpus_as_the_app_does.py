@@ -193,8 +193,9 @@ def cli_report(case: dict, files: list[str]) -> dict:
 
 def plainly(case: dict) -> tuple[dict[str, list[str]], dict[str, dict[int, float]]]:
     """The rule as stated: each query's top k (first copies) ids that are not live, and
-    judged@K = judged in the top min(K, n) / (min(K, n) - the unjudged ids among them that some
-    query's top k showed not live); 0 when nothing was returned, 1 when every id is outside."""
+    judged@K = judged in the top min(K, n) / (min(K, n) - the unjudged ids among them that are
+    not live), at every K, the headline's and deeper ones; 0 when nothing was returned, 1 when
+    every id is outside."""
     live, k = set(case["live"]), case["k"]
     lists = {
         q: list(dict.fromkeys(scored_order(case, ls)))
@@ -203,14 +204,13 @@ def plainly(case: dict) -> tuple[dict[str, list[str]], dict[str, dict[int, float
     }
     outside = {q: [c for c in ids[:k] if c not in live] for q, ids in lists.items()}
     outside = {q: ids for q, ids in outside.items() if ids}
-    seen = {c for ids in outside.values() for c in ids}
     judged_at: dict[str, dict[int, float]] = {}
     for q, ids in lists.items():
         graded = case["judged"][q]
         judged_at[q] = {}
         for cut in {k, k + case["deeper"]}:
             top = ids[:cut]
-            shown = len(top) - sum(1 for c in top if c not in graded and c in seen)
+            shown = len(top) - sum(1 for c in top if c not in graded and c not in live)
             judged = sum(1 for c in top if c in graded)
             judged_at[q][cut] = 0.0 if not top else (judged / shown if shown else 1.0)
     return outside, judged_at
