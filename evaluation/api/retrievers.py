@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
-from evaluation.api.endpoints import REFUSED, endpoint_refusal, setting_field
-from evaluation.api.shapes import refusal
+from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
+from evaluation.api.shapes import refusal, validated
 from evaluation.models import (
     Answerer,
     Retriever,
@@ -167,12 +167,9 @@ class RetrieverListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = RetrieverInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise endpoint_refusal(error) from None
+        retriever = endpoint_saved(
+            retriever_save, RetrieverInput, request, project=project, by=request.user
+        )
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 
 
@@ -193,12 +190,9 @@ class RetrieverDetailApi(APIView):
     def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RetrieverUpdateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise endpoint_refusal(error) from None
+        retriever = endpoint_saved(
+            retriever_save, RetrieverUpdateInput, request, project=project, retriever=retriever
+        )
         return Response(retriever_output(retriever))
 
 
@@ -217,12 +211,9 @@ class RunFileApi(APIView):
     def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RunFileInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        file = validated(RunFileInput, request)["file"]
         try:
-            retriever_save(
-                project=project, retriever=retriever, run_file=data.validated_data["file"]
-            )
+            retriever_save(project=project, retriever=retriever, run_file=file)
         except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
             raise refusal(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)

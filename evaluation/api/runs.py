@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
-from evaluation.api.shapes import refusal
+from evaluation.api.shapes import refusal, validated
 from evaluation.models import AnswerJudge, EvaluationRun, Matching, Retriever
 from evaluation.selectors.goldsets import versions_of
 from evaluation.selectors.retrievers import baseline_run_id
@@ -385,9 +385,7 @@ class EvaluationRunListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = EvaluationRunInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        v = data.validated_data
+        v = validated(EvaluationRunInput, request)
         try:
             run = evaluation_run_create(
                 project=project,
