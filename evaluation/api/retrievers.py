@@ -112,6 +112,17 @@ class HttpConfigInputSchema(OpenApiSerializerExtension):
         return {**schema, "additionalProperties": False}
 
 
+def _answerer_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
+
+
 class RetrieverInput(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=RetrieverKind.choices)
@@ -126,14 +137,7 @@ class RetrieverInput(serializers.Serializer):
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
+    answerer = _answerer_field()
 
 
 class RetrieverUpdateInput(serializers.Serializer):
@@ -142,14 +146,7 @@ class RetrieverUpdateInput(serializers.Serializer):
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
+    answerer = _answerer_field()
 
 
 class RetrieverListApi(APIView):
