@@ -11,12 +11,7 @@ from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import MachineJudgeKind
-from evaluation.models import (
-    Answerer,
-    Matching,
-    RetrieverKind,
-    Schedule,
-)
+from evaluation.models import Answerer, Matching, RetrieverKind, Schedule
 from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.selectors.goldsets import versions_of
 from goldsmith import bands, metrics

@@ -22,12 +22,7 @@ from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
 from evaluation.api.shapes import refusal, validated
-from evaluation.models import (
-    Answerer,
-    Retriever,
-    RetrieverKind,
-    Schedule,
-)
+from evaluation.models import Answerer, Retriever, RetrieverKind, Schedule
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from goldsmith import formats

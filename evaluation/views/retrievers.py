@@ -16,10 +16,7 @@ from annotation.permissions import Action
 from annotation.services.uploads import UploadRefused
 from annotation.views.pages import project_page
 from evaluation.forms import RetrieverForm, RunForm, refuse
-from evaluation.models import (
-    Retriever,
-    RetrieverKind,
-)
+from evaluation.models import Retriever, RetrieverKind
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of, trend
 from evaluation.services.reports import RunInvalid
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
