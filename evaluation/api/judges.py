@@ -27,7 +27,7 @@ from annotation.services.machine import (
 )
 from annotation.services.uploads import UploadRefused
 from evaluation.api.endpoints import REFUSED, endpoint_saved
-from evaluation.api.shapes import validated
+from evaluation.api.shapes import refusal, validated
 from evaluation.models import JudgingJob
 from evaluation.services.judges import (
     judge_output,
@@ -36,10 +36,6 @@ from evaluation.services.judges import (
     judging_job_create,
 )
 from sitewide.text_input import JSONParser
-
-
-def _invalid(error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({"detail": str(error)})
 
 
 class JudgeOutput(serializers.Serializer):
@@ -135,7 +131,7 @@ class JudgeGradesApi(APIView):
         try:
             stored = machine_grades_import(judge=judge, source=file)
         except (JudgeInvalid, UploadRefused) as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response({"stored": stored}, status=status.HTTP_201_CREATED)
 
 
@@ -200,7 +196,7 @@ class JudgingJobListApi(APIView):
         try:
             job = judging_job_create(judge=judge, scope=scope, by=request.user)
         except JudgeInvalid as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response(job_output(job), status=status.HTTP_201_CREATED)
 
 
