@@ -72,20 +72,9 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
     if request.method == "POST":
         project_page(request, project_id, Action.LEAD)
         if run_form.is_valid():
-            d = run_form.cleaned_data
-            try:
+            try:  # the form's fields are the run's settings, by the service's names
                 run = evaluation_run_create(
-                    project=project,
-                    retriever=retriever,
-                    version=d["version"],
-                    ks=d["ks"],
-                    relevance_threshold=d["relevance_threshold"],
-                    gain=d["gain"],
-                    matching=d["matching"],
-                    pass_threshold=d["pass_threshold"],
-                    machine_grades=d["machine_grades"],
-                    answer_judge=d["answer_judge"],
-                    by=request.user,
+                    project=project, retriever=retriever, by=request.user, **run_form.cleaned_data
                 )
             except RunInvalid as error:
                 run_form.add_error(None, localize(error))
