@@ -27,7 +27,7 @@ from annotation.services.machine import (
 )
 from annotation.services.uploads import UploadRefused
 from evaluation.api.endpoints import REFUSED, endpoint_saved
-from evaluation.api.shapes import refusal, validated
+from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import JudgingJob
 from evaluation.services.judges import (
     judge_output,
@@ -150,19 +150,8 @@ class JudgingJobOutput(serializers.Serializer):
 
 
 def job_output(job: JudgingJob) -> dict[str, Any]:
-    return {
-        "id": job.pk,
-        "judge": job.judge_id,
-        "scope": job.scope,
-        "state": job.state,
-        "total": job.total,
-        "done": job.done,
-        "failed": job.failed,
-        "progress": job.done / job.total if job.total else (1.0 if job.finished else 0.0),
-        "error": job.error,
-        "created_at": job.created_at,
-        "finished_at": job.finished_at,
-    }
+    progress = job.done / job.total if job.total else (1.0 if job.finished else 0.0)
+    return output_of(JudgingJobOutput, job, id=job.pk, judge=job.judge_id, progress=progress)
 
 
 class JudgingJobInput(serializers.Serializer):

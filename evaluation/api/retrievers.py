@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
 from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
-from evaluation.api.shapes import refusal, validated
+from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import Answerer, Retriever, RetrieverKind, Schedule
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
@@ -49,19 +49,12 @@ class RetrieverOutput(serializers.Serializer):
 def retriever_output(retriever: Retriever) -> dict[str, Any]:
     """Everything about a retriever except its auth header's value (never returned)."""
     run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
-    return {
-        "id": retriever.pk,
-        "name": retriever.name,
-        "kind": retriever.kind,
-        "config": retriever.config,
-        "auth_header_name": retriever.auth_header_name,
-        "has_auth_header": retriever.has_auth_header,
-        "auth_header_source": retriever.auth_header_source,
-        "auth_header_env": retriever.auth_header_env,
-        "schedule": retriever.schedule,
-        "answerer": retriever.answerer,
-        "baseline_run": baseline_run_id(retriever=retriever),
-        "run_file": (
+    return output_of(
+        RetrieverOutput,
+        retriever,
+        id=retriever.pk,
+        baseline_run=baseline_run_id(retriever=retriever),
+        run_file=(
             {
                 "filename": run_file.filename,
                 "sha256": run_file.sha256,
@@ -73,8 +66,7 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
             if run_file
             else None
         ),
-        "created_at": retriever.created_at,
-    }
+    )
 
 
 class HttpConfigInput(serializers.Serializer):
