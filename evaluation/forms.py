@@ -11,12 +11,7 @@ from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import MachineJudgeKind
-from evaluation.models import (
-    Answerer,
-    Matching,
-    RetrieverKind,
-    Schedule,
-)
+from evaluation.models import Answerer, Matching, RetrieverKind, Schedule
 from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.selectors.goldsets import versions_of
 from goldsmith import bands, metrics
@@ -24,6 +19,19 @@ from goldsmith.answers.judge import AnswerJudgeConfig
 from goldsmith.judges import JUDGE_SETTINGS, HttpJudgeConfig
 from goldsmith.retrievers.http import HTTP_SETTINGS, HttpSetting
 from sitewide.i18n import engine_word, localize
+
+
+def share(label: Any, help_text: Any = "", *, initial: float | None = None) -> forms.FloatField:
+    """The field of a setting that is a share, between 0 and 1: optional (empty: a default
+    the help text names) unless it has an `initial`."""
+    return forms.FloatField(
+        required=initial is not None,
+        min_value=0,
+        max_value=1,
+        initial=initial,
+        label=label,
+        help_text=help_text,
+    )
 
 
 class HeaderLinesField(forms.CharField):
@@ -161,9 +169,7 @@ class RunForm(forms.Form):
         label=gettext_lazy("nDCG gain"),
     )
     matching = forms.ChoiceField(choices=Matching.choices, label=gettext_lazy("Matching"))
-    pass_threshold = forms.FloatField(
-        required=False, min_value=0, max_value=1, label=gettext_lazy("Pass threshold")
-    )
+    pass_threshold = share(gettext_lazy("Pass threshold"))
     machine_grades = forms.BooleanField(
         required=False,
         initial=True,
@@ -197,50 +203,25 @@ class RunForm(forms.Form):
         return values
 
 
+_BELOW_FLOOR = gettext_lazy("Below it the verdict is fail and the alarm fires. Empty: the preset's")
+
+
 class SettingsForm(forms.Form):
     preset = forms.ChoiceField(
         choices=[(p.key, engine_word(p.label)) for p in bands.PRESETS.values()],
         label=gettext_lazy("Preset"),
     )
-    pass_threshold = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Pass threshold"),
-        help_text=gettext_lazy("Empty: the preset's"),
+    pass_threshold = share(gettext_lazy("Pass threshold"), gettext_lazy("Empty: the preset's"))
+    min_recall = share(
+        gettext_lazy("Recall target"),
+        gettext_lazy("Mean Recall@K for a pass verdict. Empty: the preset's"),
     )
-    min_recall = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Recall target"),
-        help_text=gettext_lazy("Mean Recall@K for a pass verdict. Empty: the preset's"),
+    recall_floor = share(gettext_lazy("Recall floor"), _BELOW_FLOOR)
+    min_pass_rate = share(
+        gettext_lazy("Pass-rate target"),
+        gettext_lazy("Share of passing queries for a pass verdict. Empty: the preset's"),
     )
-    recall_floor = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Recall floor"),
-        help_text=gettext_lazy(
-            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
-        ),
-    )
-    min_pass_rate = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Pass-rate target"),
-        help_text=gettext_lazy("Share of passing queries for a pass verdict. Empty: the preset's"),
-    )
-    pass_rate_floor = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Pass-rate floor"),
-        help_text=gettext_lazy(
-            "Below it the verdict is fail and the alarm fires. Empty: the preset's"
-        ),
-    )
+    pass_rate_floor = share(gettext_lazy("Pass-rate floor"), _BELOW_FLOOR)
     headline_k = forms.IntegerField(
         min_value=1,
         max_value=1000,
@@ -250,12 +231,8 @@ class SettingsForm(forms.Form):
             "The K of verdicts, baselines and drift (new runs always measure it)"
         ),
     )
-    max_recall_drop = forms.FloatField(
-        required=False, min_value=0, max_value=1, label=gettext_lazy("Max recall drop")
-    )
-    max_pass_rate_drop = forms.FloatField(
-        required=False, min_value=0, max_value=1, label=gettext_lazy("Max pass-rate drop")
-    )
+    max_recall_drop = share(gettext_lazy("Max recall drop"))
+    max_pass_rate_drop = share(gettext_lazy("Max pass-rate drop"))
     webhook_url = forms.URLField(
         required=False, max_length=500, assume_scheme="https", label=gettext_lazy("Webhook URL")
     )
@@ -290,33 +267,25 @@ class SettingsForm(forms.Form):
             names=", ".join(metrics.TOPK_FAMILIES),
         ),
     )
-    low_recall_cutoff = forms.FloatField(
-        min_value=0,
-        max_value=1,
-        initial=0.2,
-        label=gettext_lazy("Low-recall cut-off"),
-        help_text=gettext_lazy(
+    low_recall_cutoff = share(
+        gettext_lazy("Low-recall cut-off"),
+        gettext_lazy(
             "Runs list the queries whose Recall@K is below it, for diagnosis (apart from "
             "the pass threshold); applies to runs that finish after the change"
         ),
+        initial=0.2,
     )
 
-    quadrant_recall_threshold = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Quadrants: context recall threshold"),
-        help_text=gettext_lazy(
+    quadrant_recall_threshold = share(
+        gettext_lazy("Quadrants: context recall threshold"),
+        gettext_lazy(
             "Context recall at or above it counts as high in the answer diagnosis. Empty: the "
             "run's pass threshold"
         ),
     )
-    quadrant_correctness_threshold = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        label=gettext_lazy("Quadrants: answer correctness threshold"),
-        help_text=gettext_lazy(
+    quadrant_correctness_threshold = share(
+        gettext_lazy("Quadrants: answer correctness threshold"),
+        gettext_lazy(
             "Answer correctness at or above it counts as high. Empty: the run's pass threshold"
         ),
     )

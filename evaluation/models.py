@@ -82,6 +82,18 @@ class EvaluationSettings(models.Model):
         return f"evaluation settings of {self.project}"
 
 
+class Made(models.Model):
+    """Who made a row (kept as None when the account goes) and when."""
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
 class AuthHeaderFields(models.Model):
     """The auth header of an HTTP endpoint (a retriever, a machine judge, an answer judge):
     its name, and its value stored encrypted (`evaluation.credentials`) or read on the worker
@@ -134,7 +146,7 @@ class Schedule(models.TextChoices):
     WEEKLY = "weekly", gettext_lazy("Every week")
 
 
-class Retriever(AuthHeaderFields):
+class Retriever(AuthHeaderFields, Made):
     """A retriever under test. `config` never holds the auth header: its value is stored
     encrypted in `auth_header_encrypted` (or read on the worker from `auth_header_env`)."""
 
@@ -148,10 +160,6 @@ class Retriever(AuthHeaderFields):
     # language model.
     answerer = models.CharField(max_length=16, choices=Answerer.choices, blank=True, default="")
     last_scheduled_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -228,7 +236,7 @@ class Matching(models.TextChoices):
     SPAN = "span", gettext_lazy("By span overlap (re-chunked corpora)")
 
 
-class EvaluationRun(models.Model):
+class EvaluationRun(Made):
     """One evaluation of a retriever against a frozen version.
 
     `report` is computed from the stored QueryResult rows when the run finishes (and can be
@@ -287,10 +295,6 @@ class EvaluationRun(models.Model):
     report = models.JSONField(default=dict, blank=True, encoder=StrictJSONEncoder)
     # pass / warn / fail against the project's targets and floors ("" until finished).
     verdict = models.CharField(max_length=8, blank=True, default="")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -437,7 +441,7 @@ class JudgingScope(models.TextChoices):
     UNJUDGED = "unjudged", gettext_lazy("Candidates no person has graded")
 
 
-class JudgingJob(models.Model):
+class JudgingJob(Made):
     """One pass of a machine judge over the project's candidates in `scope`, run by a Celery
     worker in batches; each batch's grades are saved (upserted) before the next is asked for,
     and `done` / `failed` count the candidates so far. Safe to run twice: a second pass
@@ -452,10 +456,6 @@ class JudgingJob(models.Model):
     done = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -470,7 +470,7 @@ class JudgingJob(models.Model):
         return self.state in FINISHED_STATES
 
 
-class AnswerJudge(AuthHeaderFields):
+class AnswerJudge(AuthHeaderFields, Made):
     """An HTTP judge of open answers (`goldsmith.answers.judge.HttpAnswerJudge`), registered
     like a retriever. `config` holds the URL and how to call it (the settings of
     `goldsmith.answers.judge.AnswerJudgeConfig` but its identity); `name`, `model`,
@@ -484,10 +484,6 @@ class AnswerJudge(AuthHeaderFields):
     model = models.CharField(max_length=200, blank=True)
     prompt_version = models.CharField(max_length=200, blank=True)
     temperature = models.FloatField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

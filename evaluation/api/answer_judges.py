@@ -21,14 +21,13 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
-from evaluation.api.endpoints import REFUSED, endpoint_refusal, setting_field
+from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
+from evaluation.api.shapes import validated
 from evaluation.models import AnswerJudge
 from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.services.answer_judges import (
     CALL_SETTINGS,
-    KEEP,
     SAMPLE,
-    AnswerJudgeInvalid,
     answer_judge_config,
     answer_judge_delete,
     answer_judge_output,
@@ -225,12 +224,9 @@ class AnswerJudgeListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = AnswerJudgeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            judge = answer_judge_register(project=project, by=request.user, **data.validated_data)
-        except AnswerJudgeInvalid as error:
-            raise endpoint_refusal(error) from None
+        judge = endpoint_saved(
+            answer_judge_register, AnswerJudgeInput, request, project=project, by=request.user
+        )
         return Response(answer_judge_output(judge), status=status.HTTP_201_CREATED)
 
 
@@ -250,14 +246,8 @@ class AnswerJudgeDetailApi(APIView):
     def patch(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         judge = _judge(project, answer_judge_id)
-        data = AnswerJudgeUpdateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        changes = dict(data.validated_data)
-        temperature = changes.pop("temperature", KEEP)
-        try:
-            judge = answer_judge_update(judge=judge, temperature=temperature, **changes)
-        except AnswerJudgeInvalid as error:
-            raise endpoint_refusal(error) from None
+        # a temperature left out is kept (`answer_judge_update`'s KEEP); a null one clears it
+        judge = endpoint_saved(answer_judge_update, AnswerJudgeUpdateInput, request, judge=judge)
         return Response(answer_judge_output(judge))
 
     @extend_schema(request=None, responses={204: None}, summary="Remove an HTTP answer judge")
@@ -336,9 +326,7 @@ class AnswerJudgeTestCallApi(APIView):
     def post(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         judge = _judge(project, answer_judge_id)
-        data = JudgeCallInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        given = data.validated_data
+        given = validated(JudgeCallInput, request)
         item = AnswerItem(
             query_id=SAMPLE.query_id,
             question=given.get("question", SAMPLE.question),

@@ -5,15 +5,20 @@ documented in the schema of every operation that saves an endpoint."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
+from rest_framework.request import Request
 
+from annotation.services.machine import JudgeInvalid
+from evaluation.api.shapes import validated
 from evaluation.services.endpoints import EndpointInvalid
 from goldsmith.retrievers.http import HttpSetting
 from sitewide.i18n import localize
 
+T = TypeVar("T")
 _MESSAGES = {"type": "array", "items": {"type": "string"}}
 REFUSED = OpenApiResponse(
     {
@@ -37,6 +42,20 @@ def endpoint_refusal(error: EndpointInvalid) -> serializers.ValidationError:
     if rest:
         detail = {rest: detail}
     return serializers.ValidationError({head: detail})
+
+
+def endpoint_saved(
+    save: Callable[..., T], serializer: type[serializers.Serializer], request: Request, **given: Any
+) -> T:
+    """`save` (an endpoint's register or change) called with `given` and the request's data as
+    `serializer` takes it; a refusal is the one 400 of :func:`endpoint_refusal` (a machine
+    judge's `JudgeInvalid`, its name or settings given to a judge of another kind, of no field)."""
+    try:
+        return save(**given, **validated(serializer, request))
+    except JudgeInvalid as error:
+        raise endpoint_refusal(EndpointInvalid(str(error))) from None
+    except EndpointInvalid as error:
+        raise endpoint_refusal(error) from None
 
 
 def setting_field(setting: HttpSetting, **given: Any) -> serializers.Field:

@@ -26,9 +26,9 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
-from evaluation.api.endpoints import REFUSED, endpoint_refusal
+from evaluation.api.endpoints import REFUSED, endpoint_saved
+from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import JudgingJob
-from evaluation.services.endpoints import EndpointInvalid
 from evaluation.services.judges import (
     judge_output,
     judge_register,
@@ -36,10 +36,6 @@ from evaluation.services.judges import (
     judging_job_create,
 )
 from sitewide.text_input import JSONParser
-
-
-def _invalid(error: Exception) -> serializers.ValidationError:
-    return serializers.ValidationError({"detail": str(error)})
 
 
 class JudgeOutput(serializers.Serializer):
@@ -95,14 +91,9 @@ class JudgeListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = JudgeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            judge = judge_register(project=project, by=request.user, **data.validated_data)
-        except EndpointInvalid as error:
-            raise endpoint_refusal(error) from None
-        except JudgeInvalid as error:  # the name, or settings given to a judge of another kind
-            raise endpoint_refusal(EndpointInvalid(str(error))) from None
+        judge = endpoint_saved(
+            judge_register, JudgeInput, request, project=project, by=request.user
+        )
         return Response(judge_output(judge), status=status.HTTP_201_CREATED)
 
 
@@ -136,12 +127,11 @@ class JudgeGradesApi(APIView):
     def post(self, request: Request, project_id: int, judge_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         judge = _judge(project, judge_id)
-        data = JudgeGradesInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        file = validated(JudgeGradesInput, request)["file"]
         try:
-            stored = machine_grades_import(judge=judge, source=data.validated_data["file"])
+            stored = machine_grades_import(judge=judge, source=file)
         except (JudgeInvalid, UploadRefused) as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response({"stored": stored}, status=status.HTTP_201_CREATED)
 
 
@@ -160,19 +150,8 @@ class JudgingJobOutput(serializers.Serializer):
 
 
 def job_output(job: JudgingJob) -> dict[str, Any]:
-    return {
-        "id": job.pk,
-        "judge": job.judge_id,
-        "scope": job.scope,
-        "state": job.state,
-        "total": job.total,
-        "done": job.done,
-        "failed": job.failed,
-        "progress": job.done / job.total if job.total else (1.0 if job.finished else 0.0),
-        "error": job.error,
-        "created_at": job.created_at,
-        "finished_at": job.finished_at,
-    }
+    progress = job.done / job.total if job.total else (1.0 if job.finished else 0.0)
+    return output_of(JudgingJobOutput, job, id=job.pk, judge=job.judge_id, progress=progress)
 
 
 class JudgingJobInput(serializers.Serializer):
@@ -202,14 +181,11 @@ class JudgingJobListApi(APIView):
     def post(self, request: Request, project_id: int, judge_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         judge = _judge(project, judge_id)
-        data = JudgingJobInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        scope = validated(JudgingJobInput, request)["scope"]
         try:
-            job = judging_job_create(
-                judge=judge, scope=data.validated_data["scope"], by=request.user
-            )
+            job = judging_job_create(judge=judge, scope=scope, by=request.user)
         except JudgeInvalid as error:
-            raise _invalid(error) from None
+            raise refusal(error) from None
         return Response(job_output(job), status=status.HTTP_201_CREATED)
 
 

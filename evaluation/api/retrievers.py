@@ -20,14 +20,9 @@ from rest_framework.views import APIView
 
 from annotation.permissions import Action, project_access
 from annotation.services.uploads import UploadRefused
-from evaluation.api.endpoints import REFUSED, endpoint_refusal, setting_field
-from evaluation.api.shapes import refusal
-from evaluation.models import (
-    Answerer,
-    Retriever,
-    RetrieverKind,
-    Schedule,
-)
+from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
+from evaluation.api.shapes import output_of, refusal, validated
+from evaluation.models import Answerer, Retriever, RetrieverKind, Schedule
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
 from goldsmith import formats
@@ -54,19 +49,12 @@ class RetrieverOutput(serializers.Serializer):
 def retriever_output(retriever: Retriever) -> dict[str, Any]:
     """Everything about a retriever except its auth header's value (never returned)."""
     run_file = retriever.run_files.first() if retriever.kind == RetrieverKind.RUNFILE else None
-    return {
-        "id": retriever.pk,
-        "name": retriever.name,
-        "kind": retriever.kind,
-        "config": retriever.config,
-        "auth_header_name": retriever.auth_header_name,
-        "has_auth_header": retriever.has_auth_header,
-        "auth_header_source": retriever.auth_header_source,
-        "auth_header_env": retriever.auth_header_env,
-        "schedule": retriever.schedule,
-        "answerer": retriever.answerer,
-        "baseline_run": baseline_run_id(retriever=retriever),
-        "run_file": (
+    return output_of(
+        RetrieverOutput,
+        retriever,
+        id=retriever.pk,
+        baseline_run=baseline_run_id(retriever=retriever),
+        run_file=(
             {
                 "filename": run_file.filename,
                 "sha256": run_file.sha256,
@@ -78,8 +66,7 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
             if run_file
             else None
         ),
-        "created_at": retriever.created_at,
-    }
+    )
 
 
 class HttpConfigInput(serializers.Serializer):
@@ -112,6 +99,17 @@ class HttpConfigInputSchema(OpenApiSerializerExtension):
         return {**schema, "additionalProperties": False}
 
 
+def _answerer_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=Answerer.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "'extractive': the extractive baseline answers the queries the retriever gives no "
+            "response for"
+        ),
+    )
+
+
 class RetrieverInput(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=RetrieverKind.choices)
@@ -126,14 +124,7 @@ class RetrieverInput(serializers.Serializer):
     )
     auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
+    answerer = _answerer_field()
 
 
 class RetrieverUpdateInput(serializers.Serializer):
@@ -142,14 +133,7 @@ class RetrieverUpdateInput(serializers.Serializer):
     auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
     auth_header_env = serializers.CharField(required=False, allow_blank=True)
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
-    answerer = serializers.ChoiceField(
-        choices=Answerer.choices,
-        required=False,
-        help_text=gettext_lazy(
-            "'extractive': the extractive baseline answers the queries the retriever gives no "
-            "response for"
-        ),
-    )
+    answerer = _answerer_field()
 
 
 class RetrieverListApi(APIView):
@@ -167,12 +151,9 @@ class RetrieverListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = RetrieverInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, by=request.user, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise endpoint_refusal(error) from None
+        retriever = endpoint_saved(
+            retriever_save, RetrieverInput, request, project=project, by=request.user
+        )
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)
 
 
@@ -193,12 +174,9 @@ class RetrieverDetailApi(APIView):
     def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RetrieverUpdateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            retriever = retriever_save(project=project, retriever=retriever, **data.validated_data)
-        except RetrieverInvalid as error:
-            raise endpoint_refusal(error) from None
+        retriever = endpoint_saved(
+            retriever_save, RetrieverUpdateInput, request, project=project, retriever=retriever
+        )
         return Response(retriever_output(retriever))
 
 
@@ -217,12 +195,9 @@ class RunFileApi(APIView):
     def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
-        data = RunFileInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        file = validated(RunFileInput, request)["file"]
         try:
-            retriever_save(
-                project=project, retriever=retriever, run_file=data.validated_data["file"]
-            )
+            retriever_save(project=project, retriever=retriever, run_file=file)
         except (formats.FormatError, RetrieverInvalid, UploadRefused) as error:
             raise refusal(error) from None
         return Response(retriever_output(retriever), status=status.HTTP_201_CREATED)

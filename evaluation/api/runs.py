@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
 from annotation.permissions import Action, project_access
-from evaluation.api.shapes import refusal
+from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import AnswerJudge, EvaluationRun, Matching, Retriever
 from evaluation.selectors.goldsets import versions_of
 from evaluation.selectors.retrievers import baseline_run_id
@@ -269,30 +269,20 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         if agg
         else None
     )
-    return {
-        "id": run.pk,
-        "retriever": {"id": run.retriever_id, "name": run.retriever.name},
-        "version": {
+    return output_of(
+        EvaluationRunOutput,
+        run,
+        id=run.pk,
+        retriever={"id": run.retriever_id, "name": run.retriever.name},
+        version={
             "id": run.version_id,
             "label": run.version.label,
             "content_hash": run.version.content_hash,
         },
-        "ks": run.ks,
-        "relevance_threshold": run.relevance_threshold,
-        "gain": run.gain,
-        "matching": run.matching,
-        "pass_threshold": run.pass_threshold,
-        "tokenizer": run.tokenizer,
-        "machine_grades": run.machine_grades,
-        "state": run.state,
-        "error": run.error,
-        "progress": run_progress(run=run).as_dict(),
-        "failed_queries": run.failed_queries,
-        "is_baseline": baseline_run_id(retriever=run.retriever) == run.pk,
-        "headline_k": run.headline_k,
-        "verdict": run.verdict,
-        "verdict_detail": report.get("verdict"),
-        "corpus_version": (
+        progress=run_progress(run=run).as_dict(),
+        is_baseline=baseline_run_id(retriever=run.retriever) == run.pk,
+        verdict_detail=report.get("verdict"),
+        corpus_version=(
             {
                 "id": run.corpus_version.pk,
                 "number": run.corpus_version.number,
@@ -302,13 +292,11 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
             if run.corpus_version is not None
             else None
         ),
-        "corpus": report.get("corpus"),
-        "drift": drift,
-        "headline": headline,
-        "created_at": run.created_at,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-    }
+        corpus=report.get("corpus"),
+        drift=drift,
+        headline=headline,
+        machine_grades=run.machine_grades,  # not in the documented shape
+    )
 
 
 class EvaluationRunInput(serializers.Serializer):
@@ -385,9 +373,7 @@ class EvaluationRunListApi(APIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
-        data = EvaluationRunInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        v = data.validated_data
+        v = validated(EvaluationRunInput, request)
         try:
             run = evaluation_run_create(
                 project=project,

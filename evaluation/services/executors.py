@@ -21,13 +21,7 @@ from goldsmith.answers.extractive import extractive_answer
 from goldsmith.answers.model import Context
 from goldsmith.retrievers.builtin import Retriever as BuiltinRetriever
 from goldsmith.retrievers.builtin import build_retriever
-from goldsmith.retrievers.http import (
-    Hit,
-    HttpRetrieverClient,
-    HttpRetrieverConfig,
-    Outcome,
-    Stages,
-)
+from goldsmith.retrievers.http import Hit, HttpRetrieverClient, HttpRetrieverConfig, Outcome, Stages
 
 Items = Sequence[tuple[str, str]]
 _INDEXES: dict[tuple[int, str, str, str], tuple[BuiltinRetriever, dict[str, str]]] = {}

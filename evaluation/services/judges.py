@@ -32,12 +32,7 @@ from annotation.selectors.machine import (
 from annotation.services.machine import JudgeInvalid, machine_grades_store, machine_judge_add
 from evaluation import credentials
 from evaluation.models import FINISHED_STATES, JudgeEndpoint, JudgingJob, RunState
-from evaluation.services.endpoints import (
-    auth_changes,
-    auth_header,
-    config_check,
-    ssrf_policy,
-)
+from evaluation.services.endpoints import auth_changes, auth_header, config_check, ssrf_policy
 from goldsmith.judges import (
     HttpJudgeClient,
     HttpJudgeConfig,

@@ -17,20 +17,8 @@ from django.utils.translation import gettext
 from annotation.models import Project
 from annotation.services.uploads import Upload, upload_file, upload_name
 from evaluation import credentials
-from evaluation.models import (
-    Answerer,
-    Retriever,
-    RetrieverKind,
-    RunFile,
-    RunFileRow,
-    Schedule,
-)
-from evaluation.services.endpoints import (
-    EndpointInvalid,
-    auth_changes,
-    config_check,
-    refused_as,
-)
+from evaluation.models import Answerer, Retriever, RetrieverKind, RunFile, RunFileRow, Schedule
+from evaluation.services.endpoints import EndpointInvalid, auth_changes, config_check, refused_as
 from goldsmith.answers.model import StagedQuery
 from goldsmith.formats import FormatError
 from goldsmith.formats.detect import RepeatedId, detect_format, read_run, run_repeats

@@ -13,17 +13,9 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from annotation.views.pages import project_page
-from evaluation.models import (
-    EvaluationRun,
-)
-from evaluation.services.reports import (
-    RunInvalid,
-    compare_report,
-)
-from evaluation.wording import (
-    FAMILY_LABELS,
-    settings_differ_in_words,
-)
+from evaluation.models import EvaluationRun
+from evaluation.services.reports import RunInvalid, compare_report
+from evaluation.wording import FAMILY_LABELS, settings_differ_in_words
 from goldsmith import plots
 from goldsmith.answers import scoring as S
 from sitewide.i18n import localize

@@ -16,10 +16,7 @@ from annotation.permissions import Action
 from annotation.services.uploads import UploadRefused
 from annotation.views.pages import project_page
 from evaluation.forms import RetrieverForm, RunForm, refuse
-from evaluation.models import (
-    Retriever,
-    RetrieverKind,
-)
+from evaluation.models import Retriever, RetrieverKind
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of, trend
 from evaluation.services.reports import RunInvalid
 from evaluation.services.retrievers import RetrieverInvalid, retriever_save
@@ -75,20 +72,9 @@ def retriever_detail(request: HttpRequest, project_id: int, retriever_id: int) -
     if request.method == "POST":
         project_page(request, project_id, Action.LEAD)
         if run_form.is_valid():
-            d = run_form.cleaned_data
-            try:
+            try:  # the form's fields are the run's settings, by the service's names
                 run = evaluation_run_create(
-                    project=project,
-                    retriever=retriever,
-                    version=d["version"],
-                    ks=d["ks"],
-                    relevance_threshold=d["relevance_threshold"],
-                    gain=d["gain"],
-                    matching=d["matching"],
-                    pass_threshold=d["pass_threshold"],
-                    machine_grades=d["machine_grades"],
-                    answer_judge=d["answer_judge"],
-                    by=request.user,
+                    project=project, retriever=retriever, by=request.user, **run_form.cleaned_data
                 )
             except RunInvalid as error:
                 run_form.add_error(None, localize(error))

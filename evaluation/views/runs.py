@@ -31,10 +31,7 @@ from evaluation.services.reports import (
 )
 from evaluation.services.runs import baseline_set, evaluation_run_cancel
 from evaluation.services.settings import ProjectSettings, project_settings
-from evaluation.wording import (
-    ANSWER_METRIC_NAMES,
-    corpus_in_words,
-)
+from evaluation.wording import ANSWER_METRIC_NAMES, corpus_in_words
 from goldsmith import bands, metrics, plots, verdicts
 from goldsmith.answers import faithfulness as F
 from goldsmith.answers import quadrants as Q
