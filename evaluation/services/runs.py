@@ -147,7 +147,7 @@ def evaluation_run_create(
         )
     project_wide = project_settings(project=project)
     if pass_threshold is None:
-        pass_threshold = float(project_wide.targets.pass_threshold or 0.7)
+        pass_threshold = float(project_wide.targets.pass_threshold)
     if not 0.0 <= pass_threshold <= 1.0:
         raise RunInvalid(gettext("the pass threshold must be between 0 and 1"))
     headline = int(headline_k if headline_k is not None else project_wide.headline_k)

@@ -142,6 +142,17 @@ def test_the_verdict_uses_the_projects_own_targets_and_floors(personas, golden, 
     assert run.pass_threshold == 0.9 and run.verdict == "fail"
 
 
+@pytest.mark.django_db
+def test_a_pass_threshold_of_zero_set_for_the_project_is_the_runs_threshold(
+    personas, golden, tmp_path
+):
+    # 0 is a threshold a lead may choose (every query with a figure passes), not "unset".
+    evaluation_settings_update(project=personas.project, pass_threshold=0.0)
+    run = run_with(personas.project, golden.version, WARN, tmp_path)
+    assert run.pass_threshold == 0.0
+    assert run.report["verdict"]["pass_rate"]["mean"] == pytest.approx(1.0)
+
+
 def evaluate(capsys, *extra: str) -> tuple[int, str, str]:
     try:
         call_command(
