@@ -41,18 +41,16 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
-from goldsmith.judges import JudgeCall, JudgeClient, content_words
+from goldsmith.judges import JsonStubServer, JudgeCall, JudgeClient, content_words
 from goldsmith.retrievers.http import (
     PermanentFailure,
     call_all,
@@ -721,50 +719,24 @@ def stub_more(question: str, contexts: Sequence[str] | None, response: str) -> d
     return out
 
 
-class AnswerJudgeStub(ThreadingHTTPServer):
+class AnswerJudgeStub(JsonStubServer):
     """The stub as an HTTP answer judge (``goldsmith answer-judge-stub``; tests and the
     benchmark run it too): POST the default body (a JSON object with ``response``, and
     ``reference_answer`` and ``facts``; ``question`` and ``contexts`` when sent) to any path,
-    get ``{"score", "reason"}`` after ``delay_ms``, with ``faithfulness`` and
-    ``answer_relevance`` (:func:`stub_more`). With ``token``, requests must carry
-    ``Authorization: Bearer <token>`` (HTTP 401 otherwise). Counts the requests it answered
-    in ``calls`` and the most in flight at once in ``peak``; keeps the bodies in ``bodies``
-    when ``keep_bodies``."""
+    get ``{"score", "reason"}``, with ``faithfulness`` and ``answer_relevance``
+    (:func:`stub_more`). Token, delay, ``calls``, ``peak`` and ``bodies`` as
+    :class:`~goldsmith.judges.JsonStubServer` says."""
 
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        *,
-        token: str | None = None,
-        delay_ms: float = 0.0,
-        keep_bodies: bool = False,
-    ) -> None:
-        self.token = token
-        self.delay = max(0.0, delay_ms) / 1000.0
-        self.keep_bodies = keep_bodies
-        self.calls = 0
-        self.peak = 0
-        self._in_flight = 0
-        self.bodies: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        super().__init__(address, _AnswerJudgeHandler)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}/judge"
-
-    def start(self) -> AnswerJudgeStub:
-        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
+    def answer(self, body: bytes) -> tuple[Any, dict[str, Any]]:
+        payload = json.loads(body or b"{}")
+        reference, facts, response = _stub_fields(payload)
+        question, contexts = _stub_more_fields(payload)
+        score, reason = fact_overlap_score(reference, facts, response)
+        return payload, {
+            "score": score,
+            "reason": reason,
+            **stub_more(question, contexts, response),
+        }
 
 
 def _stub_more_fields(payload: dict[str, Any]) -> tuple[str, list[str] | None]:
@@ -798,56 +770,6 @@ def _stub_fields(payload: Any) -> tuple[str | None, list[str], str]:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise ValueError("'facts' must be a list of strings")
     return reference, facts, response
-
-
-class _AnswerJudgeHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
-    server: AnswerJudgeStub
-
-    def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
-        pass
-
-    def _send(self, code: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        stub = self.server
-        with stub.lock:
-            stub._in_flight += 1
-            stub.peak = max(stub.peak, stub._in_flight)
-        try:
-            if stub.delay:
-                time.sleep(stub.delay)
-            token = stub.token
-            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
-                self._send(401, {"error": "unauthorized"})
-                return
-            try:
-                payload = json.loads(body or b"{}")
-                reference, facts, response = _stub_fields(payload)
-                question, contexts = _stub_more_fields(payload)
-            except ValueError as error:
-                self._send(400, {"error": str(error)})
-                return
-            score, reason = fact_overlap_score(reference, facts, response)
-            more = stub_more(question, contexts, response)
-            with stub.lock:
-                stub.calls += 1
-                if stub.keep_bodies:
-                    stub.bodies.append(payload)
-            self._send(200, {"score": score, "reason": reason, **more})
-        finally:
-            with stub.lock:
-                stub._in_flight -= 1
-
-    do_PUT = do_POST
 
 
 __all__ = [
