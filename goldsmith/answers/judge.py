@@ -317,11 +317,9 @@ def _kind(value: Any) -> str:
     return "nothing"
 
 
-def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str]:
-    """(score, reason) from a decoded response; PermanentFailure when the score is missing or
-    not a number from 0 to 1 (a JSON number, or a string holding one). The error describes what
-    came (a text, a list, 1.5) without repeating a text the judge sent."""
-    raw = dig(payload, config.score_path)
+def _score(raw: Any, path: str) -> tuple[float | None, str]:
+    """(the score, "") when ``raw`` is a score from 0 to 1 (a JSON number, or a string holding
+    one); else (None, the error saying what came at ``path``)."""
     value: float | None = None
     if isinstance(raw, str):
         try:
@@ -332,9 +330,17 @@ def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str
         value = float(raw)
     if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
         got = _kind(raw) if value is None else f"{value!r}"[:40]
-        raise PermanentFailure(
-            f"the response's {config.score_path!r} is not a score from 0 to 1 (got {got})"
-        )
+        return None, f"the response's {path!r} is not a score from 0 to 1 (got {got})"
+    return value, ""
+
+
+def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str]:
+    """(score, reason) from a decoded response; PermanentFailure when the score is missing or
+    not a number from 0 to 1 (a JSON number, or a string holding one). The error describes what
+    came (a text, a list, 1.5) without repeating a text the judge sent."""
+    value, error = _score(dig(payload, config.score_path), config.score_path)
+    if value is None:
+        raise PermanentFailure(error)
     reason = dig(payload, config.reason_path) if config.reason_path else ""
     if isinstance(reason, str):
         text = reason
@@ -358,17 +364,8 @@ def parse_more(payload: Any, config: AnswerJudgeConfig) -> dict[str, dict[str, A
         raw, reason = found, ""
         if isinstance(found, dict):
             raw, reason = found.get("score"), found.get("reason", "")
-        value: float | None = None
-        if isinstance(raw, str):
-            try:
-                value = float(raw.strip())
-            except ValueError:
-                value = None
-        elif isinstance(raw, int | float) and not isinstance(raw, bool):
-            value = float(raw)
-        if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
-            got = _kind(raw) if value is None else f"{value!r}"[:40]
-            error = f"the response's {path!r} is not a score from 0 to 1 (got {got})"
+        value, error = _score(raw, path)
+        if value is None:
             out[metric] = {"score": None, "error": error}
             continue
         text = reason if isinstance(reason, str) else json.dumps(reason, ensure_ascii=False)
