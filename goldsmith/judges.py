@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -122,29 +123,47 @@ def keyword_overlap_grade(query: str, chunk: str) -> tuple[int, str]:
     return grade, f"{len(shared)} of {len(wanted)} query words in the chunk: {', '.join(shared)}"
 
 
-class KeywordJudgeServer(ThreadingHTTPServer):
-    """The keyword stub as an HTTP judge (``goldsmith judge-stub``; tests run it too): POST a
-    JSON object holding ``query`` and ``chunk`` to any path, get ``{"grade", "reason"}``. When
-    ``token`` is set, requests must carry ``Authorization: Bearer <token>`` (HTTP 401
-    otherwise). Counts the requests it answered in ``calls``."""
+class JsonStubServer(ThreadingHTTPServer):
+    """A stub judge over HTTP, the part the keyword judge and the answer judge share: POST (or
+    PUT) a JSON body to any path, get the JSON :meth:`answer` makes of it after ``delay_ms``
+    (HTTP 400 with the error when it raises ValueError). With ``token``, requests must carry
+    ``Authorization: Bearer <token>`` (HTTP 401 otherwise). Counts the requests it answered in
+    ``calls`` and the most in flight at once in ``peak``; keeps the bodies in ``bodies`` when
+    ``keep_bodies``."""
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], token: str | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        *,
+        token: str | None = None,
+        delay_ms: float = 0.0,
+        keep_bodies: bool = False,
+    ) -> None:
         self.token = token
+        self.delay = max(0.0, delay_ms) / 1000.0
+        self.keep_bodies = keep_bodies
         self.calls = 0
+        self.peak = 0
+        self._in_flight = 0
         self.bodies: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        super().__init__(address, _KeywordJudgeHandler)
+        self.lock = threading.Lock()
+        super().__init__(address, _JsonStubHandler)
+
+    def answer(self, body: bytes) -> tuple[Any, dict[str, Any]]:
+        """(the decoded request, the reply) for a request's body; ValueError when malformed."""
+        raise NotImplementedError
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}/judge"
 
-    def start(self) -> KeywordJudgeServer:
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+    def start(self) -> Self:
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -152,10 +171,10 @@ class KeywordJudgeServer(ThreadingHTTPServer):
         self.server_close()
 
 
-class _KeywordJudgeHandler(BaseHTTPRequestHandler):
+class _JsonStubHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
-    server: KeywordJudgeServer
+    server: JsonStubServer
 
     def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
         pass
@@ -170,21 +189,52 @@ class _KeywordJudgeHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        token = self.server.token
-        if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
-            self._send(401, {"error": "unauthorized"})
-            return
+        stub = self.server
+        with stub.lock:
+            stub._in_flight += 1
+            stub.peak = max(stub.peak, stub._in_flight)
+        try:
+            if stub.delay:
+                time.sleep(stub.delay)
+            token = stub.token
+            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
+                self._send(401, {"error": "unauthorized"})
+                return
+            try:
+                payload, reply = stub.answer(body)
+            except ValueError as error:
+                self._send(400, {"error": str(error)})
+                return
+            with stub.lock:
+                stub.calls += 1
+                if stub.keep_bodies:
+                    stub.bodies.append(payload)
+            self._send(200, reply)
+        finally:
+            with stub.lock:
+                stub._in_flight -= 1
+
+    do_PUT = do_POST
+
+
+class KeywordJudgeServer(JsonStubServer):
+    """The keyword stub as an HTTP judge (``goldsmith judge-stub``; tests run it too): POST a
+    JSON object holding ``query`` and ``chunk`` to any path, get ``{"grade", "reason"}``
+    (:class:`JsonStubServer` says the rest); keeps the bodies unless told not to."""
+
+    def __init__(
+        self, address: tuple[str, int], *, token: str | None = None, keep_bodies: bool = True
+    ) -> None:
+        super().__init__(address, token=token, keep_bodies=keep_bodies)
+
+    def answer(self, body: bytes) -> tuple[Any, dict[str, Any]]:
         try:
             payload = json.loads(body or b"{}")
             query, chunk = str(payload["query"]), str(payload["chunk"])
         except (ValueError, KeyError, TypeError):
-            self._send(400, {"error": "send a JSON object with query and chunk"})
-            return
+            raise ValueError("send a JSON object with query and chunk") from None
         grade, reason = keyword_overlap_grade(query, chunk)
-        with self.server._lock:
-            self.server.calls += 1
-            self.server.bodies.append(payload)
-        self._send(200, {"grade": grade, "reason": reason})
+        return payload, {"grade": grade, "reason": reason}
 
 
 # --------------------------------------------------------------------------------------------

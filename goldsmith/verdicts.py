@@ -46,6 +46,7 @@ import numpy as np
 
 from goldsmith import metrics, stats
 from goldsmith.bands import TOLERANCE, Targets
+from goldsmith.reporting import json_number
 from goldsmith.text import Text, id_order, joined, say
 
 Verdict = Literal["pass", "warn", "unjudged", "fail"]
@@ -58,10 +59,6 @@ NAMED = 20  # query ids a verdict names per kind
 ALPHA = 0.05
 PERMUTATIONS = 10_000
 BOOTSTRAP_SAMPLES = 1000
-
-
-def _num(x: float) -> float | None:
-    return None if x != x else float(x)
 
 
 def worse_or_equal(verdict: str, gate: str) -> bool:
@@ -199,19 +196,19 @@ def verdict_report(
         "queries": int(scope.included.sum()),
         "recall": {
             "metric": f"recall@{k}",
-            "mean": _num(recall),
+            "mean": json_number(recall),
             "target": t.recall_target,
             "floor": t.recall_floor,
             "band": _band(recall, t.recall_target, t.recall_floor),
         },
         "pass_rate": {
             "metric": f"pass@{k}",
-            "mean": _num(pass_rate),
+            "mean": json_number(pass_rate),
             "target": t.pass_rate_target,
             "floor": t.pass_rate_floor,
             "band": _band(pass_rate, t.pass_rate_target, t.pass_rate_floor),
         },
-        "judged": {"metric": judged_metric, "mean": _num(judged), "min": min_judged},
+        "judged": {"metric": judged_metric, "mean": json_number(judged), "min": min_judged},
         "pass_threshold": t.pass_threshold,
         "basis": basis,
         "basis_words": " ".join(basis_words(basis)),
@@ -433,8 +430,8 @@ def significance(
         "before": float(a.mean()),
         "after": float(b.mean()),
         "diff": mean_diff,
-        "ci_low": _num(float(low[0])),
-        "ci_high": _num(float(high[0])),
+        "ci_low": json_number(float(low[0])),
+        "ci_high": json_number(float(high[0])),
         "p_value": p,
         "beyond_noise": beyond,
         "words": words,
@@ -526,9 +523,9 @@ def assess(
     for f in report.fired:
         entry: dict[str, Any] = {
             "rule": f.rule,
-            "value": _num(f.value),
+            "value": json_number(f.value),
             "limit": f.limit,
-            "baseline": None if f.baseline is None else _num(f.baseline),
+            "baseline": None if f.baseline is None else json_number(f.baseline),
             "message": f.message,
             "significance": None,
         }
@@ -559,13 +556,13 @@ def assess(
                 "pass_rate_floor": targets.pass_rate_floor,
             },
             "current": {
-                "recall": _num(_mean(current, recall_metric)),
-                "pass_rate": _num(_mean(current, pass_metric)),
+                "recall": json_number(_mean(current, recall_metric)),
+                "pass_rate": json_number(_mean(current, pass_metric)),
             },
             "baseline": (
                 {
-                    "recall": _num(_mean(before, recall_metric)),
-                    "pass_rate": _num(_mean(before, pass_metric)),
+                    "recall": json_number(_mean(before, recall_metric)),
+                    "pass_rate": json_number(_mean(before, pass_metric)),
                 }
                 if before is not None
                 else None

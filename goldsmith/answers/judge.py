@@ -41,18 +41,16 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
-from goldsmith.judges import JudgeCall, JudgeClient, content_words
+from goldsmith.judges import JsonStubServer, JudgeCall, JudgeClient, content_words
 from goldsmith.retrievers.http import (
     PermanentFailure,
     call_all,
@@ -319,11 +317,9 @@ def _kind(value: Any) -> str:
     return "nothing"
 
 
-def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str]:
-    """(score, reason) from a decoded response; PermanentFailure when the score is missing or
-    not a number from 0 to 1 (a JSON number, or a string holding one). The error describes what
-    came (a text, a list, 1.5) without repeating a text the judge sent."""
-    raw = dig(payload, config.score_path)
+def _score(raw: Any, path: str) -> tuple[float | None, str]:
+    """(the score, "") when ``raw`` is a score from 0 to 1 (a JSON number, or a string holding
+    one); else (None, the error saying what came at ``path``)."""
     value: float | None = None
     if isinstance(raw, str):
         try:
@@ -334,9 +330,17 @@ def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str
         value = float(raw)
     if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
         got = _kind(raw) if value is None else f"{value!r}"[:40]
-        raise PermanentFailure(
-            f"the response's {config.score_path!r} is not a score from 0 to 1 (got {got})"
-        )
+        return None, f"the response's {path!r} is not a score from 0 to 1 (got {got})"
+    return value, ""
+
+
+def parse_judgement(payload: Any, config: AnswerJudgeConfig) -> tuple[float, str]:
+    """(score, reason) from a decoded response; PermanentFailure when the score is missing or
+    not a number from 0 to 1 (a JSON number, or a string holding one). The error describes what
+    came (a text, a list, 1.5) without repeating a text the judge sent."""
+    value, error = _score(dig(payload, config.score_path), config.score_path)
+    if value is None:
+        raise PermanentFailure(error)
     reason = dig(payload, config.reason_path) if config.reason_path else ""
     if isinstance(reason, str):
         text = reason
@@ -360,17 +364,8 @@ def parse_more(payload: Any, config: AnswerJudgeConfig) -> dict[str, dict[str, A
         raw, reason = found, ""
         if isinstance(found, dict):
             raw, reason = found.get("score"), found.get("reason", "")
-        value: float | None = None
-        if isinstance(raw, str):
-            try:
-                value = float(raw.strip())
-            except ValueError:
-                value = None
-        elif isinstance(raw, int | float) and not isinstance(raw, bool):
-            value = float(raw)
-        if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
-            got = _kind(raw) if value is None else f"{value!r}"[:40]
-            error = f"the response's {path!r} is not a score from 0 to 1 (got {got})"
+        value, error = _score(raw, path)
+        if value is None:
             out[metric] = {"score": None, "error": error}
             continue
         text = reason if isinstance(reason, str) else json.dumps(reason, ensure_ascii=False)
@@ -721,50 +716,24 @@ def stub_more(question: str, contexts: Sequence[str] | None, response: str) -> d
     return out
 
 
-class AnswerJudgeStub(ThreadingHTTPServer):
+class AnswerJudgeStub(JsonStubServer):
     """The stub as an HTTP answer judge (``goldsmith answer-judge-stub``; tests and the
     benchmark run it too): POST the default body (a JSON object with ``response``, and
     ``reference_answer`` and ``facts``; ``question`` and ``contexts`` when sent) to any path,
-    get ``{"score", "reason"}`` after ``delay_ms``, with ``faithfulness`` and
-    ``answer_relevance`` (:func:`stub_more`). With ``token``, requests must carry
-    ``Authorization: Bearer <token>`` (HTTP 401 otherwise). Counts the requests it answered
-    in ``calls`` and the most in flight at once in ``peak``; keeps the bodies in ``bodies``
-    when ``keep_bodies``."""
+    get ``{"score", "reason"}``, with ``faithfulness`` and ``answer_relevance``
+    (:func:`stub_more`). Token, delay, ``calls``, ``peak`` and ``bodies`` as
+    :class:`~goldsmith.judges.JsonStubServer` says."""
 
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        *,
-        token: str | None = None,
-        delay_ms: float = 0.0,
-        keep_bodies: bool = False,
-    ) -> None:
-        self.token = token
-        self.delay = max(0.0, delay_ms) / 1000.0
-        self.keep_bodies = keep_bodies
-        self.calls = 0
-        self.peak = 0
-        self._in_flight = 0
-        self.bodies: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        super().__init__(address, _AnswerJudgeHandler)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}/judge"
-
-    def start(self) -> AnswerJudgeStub:
-        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
+    def answer(self, body: bytes) -> tuple[Any, dict[str, Any]]:
+        payload = json.loads(body or b"{}")
+        reference, facts, response = _stub_fields(payload)
+        question, contexts = _stub_more_fields(payload)
+        score, reason = fact_overlap_score(reference, facts, response)
+        return payload, {
+            "score": score,
+            "reason": reason,
+            **stub_more(question, contexts, response),
+        }
 
 
 def _stub_more_fields(payload: dict[str, Any]) -> tuple[str, list[str] | None]:
@@ -798,56 +767,6 @@ def _stub_fields(payload: Any) -> tuple[str | None, list[str], str]:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise ValueError("'facts' must be a list of strings")
     return reference, facts, response
-
-
-class _AnswerJudgeHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
-    server: AnswerJudgeStub
-
-    def log_message(self, *args: Any) -> None:  # quiet: bodies are not logged
-        pass
-
-    def _send(self, code: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        stub = self.server
-        with stub.lock:
-            stub._in_flight += 1
-            stub.peak = max(stub.peak, stub._in_flight)
-        try:
-            if stub.delay:
-                time.sleep(stub.delay)
-            token = stub.token
-            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
-                self._send(401, {"error": "unauthorized"})
-                return
-            try:
-                payload = json.loads(body or b"{}")
-                reference, facts, response = _stub_fields(payload)
-                question, contexts = _stub_more_fields(payload)
-            except ValueError as error:
-                self._send(400, {"error": str(error)})
-                return
-            score, reason = fact_overlap_score(reference, facts, response)
-            more = stub_more(question, contexts, response)
-            with stub.lock:
-                stub.calls += 1
-                if stub.keep_bodies:
-                    stub.bodies.append(payload)
-            self._send(200, {"score": score, "reason": reason, **more})
-        finally:
-            with stub.lock:
-                stub._in_flight -= 1
-
-    do_PUT = do_POST
 
 
 __all__ = [

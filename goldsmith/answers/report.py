@@ -24,6 +24,7 @@ from goldsmith.answers import quadrants as Q
 from goldsmith.answers import scoring as S
 from goldsmith.answers.model import AnswerKey, StagedQuery
 from goldsmith.bands import TOLERANCE
+from goldsmith.reporting import aggregate_json, json_number
 from goldsmith.text import say
 
 if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a judge is used
@@ -32,14 +33,6 @@ if TYPE_CHECKING:  # the judge's module (and its HTTP client) loads only when a 
 SCORER = "rules"  # goldsmith.answers.judge.RULES
 # What an answer judge may score: correctness of open answers, faithfulness, answer relevance.
 JUDGED_METRICS: tuple[str, ...] = (S.ANSWER_CORRECTNESS, S.FAITHFULNESS, S.ANSWER_RELEVANCE)
-
-
-def _num(x: float) -> float | None:
-    return None if x != x else float(x)
-
-
-def _agg(a: M.Aggregate) -> dict[str, float | int | None]:
-    return {"mean": _num(a.mean), "ci_low": _num(a.ci_low), "ci_high": _num(a.ci_high), "n": a.n}
 
 
 @dataclass(frozen=True)
@@ -264,9 +257,9 @@ def answer_report(
     scored = full if full.answers is None else replace(full, answers=_without(full.answers, hidden))
     results = scored.results()
     doc: dict[str, Any] = {
-        "aggregate": {
-            m: _agg(M.aggregate(r, samples=samples, seed=seed)[m]) for m, r in results.items()
-        },
+        "aggregate": aggregate_json(
+            {m: M.aggregate(r, samples=samples, seed=seed)[m] for m, r in results.items()}
+        ),
         "per_query": {},
         "reasons": {},
     }
@@ -315,7 +308,7 @@ def answer_report(
             per_cat: dict[str, dict[str, Any]] = {}
             for m in ans.metrics:
                 for c, aggs in M.by_category(results[m], cats, samples=samples, seed=seed).items():
-                    per_cat.setdefault(c, {})[m] = _agg(aggs[m])
+                    per_cat.setdefault(c, {}).update(aggregate_json({m: aggs[m]}))
             doc["categories"] = per_cat
     doc["scorer"] = {
         "name": SCORER,
@@ -518,8 +511,8 @@ def answer_drift(
         sig = significance(
             rc[metric], rb[metric], metric, permutations=permutations, samples=samples, seed=seed
         )
-        out["current"][metric] = _num(now)
-        out["baseline"][metric] = _num(before)
+        out["current"][metric] = json_number(now)
+        out["baseline"][metric] = json_number(before)
         out["significance"][metric] = sig
         if before - now > limit + TOLERANCE:
             drop = say(
@@ -535,9 +528,9 @@ def answer_drift(
                 {
                     "rule": "max_answer_drop",
                     "metric": metric,
-                    "value": _num(now),
+                    "value": json_number(now),
                     "limit": limit,
-                    "baseline": _num(before),
+                    "baseline": json_number(before),
                     "message": msg,
                     "significance": sig,
                 }

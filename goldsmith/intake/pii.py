@@ -189,10 +189,6 @@ class Scrubber:
         self.totals.update(counts)
         return ScrubResult(out, dict(counts))
 
-    def scrub_text(self, text: str) -> str:
-        """Scrub and add to `totals`; the fast path used by imports."""
-        return self.scrub_into(text, self.totals)
-
     def scrub_into(self, text: str, counts: Counter[str]) -> str:
         """Scrub `text`, adding what was replaced to `counts` (not to `totals`)."""
         # Fast path: most queries hold no '@', no "at … dot", no long run of digits and
