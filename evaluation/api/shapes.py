@@ -10,14 +10,14 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.request import Request
 
+from annotation.api import shapes as annotation_shapes
 from sitewide.i18n import localize
 
 
 def validated(serializer: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    """The request's data as `serializer` takes it (else DRF's 400 of its errors)."""
-    data = serializer(data=request.data)
-    data.is_valid(raise_exception=True)
-    return dict(data.validated_data)
+    """The request's data as `serializer` takes it (else DRF's 400 of its errors), as
+    annotation's API reads its input."""
+    return dict(annotation_shapes.validated(serializer, request.data))
 
 
 def refusal(error: Exception) -> serializers.ValidationError:
