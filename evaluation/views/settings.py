@@ -20,6 +20,7 @@ from evaluation.services.settings import (
     evaluation_settings_update,
     settings_of,
 )
+from evaluation.wording import FAMILY_LABELS
 from goldsmith import bands, metrics
 
 
@@ -38,7 +39,10 @@ def evaluation_settings(request: HttpRequest, project_id: int) -> HttpResponse:
         initial["topk_scenario"] = ""  # the form offers the default scenario as ""
     ctx.update(
         topk_scenarios=metrics.TOPK_SCENARIOS.values(),
-        topk_in_force=metrics.topk_weights(*settings.topk_choice),
+        topk_in_force=[
+            (FAMILY_LABELS.get(f, f), w)
+            for f, w in metrics.topk_weights(*settings.topk_choice).items()
+        ],
     )
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():

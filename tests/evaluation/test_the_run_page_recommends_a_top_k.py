@@ -196,9 +196,12 @@ def test_the_settings_page_edits_the_scenario_the_weights_and_the_cut_off(person
         {"hit": 0.3, "recall": 0.0},
         0.3,
     )
-    html = client.get(url).content.decode()
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'value="hit=0.3, recall=0"' in html
-    assert "mrr 0.45, precision 0.3, ndcg 0.15, hit 0.3" in html
+    # The weights in force, named as the pages name the metrics, in the reader's language.
+    assert "MRR 0.45, Precision 0.3, nDCG 0.15, Hit rate 0.3" in html
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "MRR 0.45、精确率 0.3、nDCG 0.15、命中率 0.3" in chinese
 
 
 @pytest.mark.django_db
