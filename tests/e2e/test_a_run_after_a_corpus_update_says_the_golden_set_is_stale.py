@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from evaluation.models import DriftAlert, EvaluationRun
 from evaluation.services.runs import baseline_set
@@ -53,6 +54,21 @@ def upload_corpus(page, base: str, path: Path, replace: bool = False) -> None:  
         page.wait_for_selector("#replace-preview")
         page.click("#confirm-replace")
         page.wait_for_load_state()
+    # As a lead would, wait for the import to end: its page reloads itself then, and a reload
+    # still to come would take the next page away.
+    ended = (
+        "[...document.querySelectorAll('.import-progress')]"
+        ".every(e => e.dataset.status === 'done' || e.dataset.status === 'failed')"
+    )
+    for _ in range(300):
+        try:
+            if page.evaluate(ended):
+                break
+        except PlaywrightError:  # the page is reloading
+            pass
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError("the import did not end")
 
 
 def run_bm25(page, base: str, retriever_id: int) -> EvaluationRun:  # type: ignore[no-untyped-def]
