@@ -65,6 +65,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from goldsmith.intake.tokenizers import HAN, has_han
+
 FloatArray = NDArray[np.float64]
 
 NOT_JUDGED_STOPPED = "not judged (stopped)"
@@ -304,7 +306,7 @@ def _check_grades(pool: PooledQuery, own_grades: Mapping[str, int]) -> None:
         raise ValueError(f"query {pool.query_id}: {sorted(unknown)[0]!r} is not in the pool")
 
 
-_TERM = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W\d_][^\W_]+", re.UNICODE)
+_TERM = re.compile(f"[{HAN}]+|[^\\W\\d_][^\\W_]+")
 
 
 def terms(text: str) -> list[str]:
@@ -313,7 +315,7 @@ def terms(text: str) -> list[str]:
     (a lone character is its own term)."""
     out: list[str] = []
     for run in _TERM.findall(text.lower()):
-        if "\u3400" <= run[0] <= "\u9fff" or "\uf900" <= run[0] <= "\ufaff":
+        if has_han(run[0]):
             out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
         else:
             out.append(run)

@@ -18,7 +18,7 @@ from annotation.api.projects import RequiredBooleanField
 from annotation.api.shapes import RefusalOutput
 from annotation.models import Assignment, Project
 from annotation.models.stopping import JudgingStop
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.judging_order import stop_estimate_for, stopped_left
 from annotation.services.judging import JudgingClosed
 from annotation.services.stopping import StopRefused, assignment_stop, project_stopping_set
@@ -132,9 +132,7 @@ class StopEstimateApi(APIView):
         summary="The caller's stop estimate of a query of their queue",
     )
     def get(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         return Response(StopEstimateOutput(estimate_payload(assignment, project)).data)
 
@@ -144,9 +142,7 @@ class StopEstimateApi(APIView):
         summary="Finish a query there: the candidates left are not judged (stopped), never 0",
     )
     def post(self, request: Request, project_id: int, query_id: int) -> Response:
-        project, _ = project_access(
-            user=request.user, project_id=project_id, action=Action.ANNOTATE
-        )
+        project, _ = request_access(request, project_id, Action.ANNOTATE)
         assignment = own_assignment(request, project, query_id)
         try:
             assignment_stop(assignment=assignment)
@@ -178,7 +174,7 @@ class ProjectStoppingApi(APIView):
         summary="Allow or stop allowing annotators to stop when the estimate says so (lead)",
     )
     def put(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         data = StoppingInput(data=request.data)
         data.is_valid(raise_exception=True)
         project = project_stopping_set(project=project, on=data.validated_data["stopping_allowed"])

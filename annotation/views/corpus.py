@@ -13,7 +13,7 @@ from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import CorpusImport, CorpusVersion
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.corpus import (
     chunk_search,
     corpus_figures,
@@ -76,7 +76,7 @@ class CorpusUploadForm(forms.Form):
 @login_required
 def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
     action = Action.LEAD if request.method == "POST" else Action.VIEW
-    project, membership = project_access(user=request.user, project_id=project_id, action=action)
+    project, membership = request_access(request, project_id, action)
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -121,9 +121,7 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 def corpus_preview_decide(request: HttpRequest, project_id: int) -> HttpResponse:
     """The second step of a replace: confirm (queue the import the preview showed) or cancel."""
-    project, _membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, _membership = request_access(request, project_id, Action.LEAD)
     if request.method != "POST":
         return redirect("corpus", project_id=project.pk)
     key = request.POST.get("key", "")
@@ -142,9 +140,7 @@ def corpus_preview_decide(request: HttpRequest, project_id: int) -> HttpResponse
 @login_required
 def corpus_version_diff_page(request: HttpRequest, project_id: int) -> HttpResponse:
     """The chunks added, changed and retired between two corpus versions (?a=3&b=5)."""
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.VIEW
-    )
+    project, membership = request_access(request, project_id, Action.VIEW)
     try:
         a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
         diff = corpus_version_diff(project=project, old=a, new=b)
@@ -162,9 +158,7 @@ def corpus_version_diff_page(request: HttpRequest, project_id: int) -> HttpRespo
 
 @login_required
 def corpus_import_page(request: HttpRequest, project_id: int, import_id: int) -> HttpResponse:
-    project, membership = project_access(
-        user=request.user, project_id=project_id, action=Action.LEAD
-    )
+    project, membership = request_access(request, project_id, Action.LEAD)
     record = get_object_or_404(CorpusImport, pk=import_id, project=project)
     context = page_context(
         project, membership, record=record, changed_warning=changed_text_warning(record)

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
 from evaluation.api.shapes import validated
 from evaluation.models import AnswerJudge
@@ -214,7 +214,7 @@ class AnswerJudgeListApi(APIView):
 
     @extend_schema(responses=AnswerJudgeOutput(many=True), summary="HTTP answer judges")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response([answer_judge_output(j) for j in answer_judges_of(project=project)])
 
     @extend_schema(
@@ -223,7 +223,7 @@ class AnswerJudgeListApi(APIView):
         summary="Register an HTTP answer judge",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = endpoint_saved(
             answer_judge_register, AnswerJudgeInput, request, project=project, by=request.user
         )
@@ -235,7 +235,7 @@ class AnswerJudgeDetailApi(APIView):
 
     @extend_schema(responses=AnswerJudgeOutput, summary="One HTTP answer judge")
     def get(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(answer_judge_output(_judge(project, answer_judge_id)))
 
     @extend_schema(
@@ -244,7 +244,7 @@ class AnswerJudgeDetailApi(APIView):
         summary="Change an HTTP answer judge",
     )
     def patch(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, answer_judge_id)
         # a temperature left out is kept (`answer_judge_update`'s KEEP); a null one clears it
         judge = endpoint_saved(answer_judge_update, AnswerJudgeUpdateInput, request, judge=judge)
@@ -252,7 +252,7 @@ class AnswerJudgeDetailApi(APIView):
 
     @extend_schema(request=None, responses={204: None}, summary="Remove an HTTP answer judge")
     def delete(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         answer_judge_delete(judge=_judge(project, answer_judge_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -324,7 +324,7 @@ class AnswerJudgeTestCallApi(APIView):
         summary="Send one answer to the judge (one attempt) and return its score and reason",
     )
     def post(self, request: Request, project_id: int, answer_judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, answer_judge_id)
         given = validated(JudgeCallInput, request)
         item = AnswerItem(

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from evaluation.api.shapes import refusal
 from evaluation.models import EvaluationRun
 from evaluation.services.reports import RunInvalid, compare_report
@@ -139,7 +139,7 @@ class EvaluationCompareApi(APIView):
         "metric, and the queries that got worse and better",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         try:
             a_id, b_id = int(request.query_params["a"]), int(request.query_params["b"])
         except (KeyError, ValueError):

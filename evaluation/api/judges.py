@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import MachineJudge, MachineJudgeKind
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.selectors.machine import SCOPES, judge_agreement, judges_of
 from annotation.services.machine import (
     JudgeInvalid,
@@ -81,7 +81,7 @@ class JudgeListApi(APIView):
 
     @extend_schema(responses=JudgeOutput(many=True), summary="Machine judges")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response([judge_output(j) for j in judges_of(project=project)])
 
     @extend_schema(
@@ -90,7 +90,7 @@ class JudgeListApi(APIView):
         summary="Register a machine judge",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = endpoint_saved(
             judge_register, JudgeInput, request, project=project, by=request.user
         )
@@ -100,7 +100,7 @@ class JudgeListApi(APIView):
 class JudgeDetailApi(APIView):
     @extend_schema(responses=JudgeOutput, summary="One machine judge")
     def get(self, request: Request, project_id: int, judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(judge_output(_judge(project, judge_id)))
 
 
@@ -125,7 +125,7 @@ class JudgeGradesApi(APIView):
         summary="Upload a file judge's grades (all or nothing)",
     )
     def post(self, request: Request, project_id: int, judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, judge_id)
         file = validated(JudgeGradesInput, request)["file"]
         try:
@@ -169,7 +169,7 @@ class JudgingJobListApi(APIView):
 
     @extend_schema(responses=JudgingJobOutput(many=True), summary="A judge's judging jobs")
     def get(self, request: Request, project_id: int, judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, judge_id)
         return Response([job_output(j) for j in JudgingJob.objects.filter(judge=judge)[:50]])
 
@@ -179,7 +179,7 @@ class JudgingJobListApi(APIView):
         summary="Have the judge grade candidates (a background job)",
     )
     def post(self, request: Request, project_id: int, judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, judge_id)
         scope = validated(JudgingJobInput, request)["scope"]
         try:
@@ -192,7 +192,7 @@ class JudgingJobListApi(APIView):
 class JudgingJobDetailApi(APIView):
     @extend_schema(responses=JudgingJobOutput, summary="A judging job's progress")
     def get(self, request: Request, project_id: int, judge_id: int, job_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         job = get_object_or_404(JudgingJob, judge=_judge(project, judge_id), pk=job_id)
         return Response(job_output(job))
 
@@ -200,7 +200,7 @@ class JudgingJobDetailApi(APIView):
 class JudgingJobCancelApi(APIView):
     @extend_schema(request=None, responses=JudgingJobOutput, summary="Cancel a judging job")
     def post(self, request: Request, project_id: int, judge_id: int, job_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         job = get_object_or_404(JudgingJob, judge=_judge(project, judge_id), pk=job_id)
         judging_job_cancel(job=job)
         job.refresh_from_db()
@@ -231,7 +231,7 @@ class GapFillApi(APIView):
         summary="Let the judge's grades fill candidates no person graded (provenance machine)",
     )
     def post(self, request: Request, project_id: int, judge_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         judge = _judge(project, judge_id)
         result = machine_grades_fill_gaps(project=project, judge=judge, by=request.user)
         return Response(vars(result))
@@ -279,7 +279,7 @@ class JudgeAgreementApi(APIView):
         summary="Cohen's kappa of each judge against each annotator and the final grades",
     )
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         return Response(judge_agreement(project=project))
 
 

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from annotation.services.uploads import UploadRefused
 from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
 from evaluation.api.shapes import output_of, refusal, validated
@@ -141,7 +141,7 @@ class RetrieverListApi(APIView):
 
     @extend_schema(responses=RetrieverOutput(many=True), summary="Retrievers under test")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         return Response([retriever_output(r) for r in retrievers_of(project=project)])
 
     @extend_schema(
@@ -150,7 +150,7 @@ class RetrieverListApi(APIView):
         summary="Add a retriever",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         retriever = endpoint_saved(
             retriever_save, RetrieverInput, request, project=project, by=request.user
         )
@@ -162,7 +162,7 @@ class RetrieverDetailApi(APIView):
 
     @extend_schema(responses=RetrieverOutput, summary="One retriever")
     def get(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
         return Response(retriever_output(retriever))
 
@@ -172,7 +172,7 @@ class RetrieverDetailApi(APIView):
         summary="Change a retriever",
     )
     def patch(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
         retriever = endpoint_saved(
             retriever_save, RetrieverUpdateInput, request, project=project, retriever=retriever
@@ -193,7 +193,7 @@ class RunFileApi(APIView):
         summary="Upload the run of a run-file retriever (TREC or JSONL)",
     )
     def post(self, request: Request, project_id: int, retriever_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         retriever = get_object_or_404(Retriever, project=project, pk=retriever_id)
         file = validated(RunFileInput, request)["file"]
         try:

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import RefusalOutput
-from annotation.permissions import Action, project_access
+from annotation.permissions import Action, request_access
 from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import AnswerJudge, EvaluationRun, Matching, Retriever
 from evaluation.selectors.goldsets import versions_of
@@ -202,6 +202,12 @@ class EvaluationRunOutput(serializers.Serializer):
             "default); empty for HTTP retrievers and run files"
         )
     )
+    machine_grades = serializers.BooleanField(
+        help_text=gettext_lazy(
+            "count the version's machine grades as judged (false: those chunks are "
+            "unjudged); the report states which"
+        )
+    )
     state = serializers.CharField()
     error = serializers.CharField()
     progress = RunProgressOutput()
@@ -295,7 +301,6 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         corpus=report.get("corpus"),
         drift=drift,
         headline=headline,
-        machine_grades=run.machine_grades,  # not in the documented shape
     )
 
 
@@ -362,7 +367,7 @@ def _find_version(project: Any, ref: str | None) -> Any:
 class EvaluationRunListApi(APIView):
     @extend_schema(responses=EvaluationRunOutput(many=True), summary="Evaluation runs")
     def get(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.VIEW)
+        project, _ = request_access(request, project_id, Action.VIEW)
         runs = runs_of(project=project)[:200]
         return Response([run_output(r) for r in runs])
 
@@ -372,7 +377,7 @@ class EvaluationRunListApi(APIView):
         summary="Start a run (lead)",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project, _ = project_access(user=request.user, project_id=project_id, action=Action.LEAD)
+        project, _ = request_access(request, project_id, Action.LEAD)
         v = validated(EvaluationRunInput, request)
         try:
             run = evaluation_run_create(
@@ -395,7 +400,7 @@ class EvaluationRunListApi(APIView):
 
 
 def _run(request: Request, project_id: int, run_id: int, action: Action) -> EvaluationRun:
-    project, _ = project_access(user=request.user, project_id=project_id, action=action)
+    project, _ = request_access(request, project_id, action)
     return get_object_or_404(
         EvaluationRun.objects.select_related("retriever", "version", "corpus_version"),
         project=project,

@@ -70,6 +70,11 @@ def test_the_report_says_whether_machine_grades_counted(personas, version, api_c
         f"/api/v1/projects/{personas.project.pk}/runs/{excluded.pk}/"
     )
     assert body.json()["machine_grades"] is False
+    # ... as a field the API's schema documents, not an extra key
+    api = api_client_for(personas.alice).get("/api/schema/", HTTP_ACCEPT="application/json")
+    run_shape = api.json()["components"]["schemas"]["EvaluationRunOutput"]
+    assert "machine_grades" in run_shape["required"]
+    assert run_shape["properties"]["machine_grades"]["type"] == "boolean"
     browser = Client()
     browser.force_login(personas.victor)
     page = browser.get(f"/projects/{personas.project.pk}/runs/{excluded.pk}/").content.decode()
