@@ -27,44 +27,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from answers_bench import WORDS as SHOP_WORDS
+from benchlib import ROOT, cpu_seconds
 
-WORDS = [
-    "refund",
-    "period",
-    "order",
-    "shipping",
-    "warranty",
-    "customer",
-    "account",
-    "invoice",
-    "payment",
-    "delivery",
-    "store",
-    "product",
-    "return",
-    "policy",
-    "item",
-    "support",
-    "request",
-    "damage",
-    "replacement",
-    "label",
-    "package",
-    "carrier",
-    "price",
-    "discount",
-    "member",
-    "card",
-    "receipt",
-    "service",
-    "repair",
-    "battery",
-    "screen",
-    "cable",
-    "charger",
-]
+# The shop's words of answers_bench up to "charger", without "days" and "weeks".
+WORDS = [w for w in SHOP_WORDS[: SHOP_WORDS.index("charger") + 1] if w not in {"days", "weeks"}]
 
 
 def workload(n: int, facts: int, seed: int = 7):
@@ -90,12 +57,6 @@ def workload(n: int, facts: int, seed: int = 7):
         )
         run.append(StagedQuery(f"q{q}", response=response))
     return keys, run
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def start_stub(delay_ms: float) -> tuple[subprocess.Popen[str], str]:

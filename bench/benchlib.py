@@ -1,19 +1,77 @@
 """What the benches share: a command timed under ``/usr/bin/time -v`` (wall, CPU, peak memory),
-a running process's CPU seconds, and a signed-in session for the benches that speak HTTP.
+a running process's CPU seconds, Django set up (as in production where asked), the public data
+in ``../shared/data``, seeded texts, rows written with PostgreSQL's COPY, and a signed-in session
+for the benches that speak HTTP.
 
-Imported by the scripts of this folder (``python bench/x.py`` puts bench/ on the path)."""
+Imported by the scripts of this folder (``python bench/x.py`` puts bench/ on the path); importing
+it puts the clone first on the path too, before any installed copy of its packages."""
 
 from __future__ import annotations
 
 import os
+import random
 import re
+import secrets
 import subprocess
 import sys
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# The columns of a chunk row, in the order the COPY of a corpus writes them.
+CHUNK_COLUMNS = ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
+                 "metadata", "text_sha256", "text_changed", "removed", "updated_at"]  # fmt: skip
+# A help desk's words: the texts of goldset_bench and kb_update_bench.
+SUPPORT_WORDS = [
+    "password",
+    "reset",
+    "invoice",
+    "refund",
+    "plan",
+    "annual",
+    "billing",
+    "account",
+    "login",
+    "export",
+    "csv",
+    "report",
+    "user",
+    "admin",
+    "team",
+    "seat",
+    "license",
+    "upgrade",
+    "downgrade",
+    "cancel",
+    "trial",
+    "api",
+    "token",
+    "webhook",
+    "error",
+    "timeout",
+    "latency",
+    "region",
+    "backup",
+    "restore",
+    "audit",
+    "policy",
+    "security",
+    "sso",
+    "saml",
+    "scim",
+    "email",
+]
+# The words of `sentence` (quickstart_bench).
+VOCABULARY = (
+    "install python package pip virtual environment error import module path version upgrade "
+    "windows linux mac file read write open close loop list dict string format date time zone "
+    "thread process async await socket http request response json parse encode decode unicode "
+    "test mock fixture class method function argument return value exception raise catch log"
+)
+WORDS = VOCABULARY.split()
 
 
 @dataclass(frozen=True)
@@ -84,15 +142,105 @@ def cpu_seconds(pid: int) -> float:
     return own + sum(cpu_seconds(int(child)) for child in children)
 
 
+def shared_data(*parts: str) -> Path:
+    """$GOLDSMITH_SHARED_DATA, else `../shared/data` beside the clone (or beside the folder of
+    worktrees that holds it); then ``parts`` below it."""
+    if "GOLDSMITH_SHARED_DATA" in os.environ:
+        return Path(os.environ["GOLDSMITH_SHARED_DATA"], *parts)
+    near = [up / "shared" / "data" for up in (ROOT.parent, ROOT.parent.parent)]
+    return next((p for p in near if p.exists()), near[0]).joinpath(*parts)
+
+
+def production(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
+    """``env`` (``os.environ`` or a child's) measured as in production, where not set already:
+    DEBUG off (no SQL recorded by every cursor), a random key (it signs only the bench's
+    sessions) and the local host names."""
+    env.setdefault("DEBUG", "0")
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
+    env.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+    return env
+
+
+def django_setup() -> None:
+    """Django set up in this process, on config.settings unless DJANGO_SETTINGS_MODULE names
+    others."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+
+
+def copy_rows(table: str, columns: list[str], rows: Iterable[tuple[Any, ...]]) -> None:
+    """Write ``rows`` into ``table`` with PostgreSQL's COPY (Django's connection)."""
+    from django.db import connection
+
+    cols = ", ".join(f'"{c}"' for c in columns)
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as copy,
+    ):
+        for row in rows:
+            copy.write_row(row)
+
+
+def text_of(rng: random.Random, n_chars: int, words: list[str] = SUPPORT_WORDS) -> str:
+    """Words drawn from ``words`` until the text holds at least ``n_chars`` characters."""
+    drawn: list[str] = []
+    size = 0
+    while size < n_chars:
+        w = rng.choice(words)
+        drawn.append(w)
+        size += len(w) + 1
+    return " ".join(drawn)
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    """``n`` words of :data:`VOCABULARY`, capitalised, with a full stop."""
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def sentences_corpus(
+    project: Any, rng: random.Random, documents: int, chunks: int, *, batch_size: int
+) -> list[int]:
+    """``documents`` documents titled with a :func:`sentence` of 4 words and ``chunks`` chunks
+    of four 12-word sentences, dealt to the documents in turn: the chunks' ids."""
+    from annotation.models import Chunk, Document
+
+    docs = Document.objects.bulk_create(
+        [
+            Document(project=project, doc_id=f"d{i}", title=sentence(rng, 4))
+            for i in range(documents)
+        ],
+        batch_size=5000,
+    )
+    Chunk.objects.bulk_create(
+        [
+            Chunk(
+                project=project,
+                document=docs[i % len(docs)],
+                chunk_id=f"c{i}",
+                text=" ".join(sentence(rng, 12) for _ in range(4)),
+                position=i // len(docs),
+                text_sha256=f"{i:064x}",
+            )
+            for i in range(chunks)
+        ],
+        batch_size=batch_size,
+    )
+    return list(Chunk.objects.filter(project=project).values_list("id", flat=True))
+
+
 def session_key(user: Any) -> str:
-    """A stored session signed in as ``user`` (Django set up by the caller): the value of the
-    ``sessionid`` cookie."""
+    """A stored session signed in as ``user`` (Django set up by the caller) through the first
+    of AUTHENTICATION_BACKENDS (a session naming another backend is anonymous): the value of
+    the ``sessionid`` cookie."""
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
     store = SessionStore()
     store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     assert store.session_key is not None

@@ -29,24 +29,18 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import shared_data
+
 from goldsmith.cli import main as goldsmith
 from goldsmith.retrievers.builtin import build_retriever
 
-DATA = (
-    Path(
-        os.environ.get(
-            "GOLDSMITH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
-        )
-    )
-    / "cmrc2018"
-)
+DATA = shared_data("cmrc2018")
 METRICS = ("recall@5", "ndcg@10", "context_recall@5", "answer_f1", "exact_match", "squad_em")
 
 

@@ -30,15 +30,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchlib import cpu_seconds, session_key
+from benchlib import ROOT, cpu_seconds, django_setup, production, session_key
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-# Measured as in production: DEBUG off. The key only signs this benchmark's sessions.
-os.environ.setdefault("DEBUG", "0")
-os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
-os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+production(os.environ)  # the servers started here run as in production, over plain HTTP
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 LEAD = "bench-compare-lead"
@@ -172,15 +166,13 @@ def main() -> int:
     parser.add_argument(
         "--repo",
         type=Path,
-        default=REPO,
+        default=ROOT,
         help="serve from this checkout (e.g. `git archive OLD | tar -x -C DIR` for a before "
         "figure; the data is built by this one)",
     )
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    django_setup()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

@@ -27,20 +27,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchlib import shared_data
+from cranfield_rules_bench import _mean, cranfield_truth
 
-from goldsmith.corpus import text_sha256  # noqa: E402
-from goldsmith.formats.beir import cranfield_documents, cranfield_queries  # noqa: E402
-from goldsmith.intake.chunking import chunk_text  # noqa: E402
-from goldsmith.metrics import evaluate  # noqa: E402
-from goldsmith.refresh import (  # noqa: E402
+from goldsmith.corpus import text_sha256
+from goldsmith.formats.beir import cranfield_documents, cranfield_queries
+from goldsmith.intake.chunking import chunk_text
+from goldsmith.metrics import evaluate
+from goldsmith.refresh import (
     FrozenRow,
     PlacedChunk,
     placed,
@@ -48,19 +47,10 @@ from goldsmith.refresh import (  # noqa: E402
     rows_after,
     spans_overlap,
 )
-from goldsmith.retrievers.builtin import build_retriever  # noqa: E402
+from goldsmith.retrievers.builtin import build_retriever
 
-GRADE_MAP = {1: 2, 2: 2, 3: 1, 4: 1}
 METRICS = ("recall@10", "ndcg@10", "mrr@10")
 DEPTH = 100
-
-
-def data_dir() -> Path:
-    import os
-
-    return Path(os.environ.get("GOLDSMITH_SHARED_DATA", ROOT.parent / "shared" / "data")) / (
-        "cranfield"
-    )
 
 
 def chunked(docs: Sequence[dict[str, object]], size: int, tag: str) -> dict[str, PlacedChunk]:
@@ -74,21 +64,17 @@ def chunked(docs: Sequence[dict[str, object]], size: int, tag: str) -> dict[str,
     return out
 
 
-def truth(path: Path) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for line in (path / "cranqrel").read_text().splitlines():
-        cells = line.split()
-        if cells and int(cells[2]) in GRADE_MAP:
-            out.setdefault(cells[0], {})[cells[1]] = GRADE_MAP[int(cells[2])]
-    return out
+def by_document(corpus: Mapping[str, PlacedChunk]) -> dict[str, list[PlacedChunk]]:
+    by_doc: dict[str, list[PlacedChunk]] = {}
+    for c in corpus.values():
+        by_doc.setdefault(c.doc_id or "", []).append(c)
+    return by_doc
 
 
 def version_on(
     corpus: Mapping[str, PlacedChunk], qrels: Mapping[str, Mapping[str, int]]
 ) -> dict[str, list[FrozenRow]]:
-    by_doc: dict[str, list[PlacedChunk]] = {}
-    for c in corpus.values():
-        by_doc.setdefault(c.doc_id or "", []).append(c)
+    by_doc = by_document(corpus)
     return {
         q: [
             FrozenRow(c.chunk_id, g, c.doc_id, c.start, c.end, c.text, "cranfield")
@@ -119,9 +105,7 @@ def refreshed(
                 "simulated",
             )  # fmt: skip
         v2[q] = rows_after(p, graded)
-    by_doc: dict[str, list[PlacedChunk]] = {}
-    for c in live.values():
-        by_doc.setdefault(c.doc_id or "", []).append(c)
+    by_doc = by_document(live)
 
     def maps(r: FrozenRow) -> bool:
         if r.chunk_id in live:
@@ -154,7 +138,7 @@ def scores(
 ) -> dict[str, float]:
     judged = {q: {r.chunk_id: r.grade for r in rows} for q, rows in version.items()}
     result = evaluate(judged, {q: ranking.get(q, []) for q in judged}, METRICS)
-    return {m: round(float(_mean(result.column(m))), 4) for m in METRICS}
+    return {m: round(_mean(result.column(m)), 4) for m in METRICS}
 
 
 def doc_scores(
@@ -171,12 +155,7 @@ def doc_scores(
                 seen.append(d)
         docs[q] = seen
     result = evaluate({q: dict(g) for q, g in qrels.items()}, docs, METRICS)
-    return {m: round(float(_mean(result.column(m))), 4) for m in METRICS}
-
-
-def _mean(values) -> float:  # type: ignore[no-untyped-def]
-    finite = [float(v) for v in values if not math.isnan(float(v))]
-    return sum(finite) / len(finite) if finite else math.nan
+    return {m: round(_mean(result.column(m)), 4) for m in METRICS}
 
 
 def main() -> None:
@@ -185,13 +164,13 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=300)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    raw = data_dir()
+    raw = shared_data("cranfield")
     if not raw.exists():
         sys.exit(f"{raw} is absent: the Cranfield files live in ../shared/data/cranfield")
     t0 = time.perf_counter()
     docs = list(cranfield_documents(raw / "cran.all.1400"))
     queries = {str(q["qid"]): str(q["query"]) for q in cranfield_queries(raw / "cran.qry")}
-    qrels = {q: g for q, g in truth(raw).items() if q in queries}
+    qrels = {q: g for q, g in cranfield_truth(raw)[0].items() if q in queries}
     old = chunked(docs, args.before, "#")
     v1 = version_on(old, qrels)
     out: dict[str, object] = {

@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -66,6 +65,7 @@ from numpy.typing import NDArray
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.benchlib import shared_data  # noqa: E402 - as a script or imported by a test
 from goldsmith import agreement as rules  # noqa: E402
 from goldsmith.formats.beir import cranfield_documents, cranfield_queries  # noqa: E402
 from goldsmith.metrics import RankingColumns, evaluate, ranking_from_mapping  # noqa: E402
@@ -93,11 +93,6 @@ REPLICATES = 10
 # How a final grade was decided: the engine's provenances, and a lead.
 LEAD_DECIDED = "lead"
 DECIDED_BY = (rules.UNANIMOUS, rules.MAJORITY, rules.TIE_LOWER, rules.TIE_HIGHER, LEAD_DECIDED)
-
-
-def shared_data_dir() -> Path:
-    """`../shared/data` beside the clone (or $GOLDSMITH_SHARED_DATA), as the tests find it."""
-    return Path(os.environ.get("GOLDSMITH_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -513,7 +508,7 @@ def table(title: str, summary: dict[str, Summary]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=shared_data_dir() / "cranfield")
+    parser.add_argument("--data", type=Path, default=shared_data("cranfield"))
     parser.add_argument("--replicates", type=int, default=REPLICATES)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--pool", type=int, default=POOL_SIZE)

@@ -31,6 +31,8 @@ import statistics
 import time
 from pathlib import Path
 
+from benchlib import shared_data
+
 from goldsmith.answers import scoring as S
 from goldsmith.answers import values as V
 from goldsmith.answers.extractive import answer_run
@@ -39,16 +41,7 @@ from goldsmith.intake.chunking import chunk_text
 from goldsmith.intake.tokenizers import ZH_BIGRAMS
 from goldsmith.retrievers.builtin import build_retriever
 
-ROOT = Path(__file__).resolve().parents[1]
-# ../shared beside the repository (a worktree of it may sit one floor lower)
-DATA = (
-    next(
-        (p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.is_dir()),
-        ROOT.parent / "shared",
-    )
-    / "data"
-    / "cmrc2018"
-)
+DATA = shared_data("cmrc2018")
 _DIGITS = re.compile(r"\d+")
 
 

@@ -27,71 +27,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from benchlib import CHUNK_COLUMNS, ROOT, copy_rows, cpu_seconds, django_setup, text_of
+
 SEED = 20261130
-WORDS = [
-    "password",
-    "reset",
-    "invoice",
-    "refund",
-    "plan",
-    "annual",
-    "billing",
-    "account",
-    "login",
-    "export",
-    "csv",
-    "report",
-    "user",
-    "admin",
-    "team",
-    "seat",
-    "license",
-    "upgrade",
-    "downgrade",
-    "cancel",
-    "trial",
-    "api",
-    "token",
-    "webhook",
-    "error",
-    "timeout",
-    "latency",
-    "region",
-    "backup",
-    "restore",
-    "audit",
-    "policy",
-    "security",
-    "sso",
-    "saml",
-    "scim",
-    "email",
-]
-
-
-def text_of(rng: random.Random, n_chars: int) -> str:
-    words: list[str] = []
-    size = 0
-    while size < n_chars:
-        w = rng.choice(WORDS)
-        words.append(w)
-        size += len(w) + 1
-    return " ".join(words)
-
-
-def copy_rows(table: str, columns: list[str], rows) -> None:  # type: ignore[no-untyped-def]
-    from django.db import connection
-
-    cols = ", ".join(f'"{c}"' for c in columns)
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as copy,
-    ):
-        for row in rows:
-            copy.write_row(row)
 
 
 def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
@@ -127,19 +65,15 @@ def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
                     hashlib.sha256(text.encode()).hexdigest(), False, False, now,
                 )  # fmt: skip
 
-        copy_rows(
-            Chunk._meta.db_table,
-            ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
-             "metadata", "text_sha256", "text_changed", "removed", "updated_at"],
-            chunk_rows(),
-        )  # fmt: skip
+        copy_rows(Chunk._meta.db_table, CHUNK_COLUMNS, chunk_rows())
         copy_rows(
             Query._meta.db_table,
-            ["project_id", "text", "normalized", "category", "stratum", "weight", "created_at"],
+            ["project_id", "text", "normalized", "category", "stratum", "weight", "created_at",
+             "choices", "reference_facts", "reference_alternatives"],
             (
                 (project.pk, f"question {i} " + text_of(rng, 40), f"question {i}",
                  rng.choice(["billing", "account", "api"]), rng.choice(["head", "torso", "tail"]),
-                 1.0, now)
+                 1.0, now, "[]", "[]", "[]")
                 for i in range(n_queries)
             ),
         )  # fmt: skip
@@ -151,8 +85,8 @@ def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
         )
         copy_rows(
             "annotation_queryreview",
-            ["query_id", "state", "version", "reason", "reason_note", "updated_at"],
-            ((q, "approved", 2, "", "", now) for q in query_ids),
+            ["query_id", "state", "version", "reason", "reason_note", "escalation", "updated_at"],
+            ((q, "approved", 2, "", "", "", now) for q in query_ids),
         )
         copy_rows(
             "annotation_queryagreement",
@@ -160,10 +94,7 @@ def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
              "flag_reasons", "computed_at", "signature"],
             ((q, 2, per_query, 0.7, 0.9, 0.85, False, "[]", now, "") for q in query_ids),
         )  # fmt: skip
-        candidates = []
-        for q in query_ids:
-            for c in rng.sample(chunk_ids, per_query):
-                candidates.append((q, c))
+        candidates = [(q, c) for q in query_ids for c in rng.sample(chunk_ids, per_query)]
         copy_rows(
             "annotation_candidate",
             ["query_id", "chunk_id", "shuffle_key", "created_at"],
@@ -230,12 +161,6 @@ def timed_export(project: str, label: str, out: Path) -> dict[str, float]:
     return figures
 
 
-def server_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a local PostgreSQL backend has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=10000)
@@ -247,9 +172,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    django_setup()
     from django.core.management import call_command
     from django.db import connection
 
@@ -275,12 +198,13 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
-    server0, client0, t0 = server_cpu(backend), time.process_time(), time.perf_counter()
+    # The local PostgreSQL backend's CPU seconds, beside this process's.
+    server0, client0, t0 = cpu_seconds(backend), time.process_time(), time.perf_counter()
     version = golden_set_version_freeze(
         project=project, by=lead, note="benchmark", label=f"full-{stamp}"
     )
     freeze_s = time.perf_counter() - t0
-    client_s, server_s = time.process_time() - client0, server_cpu(backend) - server0
+    client_s, server_s = time.process_time() - client0, cpu_seconds(backend) - server0
     print(
         f"freeze: {version.query_count} queries, {version.judgment_count} judgments "
         f"in {freeze_s:.2f}s wall; CPU {client_s:.2f}s in Python + {server_s:.2f}s in the "

@@ -9,16 +9,13 @@ docs/benchmarks.md ("Pages in two languages")."""
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from benchlib import django_setup
 
-import django
-
-django.setup()
+django_setup()
 
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402

@@ -31,13 +31,13 @@ import argparse
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
-from benchlib import ROOT, run_timed
+from benchlib import ROOT, production, run_timed
 
 SEED = 20241130
 TOPICS = ["json", "pathlib", "asyncio", "datetime", "regex", "logging", "csv", "sqlite3",
@@ -54,12 +54,21 @@ SHAPES = ["how do I {v} {o} with {t}", "{t} {v} {o} example", "why does {t} fail
           "best way to {v} {o} in python {ver}", "{v} {o} using {t} without errors",
           "{t}: {v} {o} faster", "how to {v} {o} in {t} on windows",
           "can {t} {v} {o} asynchronously", "{v} {o} {t} python {ver} vs {ver2}"]  # fmt: skip
+# A query log line's text and its own fields from its rank and its shape.
+Question = Callable[[int, int], tuple[str, dict[str, object]]]
 FEEDBACK = ["", "", "", "", "", "", "", "thumbs_down", "no_click", "thumbs_up", "escalation"]
 
 
-def make_querylog(path: Path, lines: int, seed: int = SEED) -> None:
+def write_querylog(
+    path: Path, lines: int, seed: int, n_shapes: int, question: Question, marks: tuple[str, ...]
+) -> None:
+    """Zipf-distributed repeats over ``n_shapes`` question shapes (ranks over 150,000 drawn
+    again uniformly), 50,000 users, sessions of 5,000 lines. ``question(rank, rank % n_shapes)``
+    gives a line's text and its own fields; ``marks``, what its text may get: a repeat's number
+    ``{n}``, then (0.5 % of the lines each) the user's e-mail address ``{u}`` or a phone number
+    (``{u4}``, ``{u9}``: the user's number modulo 10,000 and 9,999)."""
+    case, mail, phone = marks
     rng = np.random.default_rng(seed)
-    n_shapes = len(SHAPES) * len(TOPICS) * len(VERBS) * len(OBJECTS) // 2  # ~18k bases
     ranks = rng.zipf(1.15, size=lines)
     ranks = np.where(ranks > 150_000, rng.integers(1, 150_000, size=lines), ranks)
     users = rng.integers(0, 50_000, size=lines)
@@ -67,44 +76,58 @@ def make_querylog(path: Path, lines: int, seed: int = SEED) -> None:
     start = 1_700_000_000
     with path.open("w", encoding="utf-8") as out:
         for i in range(lines):
-            r = int(ranks[i])
-            shape = SHAPES[r % len(SHAPES)]
-            base = r % n_shapes
-            text = shape.format(
-                v=VERBS[base % 20],
-                o=OBJECTS[(base // 20) % 20],
-                t=TOPICS[(base // 400) % 20],
-                ver=f"3.{8 + r % 5}",
-                ver2=f"3.{7 + r % 3}.{r % 10}",
-            )
+            r, user = int(ranks[i]), users[i]
+            text, fields = question(r, r % n_shapes)
             if r > n_shapes:
-                text += f" (case {r // n_shapes})"
+                text += case.format(n=r // n_shapes)
             if pii[i] < 0.005:
-                text += f" mail me at dev{users[i]}@example.com"
+                text += mail.format(u=user)
             elif pii[i] < 0.01:
-                text += f" or call +44 20 7946 {users[i] % 10000:04d}"
+                text += phone.format(u4=user % 10000, u9=user % 9999)
             record = {
                 "query": text,
                 "timestamp": start + i * 2,
-                "user": f"u{users[i]}",
-                "session": f"u{users[i]}-{i // 5000}",
-                "category": TOPICS[(base // 400) % 20],
+                "user": f"u{user}",
+                "session": f"u{user}-{i // 5000}",
+                **fields,
                 "feedback": FEEDBACK[(r + i) % len(FEEDBACK)],
             }
-            out.write(json.dumps(record) + "\n")
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def write_corpus(path: Path, texts: Iterable[str], step: int, title: str) -> None:
+    """Chunks of 10 per document, their offsets ``step`` characters apart."""
+    with path.open("w", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            record = {"id": f"c{i}", "doc_id": f"d{i // 10}", "text": text, "position": i % 10,
+                      "start": (i % 10) * step, "end": (i % 10) * step + len(text),
+                      "title": f"{title} {i // 10}"}  # fmt: skip
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def make_querylog(path: Path, lines: int, seed: int = SEED) -> None:
+    n_shapes = len(SHAPES) * len(TOPICS) * len(VERBS) * len(OBJECTS) // 2  # ~18k bases
+
+    def question(r: int, base: int) -> tuple[str, dict[str, object]]:
+        text = SHAPES[r % len(SHAPES)].format(
+            v=VERBS[base % 20],
+            o=OBJECTS[(base // 20) % 20],
+            t=TOPICS[(base // 400) % 20],
+            ver=f"3.{8 + r % 5}",
+            ver2=f"3.{7 + r % 3}.{r % 10}",
+        )
+        return text, {"category": TOPICS[(base // 400) % 20]}
+
+    marks = (" (case {n})", " mail me at dev{u}@example.com", " or call +44 20 7946 {u4:04d}")
+    write_querylog(path, lines, seed, n_shapes, question, marks)
 
 
 def make_corpus(path: Path, chunks: int, seed: int = SEED) -> None:
     rng = np.random.default_rng(seed + 1)
     stems = ("data", "file", "path", "loop", "task", "time", "text")
     words = np.array([f"{t}{i}" for t in stems for i in range(300)] + TOPICS + VERBS)
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(chunks):
-            text = " ".join(words[rng.integers(0, len(words), size=75)])
-            record = {"id": f"c{i}", "doc_id": f"d{i // 10}", "text": text, "position": i % 10,
-                      "start": (i % 10) * 520, "end": (i % 10) * 520 + len(text),
-                      "title": f"Document {i // 10}"}  # fmt: skip
-            out.write(json.dumps(record) + "\n")
+    texts = (" ".join(words[rng.integers(0, len(words), size=75)]) for _ in range(chunks))
+    write_corpus(path, texts, 520, "Document")
 
 
 ZH = ROOT / "annotation" / "demo_data" / "zh_collection"
@@ -133,36 +156,18 @@ def _zh_products() -> list[str]:
 
 
 def make_querylog_zh(path: Path, lines: int, seed: int = SEED) -> None:
-    rng = np.random.default_rng(seed)
     products = _zh_products()
     n_shapes = len(ZH_ASKS) * len(ZH_ASPECTS) * len(products)
-    ranks = rng.zipf(1.15, size=lines)
-    ranks = np.where(ranks > 150_000, rng.integers(1, 150_000, size=lines), ranks)
-    users = rng.integers(0, 50_000, size=lines)
-    pii = rng.random(lines)
-    start = 1_700_000_000
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(lines):
-            r = int(ranks[i])
-            base = r % n_shapes
-            text = ZH_ASKS[base % len(ZH_ASKS)].format(
-                p=products[(base // len(ZH_ASKS)) % len(products)],
-                a=ZH_ASPECTS[(base // (len(ZH_ASKS) * len(products))) % len(ZH_ASPECTS)],
-            )
-            if r > n_shapes:
-                text += f"（订单 {r // n_shapes}）"
-            if pii[i] < 0.005:
-                text += f"，邮箱dev{users[i]}@example.com"
-            elif pii[i] < 0.01:
-                text += f"，电话138{users[i] % 10000:04d}{users[i] % 9999:04d}"
-            record = {
-                "query": text,
-                "timestamp": start + i * 2,
-                "user": f"u{users[i]}",
-                "session": f"u{users[i]}-{i // 5000}",
-                "feedback": FEEDBACK[(r + i) % len(FEEDBACK)],
-            }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def question(r: int, base: int) -> tuple[str, dict[str, object]]:
+        text = ZH_ASKS[base % len(ZH_ASKS)].format(
+            p=products[(base // len(ZH_ASKS)) % len(products)],
+            a=ZH_ASPECTS[(base // (len(ZH_ASKS) * len(products))) % len(ZH_ASPECTS)],
+        )
+        return text, {}
+
+    marks = ("（订单 {n}）", "，邮箱dev{u}@example.com", "，电话138{u4:04d}{u9:04d}")
+    write_querylog(path, lines, seed, n_shapes, question, marks)
 
 
 def make_corpus_zh(path: Path, chunks: int, seed: int = SEED) -> None:
@@ -175,17 +180,17 @@ def make_corpus_zh(path: Path, chunks: int, seed: int = SEED) -> None:
     ]
     sentences += ["退貨運費由買家承擔，質量問題除外。", "電子發票會在訂單完成後發送到郵箱。"]
     picks = rng.integers(0, len(sentences), size=(chunks, 8))
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(chunks):
+
+    def texts() -> Iterator[str]:
+        for row in picks:
             text = ""
-            for j in picks[i]:
+            for j in row:
                 text += sentences[j]
                 if len(text) >= 300:
                     break
-            record = {"id": f"c{i}", "doc_id": f"d{i // 10}", "text": text, "position": i % 10,
-                      "start": (i % 10) * 330, "end": (i % 10) * 330 + len(text),
-                      "title": f"文档 {i // 10}"}  # fmt: skip
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            yield text
+
+    write_corpus(path, texts(), 330, "文档")
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
@@ -223,12 +228,16 @@ def main() -> None:
     subprocess.run(["dropdb", "--if-exists", admin, db[1]], check=False)
     subprocess.run(["createdb", admin, db[1]], check=True)
     env = dict(os.environ, DATABASE_URL=args.database_url, DJANGO_SETTINGS_MODULE="config.settings")
-    # Measured as in production: DEBUG off (no SQL recorded by every cursor).
-    env.setdefault("DEBUG", "0")
-    env.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
-    env.setdefault("ALLOWED_HOSTS", "localhost")
+    production(env)
     env.setdefault("GOLDSMITH_VAR_DIR", str(args.out / "var"))
     manage = [sys.executable, "manage.py"]
+
+    def shell(code: str) -> str:
+        """The last line ``manage.py shell -c code`` printed."""
+        done = subprocess.run([*manage, "shell", "-c", code], cwd=ROOT, env=env, check=True,
+                              capture_output=True, text=True)  # fmt: skip
+        return done.stdout.strip().splitlines()[-1]
+
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([*manage, "create_project", "--name", "Bench", "--lead", "bench"],
                    cwd=ROOT, env=env, check=True, capture_output=True)  # fmt: skip
@@ -237,12 +246,9 @@ def main() -> None:
     wall, cpu, peak, out = timed([*manage, "import_querylog", "--project", "Bench",
                                   str(log_path), "--quiet"], env)  # fmt: skip
     report = json.loads(
-        subprocess.run(
-            [*manage, "shell", "-c", "from annotation.models import QueryLog; import json; "
-             "l = QueryLog.objects.latest('id'); print(json.dumps({'report': l.report, "
-             "'scrubbed': l.scrubbed}))"],
-            cwd=ROOT, env=env, check=True, capture_output=True, text=True,
-        ).stdout.strip().splitlines()[-1]
+        shell("from annotation.models import QueryLog; import json; "
+              "l = QueryLog.objects.latest('id'); print(json.dumps({'report': l.report, "
+              "'scrubbed': l.scrubbed}))")
     )  # fmt: skip
     rows.append(("query log", args.lines, "lines", wall, cpu, peak, out, report))
     stages = []
@@ -253,12 +259,9 @@ def main() -> None:
         # The import is done when its chunks are stored (its record's created → finished);
         # the command then builds the search index (a worker does, for an upload).
         stored = float(
-            subprocess.run(
-                [*manage, "shell", "-c", "from annotation.models import CorpusImport; "
-                 "r = CorpusImport.objects.latest('id'); "
-                 "print((r.finished_at - r.created_at).total_seconds())"],
-                cwd=ROOT, env=env, check=True, capture_output=True, text=True,
-            ).stdout.strip().splitlines()[-1]
+            shell("from annotation.models import CorpusImport; "
+                  "r = CorpusImport.objects.latest('id'); "
+                  "print((r.finished_at - r.created_at).total_seconds())")
         )  # fmt: skip
         index = re.search(r"search index: \d+ vectors in ([\d.]+) s", out)
         stages.append((name, stored, float(index[1]) if index else 0.0))

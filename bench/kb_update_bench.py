@@ -32,72 +32,21 @@ import json
 import os
 import platform
 import random
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from benchlib import CHUNK_COLUMNS, SUPPORT_WORDS, copy_rows, django_setup, text_of
+
 SEED = 20261201
+# The help desk's words but seven (csv, downgrade, api, latency, sso, saml, scim).
 WORDS = [
-    "password",
-    "reset",
-    "invoice",
-    "refund",
-    "plan",
-    "annual",
-    "billing",
-    "account",
-    "login",
-    "export",
-    "report",
-    "user",
-    "admin",
-    "team",
-    "seat",
-    "license",
-    "upgrade",
-    "cancel",
-    "trial",
-    "token",
-    "webhook",
-    "error",
-    "timeout",
-    "region",
-    "backup",
-    "restore",
-    "audit",
-    "policy",
-    "security",
-    "email",
+    w
+    for w in SUPPORT_WORDS
+    if w not in {"csv", "downgrade", "api", "latency", "sso", "saml", "scim"}
 ]
-
-
-def text_of(rng: random.Random, n_chars: int) -> str:
-    words: list[str] = []
-    size = 0
-    while size < n_chars:
-        w = rng.choice(WORDS)
-        words.append(w)
-        size += len(w) + 1
-    return " ".join(words) + "."
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def copy_rows(table: str, columns: list[str], rows) -> None:  # type: ignore[no-untyped-def]
-    from django.db import connection
-
-    cols = ", ".join(f'"{c}"' for c in columns)
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as copy,
-    ):
-        for row in rows:
-            copy.write_row(row)
 
 
 def build(n_chunks: int, n_queries: int, per_query: int, name: str):  # type: ignore[no-untyped-def]
@@ -124,7 +73,7 @@ def build(n_chunks: int, n_queries: int, per_query: int, name: str):  # type: ig
 
         def chunk_rows():  # type: ignore[no-untyped-def]
             for i in range(n_chunks):
-                text = text_of(rng, 300)
+                text = text_of(rng, 300, WORDS) + "."
                 texts.append(text)
                 start = (i % 5) * 310
                 yield (
@@ -132,12 +81,7 @@ def build(n_chunks: int, n_queries: int, per_query: int, name: str):  # type: ig
                     start, start + len(text), "{}", sha(text), False, False, now,
                 )  # fmt: skip
 
-        copy_rows(
-            Chunk._meta.db_table,
-            ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
-             "metadata", "text_sha256", "text_changed", "removed", "updated_at"],
-            chunk_rows(),
-        )  # fmt: skip
+        copy_rows(Chunk._meta.db_table, CHUNK_COLUMNS, chunk_rows())
         records = []
         for q in range(n_queries):
             docs = rng.sample(range(n_docs), 2)
@@ -193,9 +137,7 @@ def update(project, texts: list[str], share: float) -> dict[str, int]:  # type: 
             cursor.execute(
                 "CREATE TEMP TABLE bench_change (chunk_id varchar, text text, sha varchar)"
             )
-            with cursor.cursor.copy("COPY bench_change FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+            copy_rows("bench_change", ["chunk_id", "text", "sha"], rows)
             cursor.execute(
                 "UPDATE annotation_chunk c SET text = b.text, text_sha256 = b.sha "
                 "FROM bench_change b WHERE c.project_id = %s AND c.chunk_id = b.chunk_id",
@@ -205,8 +147,7 @@ def update(project, texts: list[str], share: float) -> dict[str, int]:  # type: 
         doc_pk = dict(project.documents.values_list("doc_id", "id"))
         copy_rows(
             Chunk._meta.db_table,
-            ["project_id", "document_id", "chunk_id", "text", "position", "start", "end",
-             "metadata", "text_sha256", "text_changed", "removed", "updated_at"],
+            CHUNK_COLUMNS,
             (
                 (project.pk, doc_pk[f"d{i // 5}"], f"d{i // 5}#{i % 5}-new",
                  "reworded " + texts[i], 10 + i % 5, (i % 5) * 310 + 20,
@@ -229,9 +170,7 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, default=2, help="annotators per query")
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    django_setup()
     from django.core.management import call_command
     from django.db import connection
 

@@ -46,9 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import urllib3
+from benchlib import ROOT, django_setup, sentence, sentences_corpus, session_key
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 SEED = 16
 PROJECT = "Quickstart bench"
 N_CLIENTS = 16
@@ -56,40 +55,15 @@ N_QUERIES = 1_000
 PER_QUERY = 30
 N_CHUNKS = 10_000
 CANDIDATE = re.compile(r'data-candidate-id="(\d+)"')
-WORDS = """
-    install python package pip virtual environment error import module path version upgrade
-    windows linux mac file read write open close loop list dict string format date time zone
-    thread process async await socket http request response json parse encode decode unicode
-    test mock fixture class method function argument return value exception raise catch log
-"""
-VOCABULARY = WORDS.split()
-
-
-def django_setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-
-
-def sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(VOCABULARY) for _ in range(n)).capitalize() + "."
 
 
 def build(annotators: int) -> dict[str, object]:
     """The bench project through the real services: 1,000 queries x 30 candidates, each query
     assigned to 2 annotators. Returns the project id and a signed-in session per annotator."""
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from annotation.models import Chunk, Document, PoolSource, Project, Query
+    from annotation.models import PoolSource, Project, Query
     from annotation.models.judging import SourceKind
     from annotation.services.assignment import queries_assign
     from annotation.services.judging import guideline_publish
@@ -103,24 +77,7 @@ def build(annotators: int) -> dict[str, object]:
     project = project_setup(name=PROJECT, leads=["qs-lead"], annotators=names).project
     lead = get_user_model().objects.get(username="qs-lead")
     guideline_publish(project=project, markdown="# Grades\n\n2, 1 or 0.", by=lead)
-    docs = Document.objects.bulk_create(
-        [Document(project=project, doc_id=f"d{i}", title=sentence(rng, 4)) for i in range(1000)]
-    )
-    Chunk.objects.bulk_create(
-        [
-            Chunk(
-                project=project,
-                document=docs[i % len(docs)],
-                chunk_id=f"c{i}",
-                text=" ".join(sentence(rng, 12) for _ in range(4)),
-                position=i // len(docs),
-                text_sha256=f"{i:064x}",
-            )
-            for i in range(N_CHUNKS)
-        ],
-        batch_size=2000,
-    )
-    chunk_ids = list(Chunk.objects.filter(project=project).values_list("id", flat=True))
+    chunk_ids = sentences_corpus(project, rng, 1000, N_CHUNKS, batch_size=2000)
     Query.objects.bulk_create(
         [
             Query(project=project, text=f"{sentence(rng, 6)} #{i}", normalized=f"q{i}")
@@ -131,17 +88,10 @@ def build(annotators: int) -> dict[str, object]:
     source = PoolSource.objects.create(project=project, name="bench", kind=SourceKind.RUN)
     pool_add_hits(source=source, hits={q: rng.sample(chunk_ids, PER_QUERY) for q in query_ids})
     queries_assign(project=project, per_query=2)
-    sessions = {}
-    for user in get_user_model().objects.filter(username__in=names):
-        store = SessionStore()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        sessions[user.username] = {
-            "sessionid": store.session_key,
-            "csrftoken": secrets.token_hex(16),
-        }
+    sessions = {
+        user.username: {"sessionid": session_key(user), "csrftoken": secrets.token_hex(16)}
+        for user in get_user_model().objects.filter(username__in=names)
+    }
     return {"project_id": project.pk, "sessions": sessions}
 
 

@@ -20,24 +20,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
-from benchlib import cpu_seconds
+from benchlib import ROOT, cpu_seconds, django_setup, production
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ["GOLDSMITH_ALLOW_PRIVATE_RETRIEVER_URLS"] = "1"
 os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
-# Measured as in production: DEBUG off (no SQL recorded by every cursor).
-os.environ.setdefault("DEBUG", "0")
-os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
-os.environ.setdefault("ALLOWED_HOSTS", "localhost")
+production(os.environ)
 
 
 def main() -> int:
@@ -51,9 +44,7 @@ def main() -> int:
     parser.add_argument("--rag", action="store_true", help="every stage and answer keys")
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    django_setup()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -129,24 +120,15 @@ def main() -> int:
     env = dict(os.environ)
     if connection.vendor == "sqlite":
         env["DATABASE_URL"] = f"sqlite:///{connection.settings_dict['NAME']}"
-    subprocess.run(
-        [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
+    celery = [sys.executable, "-m", "celery", "-A", "config"]
+    subprocess.run([*celery, "purge", "-f"], cwd=ROOT, env=env, capture_output=True, check=False)
     log = (
         Path(os.environ.get("GOLDSMITH_VAR_DIR", "/tmp"))
         / f"bench-worker-{uuid.uuid4().hex[:6]}.log"
     )
     worker = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
+            *celery,
             "worker",
             "--loglevel=WARNING",
             f"--concurrency={args.worker_processes}",
@@ -155,7 +137,7 @@ def main() -> int:
             "--without-heartbeat",
             f"--hostname=bench-{uuid.uuid4().hex[:6]}@%h",
         ],
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,

@@ -14,12 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from benchlib import django_setup
 
 
 def main() -> None:
@@ -27,9 +24,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    django_setup()
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
