@@ -14,6 +14,8 @@ import re
 import secrets
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +142,26 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
     own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return own + sum(cpu_seconds(int(child)) for child in children)
+
+
+def wait_healthy(
+    base: str, server: subprocess.Popen[Any], *, every: float = 0.5, timeout: float = 300
+) -> None:
+    """Ask GET ``base``/healthz (the readiness probe of a deployment) every ``every`` seconds
+    until it answers 200; exit when the server ends first, or after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            said = server.stderr.read() if server.stderr else ""
+            raise SystemExit(f"the server exited ({server.returncode}) before answering\n{said}")
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:  # refused, or an HTTP error status
+            pass
+        time.sleep(every)
+    raise SystemExit("the server never answered /healthz")
 
 
 def shared_data(*parts: str) -> Path:

@@ -30,7 +30,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchlib import ROOT, cpu_seconds, django_setup, production, session_key
+from benchlib import ROOT, cpu_seconds, django_setup, production, session_key, wait_healthy
 
 production(os.environ)  # the servers started here run as in production, over plain HTTP
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
@@ -125,18 +125,12 @@ def one_start(server: str, url: str, cookie: str, repo: Path) -> dict[str, float
     else:
         command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
     spawned = time.perf_counter()
-    process = subprocess.Popen(command, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     base = f"http://127.0.0.1:{port}"
     try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(process.stderr.read().decode() if process.stderr else "died")
-            try:
-                status, _, _ = get(f"{base}/healthz")
-                if status == 200:
-                    break
-            except OSError:
-                time.sleep(0.05)
+        wait_healthy(base, process, every=0.05)
         ready = time.perf_counter() - spawned
         time.sleep(0.5)  # let the worker settle after answering the probe
         cpu = cpu_seconds(process.pid)

@@ -56,8 +56,9 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -275,27 +276,25 @@ def settle(
     decided_by: list[str] = []
     to_lead = np.zeros(len(grades), dtype=bool)
     escalated = np.zeros(len(grades), dtype=bool)
-    for q, (true, g) in enumerate(zip(truth, grades, strict=True)):
-        reasons = rules.flag_reasons(
-            kappa=two[q],
+
+    def reasons_for(kappa: float | None, votes: IntArray) -> list[str]:
+        return rules.flag_reasons(
+            kappa=kappa,
             threshold=threshold,
-            grades=_by_annotator(g[:2]),
+            grades=_by_annotator(votes),
             ambiguous=False,
             tie_rule=tie_rule,
         )
+
+    for q, (true, g) in enumerate(zip(truth, grades, strict=True)):
         votes = g[:2]
+        reasons = reasons_for(two[q], votes)
         if reasons and rule == "lower+third":
             escalated[q] = True
             votes = g[:3]
             # After a third grade: flagged still when kappa is low, or a candidate has no
             # majority (a two-apart tie such as 0/1/2); otherwise it resolves by rule.
-            still_low = rules.LOW_KAPPA in rules.flag_reasons(
-                kappa=three[q],
-                threshold=threshold,
-                grades=_by_annotator(votes),
-                ambiguous=False,
-                tie_rule=tie_rule,
-            )
+            still_low = rules.LOW_KAPPA in reasons_for(three[q], votes)
             no_majority = any(
                 rules.rule_resolution(col.tolist(), tie_rule=rules.LEAD) is None for col in votes.T
             )
@@ -451,25 +450,20 @@ def _half_width(values: Sequence[float]) -> float:
 
 
 def summarise(figures: dict[str, list[Figures]]) -> dict[str, Summary]:
-    """Each rule's :class:`Summary` over the replicates."""
+    """Each rule's :class:`Summary` over the replicates: every figure's mean (a dict's, key by
+    key), and the accuracy difference to ``lead``."""
     lead = figures["lead"]
     out = {}
     for rule, reps in figures.items():
         diff = [a.accuracy - b.accuracy for a, b in zip(reps, lead, strict=True)]
-        out[rule] = Summary(
-            accuracy=_mean([f.accuracy for f in reps]),
-            relevant_accuracy=_mean([f.relevant_accuracy for f in reps]),
-            rule_accuracy=_mean([f.rule_accuracy for f in reps]),
-            minus_lead=_mean(diff),
-            minus_lead_ci=_half_width(diff),
-            to_lead=_mean([f.to_lead for f in reps]),
-            escalated=_mean([f.escalated for f in reps]),
-            decided={k: _mean([f.decided[k] for f in reps]) for k in DECIDED_BY},
-            wrong={k: _mean([f.wrong[k] for f in reps]) for k in DECIDED_BY},
-            lowered=_mean([f.lowered for f in reps]),
-            raised=_mean([f.raised for f in reps]),
-            metrics={m: _mean([f.metrics[m] for f in reps]) for m in reps[0].metrics},
-        )
+        means: dict[str, Any] = {}
+        for name in (f.name for f in fields(Figures)):
+            values = [getattr(f, name) for f in reps]
+            if isinstance(values[0], dict):
+                means[name] = {k: _mean([v[k] for v in values]) for k in values[0]}
+            else:
+                means[name] = _mean(values)
+        out[rule] = Summary(**means, minus_lead=_mean(diff), minus_lead_ci=_half_width(diff))
     return out
 
 

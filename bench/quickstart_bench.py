@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import urllib3
-from benchlib import ROOT, django_setup, sentence, sentences_corpus, session_key
+from benchlib import ROOT, django_setup, sentence, sentences_corpus, session_key, wait_healthy
 
 SEED = 16
 PROJECT = "Quickstart bench"
@@ -195,21 +195,6 @@ def group_cpu_seconds(pgid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def wait_healthy(base: str, server: subprocess.Popen, timeout: float = 300) -> None:
-    http = urllib3.PoolManager(retries=False, timeout=5)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited ({server.returncode}) before answering")
-        try:
-            if http.request("GET", f"{base}/healthz").status == 200:
-                return
-        except urllib3.exceptions.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise SystemExit("the server never answered /healthz")
-
-
 def verify(project_id: int, clients: list[Client]) -> dict[str, int]:
     """Every save answered 200 is in the database with its grade; progress counts are exact."""
     from annotation.models import Assignment, Judgment
@@ -353,19 +338,13 @@ def main() -> None:
         "saves": len(saves),
         "grades_per_second": round(len(saves) / args.duration, 1),
         "save_ms": {
-            "p50": round(percentile(saves, 50) * ms),
-            "p95": round(percentile(saves, 95) * ms),
-            "p99": round(percentile(saves, 99) * ms),
+            **{f"p{q}": round(percentile(saves, q) * ms) for q in (50, 95, 99)},
             "max": round(max(saves, default=0) * ms),
             "mean": round(statistics.fmean(saves) * ms) if saves else None,
             "over_1s_share": round(sum(s > 1 for s in saves) / max(len(saves), 1), 4),
         },
         "opens": len(opens),
-        "open_ms": {
-            "p50": round(percentile(opens, 50) * ms),
-            "p95": round(percentile(opens, 95) * ms),
-            "p99": round(percentile(opens, 99) * ms),
-        },
+        "open_ms": {f"p{q}": round(percentile(opens, q) * ms) for q in (50, 95, 99)},
         "errors": len(errors),
         "first_errors": errors[:5],
         **checked,
