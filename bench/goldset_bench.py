@@ -35,13 +35,12 @@ SEED = 20261130
 def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
     """A project with `n_queries` approved queries, each with `per_query` resolved candidates
     (grades 0/1/2 ~ 60/25/15 %) over a corpus of `n_chunks` chunks. Returns the project id."""
-    import hashlib
-
     from django.db import connection, transaction
     from django.utils import timezone
 
     from annotation.models import Chunk, Document, Query
     from annotation.services.projects import project_setup
+    from goldsmith.corpus import text_sha256
 
     rng = random.Random(SEED)
     now = timezone.now()
@@ -62,7 +61,7 @@ def build(n_queries: int, per_query: int, n_chunks: int, name: str) -> int:
                 yield (
                     project.pk, doc_ids[i // 5], f"d{i // 5}#{i % 5}", text, i % 5,
                     (i % 5) * 400, (i % 5) * 400 + len(text), "{}",
-                    hashlib.sha256(text.encode()).hexdigest(), False, False, now,
+                    text_sha256(text), False, False, now,
                 )  # fmt: skip
 
         copy_rows(Chunk._meta.db_table, CHUNK_COLUMNS, chunk_rows())

@@ -27,7 +27,6 @@ the update). Pool hits of built-in retrievers are not counted (no pool source he
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -36,6 +35,8 @@ import time
 
 from benchlib import CHUNK_COLUMNS, SUPPORT_WORDS, copy_rows, django_setup, text_of
 
+from goldsmith.corpus import text_sha256
+
 SEED = 20261201
 # The help desk's words but seven (csv, downgrade, api, latency, sso, saml, scim).
 WORDS = [
@@ -43,10 +44,6 @@ WORDS = [
     for w in SUPPORT_WORDS
     if w not in {"csv", "downgrade", "api", "latency", "sso", "saml", "scim"}
 ]
-
-
-def sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def build(n_chunks: int, n_queries: int, per_query: int, name: str):  # type: ignore[no-untyped-def]
@@ -78,7 +75,7 @@ def build(n_chunks: int, n_queries: int, per_query: int, name: str):  # type: ig
                 start = (i % 5) * 310
                 yield (
                     project.pk, doc_pk[f"d{i // 5}"], f"d{i // 5}#{i % 5}", text, i % 5,
-                    start, start + len(text), "{}", sha(text), False, False, now,
+                    start, start + len(text), "{}", text_sha256(text), False, False, now,
                 )  # fmt: skip
 
         copy_rows(Chunk._meta.db_table, CHUNK_COLUMNS, chunk_rows())
@@ -133,7 +130,7 @@ def update(project, texts: list[str], share: float) -> dict[str, int]:  # type: 
                     if j % 2 == 0
                     else texts[i] + " upgrade"
                 )
-                rows.append((f"d{i // 5}#{i % 5}", text, sha(text)))
+                rows.append((f"d{i // 5}#{i % 5}", text, text_sha256(text)))
             cursor.execute(
                 "CREATE TEMP TABLE bench_change (chunk_id varchar, text text, sha varchar)"
             )
@@ -151,8 +148,8 @@ def update(project, texts: list[str], share: float) -> dict[str, int]:  # type: 
             (
                 (project.pk, doc_pk[f"d{i // 5}"], f"d{i // 5}#{i % 5}-new",
                  "reworded " + texts[i], 10 + i % 5, (i % 5) * 310 + 20,
-                 (i % 5) * 310 + 20 + len(texts[i]), "{}", sha("reworded " + texts[i]), False,
-                 False, now)
+                 (i % 5) * 310 + 20 + len(texts[i]), "{}", text_sha256("reworded " + texts[i]),
+                 False, False, now)
                 for i in retire
             ),
         )  # fmt: skip
