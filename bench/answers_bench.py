@@ -25,9 +25,9 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchlib import ROOT
+
 METRICS = ["context_recall@5", "fact_coverage", "answer_f1", "exact_match", "answer_correctness"]
 WORDS = [
     "refund",

@@ -173,14 +173,13 @@ def shared_data(*parts: str) -> Path:
     return next((p for p in near if p.exists()), near[0]).joinpath(*parts)
 
 
-def production(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
+def production(env: MutableMapping[str, str]) -> None:
     """``env`` (``os.environ`` or a child's) measured as in production, where not set already:
     DEBUG off (no SQL recorded by every cursor), a random key (it signs only the bench's
     sessions) and the local host names."""
     env.setdefault("DEBUG", "0")
     env.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
     env.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
-    return env
 
 
 def django_setup() -> None:

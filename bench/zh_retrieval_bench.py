@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
+
+from benchlib import ROOT
 
 from goldsmith import metrics
 from goldsmith.intake.tokenizers import DEFAULT, ZH_BIGRAMS, ZH_CHARS, ZH_WORDS
 from goldsmith.retrievers.builtin import build_retriever
 
-COLLECTION = Path(__file__).resolve().parents[1] / "annotation" / "demo_data" / "zh_collection"
+COLLECTION = ROOT / "annotation" / "demo_data" / "zh_collection"
 TOKENIZERS = (ZH_CHARS, ZH_BIGRAMS, ZH_WORDS, DEFAULT)
 
 
