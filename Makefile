@@ -18,9 +18,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps 'irrCAC==0.4.4'
 	@touch $@
 
-# The translation catalogs' .mo files are built here (run and test need install), never committed.
+# The translation catalogs' .mo files and the Chinese variant fold's table of regional words
+# (from the installed OpenCC) are built here (run and test need install), never committed.
 install: $(VENV)/.installed
 	$(PY) manage.py compile_catalogs
+	$(PY) -m goldsmith.intake.regional_words
 
 run: install
 	$(PY) manage.py migrate --noinput

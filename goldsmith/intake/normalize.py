@@ -2,10 +2,12 @@
 
 `normalize_query` is the key of exact de-duplication: Unicode NFKC, case-folded, whitespace
 collapsed; for a Chinese project also Chinese punctuation as its ASCII counterpart, no spaces
-between Han characters, and one spelling of each phrase whatever script and region it was typed
-in (`goldsmith.intake.tokenizers.fold_variants`: OpenCC's Hong Kong and Taiwan to mainland
-conversions by phrase, and 帳 as 账 outside the curtain words), so that "怎麼退款。" and
-"怎么退款." are one query, and so are 退款多久到帳 and 退款多久到账, 軟體 and 软件. `display_text`
+between Han characters, and traditional text read by phrase as mainland usage
+(`goldsmith.intake.tokenizers.fold_variants`: a Han run holding a traditional character
+converted as OpenCC's Hong Kong and Taiwan to mainland conversions do, a simplified run kept as
+typed, and 帳 as 账 outside the curtain words), so that "怎麼退款。" and "怎么退款." are one query,
+and so are 退款多久到帳 and 退款多久到账, 軟體 and 软件; 查询 and 查找, or 软体 and 软件, typed in
+simplified characters, stay two. `display_text`
 keeps the case, the script and the full-width punctuation that a person typed (NFKC for the
 rest, white space collapsed).
 

@@ -147,14 +147,12 @@ def chinese_term(token: str) -> str | None:
 
 
 @cache
-def _t2s() -> Callable[[str], str]:
-    """OpenCC's ``t2s`` converter, called only on a text holding a character that ``t2s``
-    changes on its own (found once, in one call over every BMP Han character): most Chinese
-    text is simplified already, and skipping the call makes it five times cheaper."""
+def _traditional() -> Callable[[str], re.Match[str] | None]:
+    """Search for a character that OpenCC ``t2s`` changes on its own (found once, in one call
+    over every BMP Han character): a text without one is simplified already."""
     import opencc
 
-    converter = opencc.OpenCC("t2s")
-    convert: Callable[[str], str] = converter.convert
+    convert = opencc.OpenCC("t2s").convert
     chars = [
         chr(c)
         for a, b in ((0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00))
@@ -163,7 +161,18 @@ def _t2s() -> Callable[[str], str]:
     changed = "".join(
         c for c, s in zip(chars, convert("\n".join(chars)).split("\n"), strict=True) if c != s
     )
-    traditional = re.compile(f"[{re.escape(changed)}]").search
+    return re.compile(f"[{re.escape(changed)}]").search
+
+
+@cache
+def _t2s() -> Callable[[str], str]:
+    """OpenCC's ``t2s`` converter, called only on a text holding a character that ``t2s``
+    changes on its own: most Chinese text is simplified already, and skipping the call makes
+    it five times cheaper."""
+    import opencc
+
+    convert: Callable[[str], str] = opencc.OpenCC("t2s").convert
+    traditional = _traditional()
 
     def convert_traditional(text: str) -> str:
         return convert(text) if traditional(text) is not None else text
@@ -197,19 +206,33 @@ def _account_zhang(text: str) -> str:
 
 @cache
 def _variants() -> Callable[[str], str]:
-    """One spelling of a Chinese phrase whatever the script and region it was typed in: Hong
-    Kong and other traditional forms as simplified (OpenCC ``hk2s``), then out to Taiwan's
-    words (``s2twp``) and back to mainland usage by phrase (``tw2sp``). The round trip gives
-    軟體, 软体 and 软件 one spelling (软件), and 線上, 线上 and 在线 one (在线), where a one-way
-    conversion would fold only what was typed traditional."""
+    """One Han run in mainland spelling and usage. A run that OpenCC ``t2s`` leaves as it is
+    (it holds no traditional character and no traditional phrase such as 瞭解) is kept as
+    typed: a simplified word is never rewritten into another (查询 stays 查询, not the 查找 of
+    OpenCC's round trip through Taiwan's words). Another run is read by phrase: Hong Kong's and
+    Taiwan's variant characters as OpenCC's standard ones (``hk2t``, ``tw2t``), the Taiwan and
+    Hong Kong words of `goldsmith.intake.regional_words` as their mainland words, the longest
+    first (軟體 → 软件, 線上 → 在线, 記憶體 → 内存: OpenCC's ``tw2sp``/``hk2sp`` words, less those
+    whose characters read as a common mainland word, 查詢 → 查询 and not 查找), the rest by
+    OpenCC ``t2s`` (phrases, then characters)."""
     import opencc
 
-    steps = [opencc.OpenCC(name).convert for name in ("hk2s", "s2twp", "tw2sp")]
+    from goldsmith.intake import regional_words
+
+    hk2t, tw2t, t2s = (opencc.OpenCC(name).convert for name in ("hk2t", "tw2t", "t2s"))
+    words = regional_words.load()
+    regional = re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
+    traditional = _traditional()
 
     @lru_cache(maxsize=1 << 16)
     def convert(run: str) -> str:
-        for step in steps:
-            run = step(run)
+        if traditional(run) is not None or t2s(run) != run:
+            run = tw2t(hk2t(run))
+            pieces, last = [], 0
+            for match in regional.finditer(run):
+                pieces += [t2s(run[last : match.start()]), words[match.group()]]
+                last = match.end()
+            run = "".join([*pieces, t2s(run[last:])])
         return _account_zhang(run) if "帐" in run else run
 
     return convert
@@ -220,11 +243,13 @@ _HAN_RUN_RE = re.compile(f"[{HAN}]+")
 
 def fold_variants(text: str) -> str:
     """A Chinese text in one spelling of mainland usage, for matching only (the stored text
-    keeps what was typed): each Han run converted by phrase as OpenCC's Hong Kong and Taiwan to
-    mainland conversions do (see ``_variants``), and 帐 outside the curtain words read as the
-    account 账 (到帳 → 到账, where OpenCC writes 到帐). Texts and runs are remembered (the last
-    65,536 of each per process): query logs repeat them. The length may change (記憶體 → 内存):
-    never use it for offsets."""
+    keeps what was typed): each Han run holding a traditional character converted by phrase to
+    mainland usage, as OpenCC's Hong Kong and Taiwan to mainland conversions do (see
+    ``_variants``; 軟體 → 软件, 新疆運費 → 新疆运费), a run in simplified characters kept as
+    typed (软体 stays 软体), and in both 帐 outside the curtain words read as the account 账
+    (到帳 → 到账, where OpenCC writes 到帐). Texts and runs are remembered (the last 65,536 of
+    each per process): query logs repeat them. The length may change (記憶體 → 内存): never use
+    it for offsets."""
     return text if text.isascii() else _fold_text(text)
 
 
