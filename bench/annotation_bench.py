@@ -9,6 +9,7 @@ Usage (against a database of its own; it is wiped):
     .venv/bin/python bench/annotation_bench.py tie-rules      # share sent to a lead, per rule
     .venv/bin/python bench/annotation_bench.py escalation     # the same with a third annotator
     .venv/bin/python bench/annotation_bench.py cranfield-lead # no database: Cranfield's truth
+    .venv/bin/python bench/annotation_bench.py synthetic-lead # no database: escalation's share
 
 `setup` builds the project (20,000 chunks, 10,000 queries, 300,000 candidates, 50 annotators,
 20,000 assignments), stores judgments for 90 % of the queries (540,000 rows) and leaves the rest
@@ -646,13 +647,17 @@ def annotate_mix(
     return np.where(right, truth, wrong).astype(np.int64)
 
 
-def settle_as_the_app(truth, grades, *, escalate: bool, weights: str, threshold: float = 0.6):
+def settle_as_the_app(
+    truth, grades, *, escalate: bool, weights: str, threshold: float = 0.6, three_way: str = "lead"
+):
     """Final grades of every query (concatenated) and which reached a lead, settled by the
     engine's rules as the app settles them with the `lower` tie rule: two annotators; a flagged
     query goes to a perfect lead, or with `escalate` first to the third annotator, after whom it
     resolves by majority unless a candidate has none or the flag coefficient of the three
     (`goldsmith.agreement.query_stats`: mean pairwise kappa, or the three's AC1 / AC2) is below
-    the threshold."""
+    the threshold. `three_way` other than "lead" is a rule the app does NOT have, measured for
+    the lead's decision: after escalation a candidate graded 0, 1 and 2 (no majority) settles at
+    the "median" (1) or the "lowest" (0) instead of sending the query to a lead."""
     import numpy as np
 
     from goldsmith import agreement as rules
@@ -686,15 +691,59 @@ def settle_as_the_app(truth, grades, *, escalate: bool, weights: str, threshold:
                 escalated=True,
             )
         escalated.append(went)
-        if reasons:
+        split = went and three_way != "lead" and rules.LOW_KAPPA not in reasons
+        if reasons and not split:
             to_lead.append(True)
             final.append(true.copy())
             continue
         to_lead.append(False)
         rule = rules.settling_tie_rule(rules.LOWER, escalated=went)
-        decided = [rules.rule_resolution(col.tolist(), tie_rule=rule) for col in votes.T]
+        decided = [
+            (1 if three_way == "median" else 0, three_way)
+            if split and len(set(col.tolist())) == 3
+            else rules.rule_resolution(col.tolist(), tie_rule=rule)
+            for col in votes.T
+        ]
         final.append(np.array([d[0] for d in decided if d is not None], dtype=np.int64))
     return final, np.array(to_lead), np.array(escalated)
+
+
+def synthetic_lead(args: argparse.Namespace) -> dict[str, object]:
+    """The `escalation` command's figure without a database, on many more queries: `--queries`
+    pools of `--pool` candidates with true grades drawn 75/15/10, three `--errors` annotators
+    calibrated to `--level` pairwise agreement, every query settled by `settle_as_the_app`
+    (escalation on, `lower`, the flag on `--kappa`). Prints the share of queries sent to a lead
+    with its 95 % interval, and the final-grade accuracy against the truth (a perfect lead's)."""
+    import numpy as np
+
+    weights = np.array(TRUTH_WEIGHTS, dtype=np.float64) / sum(TRUTH_WEIGHTS)
+    accuracy, adjacent = real_mix_rates(args.level)
+    rng = np.random.default_rng([SEED, args.seed])
+    truth = [rng.choice(3, size=args.pool, p=weights) for _ in range(args.queries)]
+    grades = [
+        np.stack([annotate_mix(t, "real-mix", accuracy, adjacent, rng) for _ in range(3)])
+        for t in truth
+    ]
+    final, to_lead, escalated = settle_as_the_app(
+        truth, grades, escalate=True, weights=args.kappa, three_way=args.three_way
+    )
+    every, decided = np.concatenate(truth), np.concatenate(final)
+    share = float(to_lead.mean())
+    result = {
+        "queries": args.queries,
+        "pool": args.pool,
+        "level": args.level,
+        "kappa": args.kappa,
+        "three_way": args.three_way,
+        "seed": args.seed,
+        "to_a_lead": round(share, 5),
+        "interval_95": round(1.96 * math.sqrt(share * (1 - share) / args.queries), 5),
+        "escalated": round(float(escalated.mean()), 5),
+        "points_below_a_perfect_lead": round(100 * (1 - float(np.mean(decided == every))), 3),
+        "relevant_lowered": round(float(np.mean(decided[every >= 1] < every[every >= 1])), 5),
+    }
+    print(json.dumps(result))
+    return result
 
 
 def cranfield_lead(args: argparse.Namespace) -> dict[str, object]:
@@ -769,7 +818,11 @@ def cranfield_lead(args: argparse.Namespace) -> dict[str, object]:
                 for weights in rules.KAPPA_WEIGHTS:
                     for escalate in (False, True):
                         final, to_lead, escalated = settle_as_the_app(
-                            truth, grades, escalate=escalate, weights=weights
+                            truth,
+                            grades,
+                            escalate=escalate,
+                            weights=weights,
+                            three_way=getattr(args, "three_way", "lead"),
                         )
                         got = means(final)
                         figures.setdefault((weights, escalate), []).append(
@@ -959,6 +1012,25 @@ def main() -> None:
     lead.add_argument("--levels", nargs="+", type=float, default=list(LEAD_LEVELS))
     lead.add_argument("--replicates", type=int, default=LEAD_REPLICATES)
     lead.add_argument("--format", choices=("table", "json"), default="table")
+    lead.add_argument(
+        "--three-way",
+        choices=("lead", "median", "lowest"),
+        default="lead",
+        help="after escalation, a 0/1/2 candidate goes to a lead (the app) or, a rule the app "
+        "does not have, settles at the median or the lowest grade",
+    )
+    synth = sub.add_parser(
+        "synthetic-lead",
+        help="the escalation command's share sent to a lead, without a database, on many queries",
+    )
+    synth.add_argument("--queries", type=int, default=20_000)
+    synth.add_argument("--pool", type=int, default=30)
+    synth.add_argument("--level", type=float, default=0.88)
+    synth.add_argument(
+        "--kappa", choices=("unweighted", "linear", "ac1", "ac2_linear"), default="ac1"
+    )
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--three-way", choices=("lead", "median", "lowest"), default="lead")
     load = sub.add_parser("serve-and-load")
     load.add_argument("--users", type=int, default=N_ANNOTATORS)
     load.add_argument("--duration", default="3m")
@@ -973,6 +1045,7 @@ def main() -> None:
         "tie-rules": tie_rules,
         "escalation": escalation,
         "cranfield-lead": cranfield_lead,
+        "synthetic-lead": synthetic_lead,
     }
     commands[args.command](args)
 

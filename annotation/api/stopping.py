@@ -22,23 +22,36 @@ from annotation.permissions import Action, request_access
 from annotation.selectors.judging_order import stop_estimate_for, stopped_left
 from annotation.services.judging import JudgingClosed
 from annotation.services.stopping import StopRefused, assignment_stop, project_stopping_set
-from goldsmith.judging_order import CHECKS, StopEstimate
+from goldsmith.judging_order import StopEstimate
 
 
 def method_words(estimate: StopEstimate) -> str:
-    """How the estimate is made, in plain words (the page and the API say the same)."""
-    return gettext(
+    """How the estimate is made and which figure a stop rests on, in plain words (the page and
+    the API say the same)."""
+    said = gettext(
         "Estimated from the sources' yield so far: a model of how often each retriever's ranks "
         "held relevant chunks in resolved queries, adapted to your own grades on this query "
-        "(never to anyone else's). It is checked by %(checks)d candidates drawn at random from "
-        "the rest: the rest times the share of drawn candidates that were relevant is an "
-        "unbiased estimate. You may finish the query when it is at least %(confidence)s likely "
-        "that %(target)s of the relevant candidates are found and the random check agrees."
-    ) % {
-        "checks": CHECKS,
-        "confidence": f"{estimate.confidence:.0%}",
-        "target": f"{estimate.target:.0%}",
-    }
+        "(never to anyone else's). You may finish the query when the model puts at least "
+        "%(confidence)s probability on %(target)s of the relevant candidates being found."
+    ) % {"confidence": f"{estimate.confidence:.0%}", "target": f"{estimate.target:.0%}"}
+    if not estimate.checks:
+        return (
+            said
+            + " "
+            + gettext(
+                "The stop rests on the model alone: no candidate is drawn at random to check it."
+            )
+        )
+    return (
+        said
+        + " "
+        + gettext(
+            "It is checked by %(checks)d candidates drawn at random from the rest: the rest "
+            "times the share of drawn candidates that were relevant is an unbiased estimate, "
+            "and the random check must agree."
+        )
+        % {"checks": estimate.checks}
+    )
 
 
 def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]:
@@ -55,6 +68,9 @@ def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]
         if estimate.estimated_recall is None
         else round(estimate.estimated_recall, 4),
         "target": estimate.target,
+        "p_target": round(estimate.p_target, 4),
+        "confidence": estimate.confidence,
+        "checks": estimate.checks,
         "checked": estimate.checked,
         "checked_relevant": estimate.checked_relevant,
         "draw": [int(c) for c in estimate.draw],
@@ -86,15 +102,20 @@ def summary_words(estimate: StopEstimate, *, allowed: bool, stopped: int) -> str
         "unjudged": estimate.unjudged,
         "found": estimate.found,
     }
+    said += " " + gettext(
+        "The model puts %(p)s probability on %(target)s of the relevant candidates being found "
+        "(a stop needs %(confidence)s)."
+    ) % {
+        "p": f"{estimate.p_target:.0%}",
+        "target": f"{estimate.target:.0%}",
+        "confidence": f"{estimate.confidence:.0%}",
+    }
     if estimate.draw:
         said += " " + gettext(
             "To check the estimate, grade the candidates marked “random check” next."
         )
     elif estimate.may_stop and allowed:
-        said += " " + gettext(
-            "At least %(target)s of the relevant candidates are found: you may finish this "
-            "query here."
-        ) % {"target": f"{estimate.target:.0%}"}
+        said += " " + gettext("You may finish this query here.")
     elif estimate.may_stop:
         said += " " + gettext(
             "The estimate would allow finishing here, but this project asks for every candidate."
@@ -111,6 +132,18 @@ class StopEstimateOutput(serializers.Serializer):
     )
     estimated_recall = serializers.FloatField(allow_null=True)
     target = serializers.FloatField()
+    p_target = serializers.FloatField(
+        help_text=gettext_lazy(
+            "The model's probability that the target share of the relevant candidates is found: "
+            "what a stop rests on"
+        )
+    )
+    confidence = serializers.FloatField(
+        help_text=gettext_lazy("The probability a stop needs (p_target at least this)")
+    )
+    checks = serializers.IntegerField(
+        help_text=gettext_lazy("Random checks the rule asks for (0: the model alone decides)")
+    )
     checked = serializers.IntegerField(help_text=gettext_lazy("Random checks graded"))
     checked_relevant = serializers.IntegerField()
     draw = serializers.ListField(

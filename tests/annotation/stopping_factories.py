@@ -51,12 +51,15 @@ def stoppable_project(personas) -> Stoppable:
     return Stoppable(project=project, query=query, candidates=candidates, relevant=relevant)
 
 
-def follow_the_order(client, setup: Stoppable, user) -> dict:
+def follow_the_order(client, setup: Stoppable, user, seen: list | None = None) -> dict:
     """Grade as the page asks (the random checks it draws first, else the most likely relevant),
-    through the API, until the estimate allows a stop; returns the last estimate."""
+    through the API, until the estimate allows a stop; returns the last estimate. Every
+    estimate read on the way, the last included, is appended to `seen` when given."""
     base = f"/api/v1/projects/{setup.project.pk}/"
     for _ in range(POOL):
         estimate = client.get(f"{base}queries/{setup.query.pk}/stop/").json()
+        if seen is not None:
+            seen.append(estimate)
         if estimate["may_stop"]:
             return estimate
         if estimate["draw"]:

@@ -1,8 +1,9 @@
 """Issue 22 §2 in Chromium: the lead allows stopping on the dashboard; bob follows the order the
-page gives (the likely relevant first, then the candidates it draws at random to check the
-estimate), reads how many relevant candidates are estimated to be left, and finishes the query
-with s once the estimate allows it. carol does the same, the lead approves and freezes, and the
-version page and a run's report count what was left as not judged (stopped): unjudged."""
+page gives (the likely relevant first), reads how many relevant candidates are estimated to be
+left and the probability the stop rests on (the model alone, at 70 %: no random check), and
+finishes the query with s once the estimate allows it. carol does the same, the lead approves
+and freezes, and the version page and a run's report count what was left as not judged
+(stopped): unjudged."""
 
 from __future__ import annotations
 
@@ -41,7 +42,9 @@ def test_an_annotator_follows_the_order_and_stops_when_allowed(
     page.goto(f"{base}/annotate/{setup.query.pk}/")
     estimate = page.locator("#stop-figure")
     assert f"among the {POOL} not graded yet" in estimate.inner_text()
-    assert "drawn at random" in page.locator("#stop-method").text_content()
+    method = page.locator("#stop-method").text_content()
+    assert "at least 70% probability on 95% of the relevant candidates" in method
+    assert "no candidate is drawn at random" in method
     stop = page.locator("#stop-query")
     assert stop.is_disabled()
     page.click("#show-help")
@@ -60,10 +63,11 @@ def test_an_annotator_follows_the_order_and_stops_when_allowed(
             page.keyboard.press(str(setup.grade_of(cid)))
         page.wait_for_timeout(100)  # the page applies the estimate it fetched
     assert stop.is_enabled(), shown
-    # The order put the relevant candidates first, then three random checks.
+    # The relevant candidates first; the stop rests on the model alone, no random check.
     assert {cid for cid, _ in shown[:2]} == setup.relevant
-    assert sum(checking for _, checking in shown) == 3
-    assert "you may finish this query here" in estimate.inner_text()
+    assert sum(checking for _, checking in shown) == 0
+    assert "You may finish this query here." in estimate.inner_text()
+    assert "(a stop needs 70%)" in estimate.inner_text()
     judged = len(shown)
     page.keyboard.press("s")
     page.get_by_text(f"{POOL - judged} candidates not judged (stopped)").wait_for()
@@ -71,7 +75,7 @@ def test_an_annotator_follows_the_order_and_stops_when_allowed(
     assert Assignment.objects.get(query=setup.query, annotator=personas.bob).status == "done"
     assert Judgment.objects.filter(annotator=personas.bob).count() == judged
     orders = set(Judgment.objects.filter(annotator=personas.bob).values_list("order", flat=True))
-    assert orders == {"likely", "check"}
+    assert orders == {"likely"}
 
     carol = api_client_for(personas.carol)
     follow_the_order(carol, setup, personas.carol)

@@ -50,3 +50,19 @@ def test_grades_drawn_all_at_once_show_the_mix_on_any_grade_mix():
     assert np.mean(gaps == 0) == pytest.approx(0.88, abs=0.003)
     assert np.mean(gaps == 2) / np.mean(gaps > 0) == pytest.approx(0.275, abs=0.01)
     assert np.mean(a == truth) == pytest.approx(accuracy, abs=0.003)
+
+
+def test_a_three_way_split_goes_to_a_lead_unless_the_measured_alternative_is_asked():
+    # Two annotators two apart on candidate 0 (flagged), the third gives the middle grade:
+    # no majority. The app sends the query to a lead; the alternatives measured for the lead's
+    # decision settle that candidate at the median (1) or the lowest grade (0).
+    truth = [np.array([2] + [0] * 9)]
+    grades = [np.array([[2] + [0] * 9, [0] * 10, [1] + [0] * 9])]
+    for three_way, expected in (("lead", None), ("median", 1), ("lowest", 0)):
+        final, to_lead, escalated = bench.settle_as_the_app(
+            truth, grades, escalate=True, weights="ac1", three_way=three_way
+        )
+        assert escalated.tolist() == [True]
+        assert to_lead.tolist() == [expected is None]
+        # A lead is perfect: the truth; else the rule's grade, the rest by majority (0).
+        assert final[0].tolist() == [2 if expected is None else expected] + [0] * 9

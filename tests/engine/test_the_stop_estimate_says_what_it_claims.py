@@ -43,7 +43,7 @@ def test_95_percent_found_allows_exactly_the_misses_it_says(found, target):
 def test_nobody_may_stop_before_the_random_check_and_the_check_comes_from_the_rest():
     p = pool(30)
     own = {f"c{i}": (2 if i < 3 else 0) for i in range(12)}  # the likely ones, judged
-    est = jo.stop_estimate(p, own, jo.SourcePriors())
+    est = jo.stop_estimate(p, own, jo.SourcePriors(), checks=3)
     assert est.found == 3 and est.judged == 12 and est.unjudged == 18
     assert est.expected_remaining == pytest.approx(
         sum(
@@ -53,23 +53,25 @@ def test_nobody_may_stop_before_the_random_check_and_the_check_comes_from_the_re
         )
     )
     if est.p_target >= est.confidence:
-        assert not est.may_stop and len(est.draw) == jo.CHECKS
+        assert not est.may_stop and len(est.draw) == 3
         assert not set(est.draw) & set(own)
         # The draw does not depend on the grades given, only on which are judged.
         other = dict.fromkeys(own, 0)
-        assert jo.stop_estimate(p, other, jo.SourcePriors()).draw in ((), est.draw)
+        assert jo.stop_estimate(p, other, jo.SourcePriors(), checks=3).draw in ((), est.draw)
 
 
 def test_a_clean_check_lets_the_annotator_stop_and_a_relevant_draw_does_not():
     p = pool(40)
     own = {f"c{i}": (2 if i < 2 else 0) for i in range(30)}
-    est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.5)
+    est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.5, checks=3)
     assert est.p_target >= est.confidence and est.draw
     clean = own | dict.fromkeys(est.draw, 0)
-    after = jo.stop_estimate(p, clean, jo.SourcePriors(), checked=est.draw, confidence=0.5)
-    assert after.may_stop and after.sampled_remaining == 0 and after.checked == jo.CHECKS
+    after = jo.stop_estimate(
+        p, clean, jo.SourcePriors(), checked=est.draw, confidence=0.5, checks=3
+    )
+    assert after.may_stop and after.sampled_remaining == 0 and after.checked == 3
     hit = own | dict.fromkeys(est.draw, 0) | {est.draw[0]: 2}
-    after = jo.stop_estimate(p, hit, jo.SourcePriors(), checked=est.draw, confidence=0.5)
+    after = jo.stop_estimate(p, hit, jo.SourcePriors(), checked=est.draw, confidence=0.5, checks=3)
     assert not after.may_stop and after.sampled_remaining > 0
     assert "unbiased" in after.method and "95%" in after.method and "50%" in after.method
 
@@ -95,7 +97,8 @@ def test_the_sampled_estimate_is_unbiased_over_every_draw(rest, m):
     values = []
     for drawn in draws:
         own = {"c0": 2} | {c: truth[c] for c in drawn}
-        values.append(jo.stop_estimate(p, own, jo.SourcePriors(), checked=drawn).sampled_remaining)
+        est = jo.stop_estimate(p, own, jo.SourcePriors(), checked=drawn, checks=m)
+        values.append(est.sampled_remaining)
     assert sum(values) / len(values) == pytest.approx(sum(rest))
 
 
@@ -118,3 +121,18 @@ def test_without_random_checks_the_model_alone_decides():
     assert est.p_target >= 0.5 and est.may_stop and not est.draw and est.checked == 0
     est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.999, checks=0)
     assert est.p_target < 0.999 and not est.may_stop and not est.draw
+    assert "rests on the model alone" in est.method and "99.9%" not in est.method
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 30), data=st.data())
+def test_by_default_the_stop_is_allowed_exactly_when_the_model_says_70_percent(n, data):
+    # The shipped rule: no random check; a stop exactly when P(95 % found) ≥ 0.7.
+    p = pool(n)
+    judged = data.draw(st.integers(0, n))
+    own = {f"c{i}": data.draw(st.sampled_from([0, 1, 2])) for i in range(judged)}
+    est = jo.stop_estimate(p, own, jo.SourcePriors())
+    assert est.confidence == jo.CONFIDENCE == 0.7 and est.checks == jo.CHECKS == 0
+    assert not est.draw and est.checked == 0
+    assert est.may_stop is (est.unjudged == 0 or est.p_target >= 0.7)
+    assert "70% probability on 95%" in est.method and "no candidate is drawn" in est.method
