@@ -47,6 +47,10 @@ def test_an_annotator_follows_the_order_and_stops_when_allowed(
     assert "no candidate is drawn at random" in method
     stop = page.locator("#stop-query")
     assert stop.is_disabled()
+    # No candidate is drawn at random, so none wears the "random check" badge (a badge the
+    # page hid with the hidden attribute still showed when its style said inline-block).
+    assert page.locator(".candidate .badge.check").count() == POOL
+    assert page.get_by_text("random check").filter(visible=True).count() == 0
     page.click("#show-help")
     assert page.locator("dialog[open]").get_by_text("Finish this query here once").count() == 1
     page.keyboard.press("?")
