@@ -3,9 +3,10 @@ a worker reads it, and how it ended. `annotation.services.imports` runs both kin
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy
+
+from annotation.models.accounts import acting_user
 
 
 class ImportStatus(models.TextChoices):
@@ -36,9 +37,7 @@ class ImportJob(models.Model):
     # chose none: not the project's first import, or a lead had chosen).
     tokenizer_detected = models.CharField(max_length=16, blank=True)
     upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
