@@ -16,6 +16,18 @@ class ImportStatus(models.TextChoices):
     FAILED = "failed", gettext_lazy("Failed")
 
 
+# What a running import is doing, in words. The worker writes the code (annotation.services);
+# the page says these words and gives them all to its script (static/js/import-progress.js) in
+# data-phase-* attributes. A code without words is shown as nothing, never as the code.
+PHASE_WORDS = {
+    "starting": gettext_lazy("Preparing the import"),
+    "reading": gettext_lazy("Reading the file"),
+    "importing": gettext_lazy("Reading and storing the chunks"),
+    "grouping": gettext_lazy("Grouping near-duplicate queries"),
+    "storing": gettext_lazy("Storing the queries"),
+}
+
+
 class ImportJob(models.Model):
     """One import of an uploaded or named file. A failed import stores nothing but its row,
     with `error` as ``FILE:LINE: reason``. Each kind adds its project and its own figures."""
@@ -45,8 +57,16 @@ class ImportJob(models.Model):
         abstract = True
         ordering = ["-created_at", "-id"]
 
+    PHASES = PHASE_WORDS
+
     def __str__(self) -> str:
         return f"{self.filename} ({self.status})"
+
+    @property
+    def phase_words(self) -> str:
+        """The phase of a running import in words ("" once it ended)."""
+        ended = self.status in (ImportStatus.DONE, ImportStatus.FAILED)
+        return "" if ended else PHASE_WORDS.get(self.phase, "")
 
     @property
     def progress(self) -> float:
