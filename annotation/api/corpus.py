@@ -32,9 +32,10 @@ from annotation.selectors.corpus import (
 )
 from annotation.services.corpus import (
     changed_text_warning,
+    corpus_import_create,
     corpus_preview,
-    corpus_upload_accept,
 )
+from annotation.services.imports import upload_accept
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.intake.readers import ReadError
 
@@ -176,7 +177,9 @@ class CorpusImportListApi(APIView):
                 with upload_file(upload) as path:
                     preview = corpus_preview(path=path, filename=upload_name(upload), **settings)
                 return Response(CorpusPreviewOutput(preview).data)
-            record = corpus_upload_accept(upload=upload, created_by=request.user, **settings)
+            record = upload_accept(
+                corpus_import_create, upload=upload, created_by=request.user, **settings
+            )
         except (ReadError, ValueError) as error:
             raise invalid("file", error) from None
         return Response(CorpusImportOutput(record).data, status=status.HTTP_202_ACCEPTED)

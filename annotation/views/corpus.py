@@ -24,11 +24,12 @@ from annotation.selectors.corpus import (
 )
 from annotation.services.corpus import (
     changed_text_warning,
+    corpus_import_create,
     corpus_preview_cancel,
     corpus_preview_confirm,
     corpus_preview_upload,
-    corpus_upload_accept,
 )
+from annotation.services.imports import upload_accept
 from annotation.views.pages import page_context
 from goldsmith.intake.readers import ReadError
 from sitewide.i18n import localize
@@ -92,7 +93,7 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
                 pending = corpus_preview_upload(**given)
                 context = page_context(project, membership, pending=pending)
                 return render(request, "annotation/corpus_preview.html", context)
-            record = corpus_upload_accept(**given)
+            record = upload_accept(corpus_import_create, **given)
         except (ReadError, ValueError) as error:
             form.add_error("file", localize(error))
         else:
