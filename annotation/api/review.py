@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.shapes import STORED_INT_MAX, conflict, invalid, validated
-from annotation.models import Assignment, PoolSource, QueryAnnotation
+from annotation.models import Assignment, PoolSource
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, request_access
@@ -602,8 +602,6 @@ class AgreementRecomputeApi(APIView):
         project_agreement_recompute(project=project)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 
-
-_ = QueryAnnotation  # flags are listed through QueryAnnotation.flag_names
 
 P = "projects/<int:project_id>/"
 urlpatterns = [
