@@ -32,9 +32,10 @@ from annotation.selectors.corpus import (
 )
 from annotation.services.corpus import (
     changed_text_warning,
+    corpus_import_create,
     corpus_preview,
-    corpus_upload_accept,
 )
+from annotation.services.imports import upload_accept
 from annotation.services.uploads import upload_file, upload_name
 from goldsmith.intake.readers import ReadError
 
@@ -164,27 +165,20 @@ class CorpusImportListApi(APIView):
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
         given = validated(CorpusImportUploadInput, request.data)
-        replace = given["mode"] == "replace"
+        upload = given["file"]
+        settings = {
+            "project": project,
+            "chunk_size": given["chunk_size"],
+            "overlap": given["overlap"],
+            "replace": given["mode"] == "replace",
+        }
         try:
             if given["dry_run"]:
-                upload = given["file"]
                 with upload_file(upload) as path:
-                    preview = corpus_preview(
-                        project=project,
-                        path=path,
-                        filename=upload_name(upload),
-                        chunk_size=given["chunk_size"],
-                        overlap=given["overlap"],
-                        replace=replace,
-                    )
+                    preview = corpus_preview(path=path, filename=upload_name(upload), **settings)
                 return Response(CorpusPreviewOutput(preview).data)
-            record = corpus_upload_accept(
-                project=project,
-                upload=given["file"],
-                created_by=request.user,
-                chunk_size=given["chunk_size"],
-                overlap=given["overlap"],
-                replace=replace,
+            record = upload_accept(
+                corpus_import_create, upload=upload, created_by=request.user, **settings
             )
         except (ReadError, ValueError) as error:
             raise invalid("file", error) from None

@@ -207,11 +207,13 @@ class JudgmentInput(serializers.Serializer):
 
 
 class JudgmentOutput(serializers.Serializer):
-    candidate_id = serializers.IntegerField()
-    grade = serializers.IntegerField()
-    note = serializers.CharField()
-    guideline_version = serializers.IntegerField(allow_null=True)
-    updated_at = serializers.DateTimeField()
+    candidate_id = serializers.IntegerField(source="judgment.candidate_id")
+    grade = serializers.IntegerField(source="judgment.grade")
+    note = serializers.CharField(source="judgment.note")
+    guideline_version = serializers.IntegerField(
+        source="judgment.guideline_version", allow_null=True
+    )
+    updated_at = serializers.DateTimeField(source="judgment.updated_at")
     status = serializers.CharField(
         help_text=gettext_lazy("The caller's assignment status after this grade.")
     )
@@ -245,18 +247,7 @@ class JudgmentApi(APIView):
             )
         except JudgingClosed as error:
             return conflict(error)
-        judgment = saved.judgment
-        payload = {
-            "candidate_id": candidate.pk,
-            "grade": judgment.grade,
-            "note": judgment.note,
-            "guideline_version": judgment.guideline_version,
-            "updated_at": judgment.updated_at,
-            "status": saved.status,
-            "judged": saved.judged,
-            "total": saved.total,
-        }
-        return Response(JudgmentOutput(payload).data)
+        return Response(JudgmentOutput(saved).data)
 
 
 # --- Corpus search and added candidates -----------------------------------------------------

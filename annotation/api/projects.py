@@ -41,20 +41,23 @@ from annotation.services.projects import (
 )
 
 
+# A project as its member sees it: it serializes the Membership, whose role is theirs.
 class ProjectOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    description = serializers.CharField()
+    id = serializers.IntegerField(source="project.pk")
+    name = serializers.CharField(source="project.name")
+    description = serializers.CharField(source="project.description")
     role = serializers.CharField()
-    annotators_per_query = serializers.IntegerField()
-    kappa_threshold = serializers.FloatField()
+    annotators_per_query = serializers.IntegerField(source="project.annotators_per_query")
+    kappa_threshold = serializers.FloatField(source="project.kappa_threshold")
     tie_rule = serializers.ChoiceField(
+        source="project.tie_rule",
         choices=TieRule.choices,
         help_text=gettext_lazy(
             "What a one-grade tie gets in a query that is not otherwise flagged"
         ),
     )
     kappa_weights = serializers.ChoiceField(
+        source="project.kappa_weights",
         choices=KappaWeights.choices,
         help_text=gettext_lazy(
             "Which coefficient the flag rule compares with kappa_threshold: Cohen's kappa "
@@ -64,16 +67,19 @@ class ProjectOutput(serializers.Serializer):
         ),
     )
     escalate = serializers.BooleanField(
+        source="project.escalate",
         help_text=gettext_lazy(
             "Whether a flagged query first goes to one more annotator before a lead"
-        )
+        ),
     )
     annotators_write_answers = serializers.BooleanField(
+        source="project.annotators_write_answers",
         help_text=gettext_lazy(
             "Whether annotators write reference answers and key facts after grading"
-        )
+        ),
     )
     tokenizer = serializers.ChoiceField(
+        source="project.tokenizer",
         choices=Tokenizer.choices,
         help_text=gettext_lazy(
             "How texts are cut into words for the built-in retrievers, highlighting, "
@@ -81,6 +87,7 @@ class ProjectOutput(serializers.Serializer):
         ),
     )
     tokenizer_origin = serializers.ChoiceField(
+        source="project.tokenizer_origin",
         choices=TokenizerOrigin.choices,
         help_text=gettext_lazy(
             "Who chose the tokenizer: nobody yet (the first import detects it from its "
@@ -88,35 +95,13 @@ class ProjectOutput(serializers.Serializer):
         ),
     )
     archived_at = serializers.DateTimeField(
+        source="project.archived_at",
         allow_null=True,
         help_text=gettext_lazy(
             "When a lead archived the project (null: in use). An archived project keeps "
             "everything and leaves the default list"
         ),
     )
-
-
-def _project_output(membership) -> dict[str, object]:
-    project = membership.project
-    return {
-        "id": project.pk,
-        "name": project.name,
-        "description": project.description,
-        "role": membership.role,
-        "annotators_per_query": project.annotators_per_query,
-        "kappa_threshold": project.kappa_threshold,
-        "tie_rule": project.tie_rule,
-        "kappa_weights": project.kappa_weights,
-        "escalate": project.escalate,
-        "annotators_write_answers": project.annotators_write_answers,
-        "tokenizer": project.tokenizer,
-        "tokenizer_origin": project.tokenizer_origin,
-        "archived_at": (
-            None
-            if project.archived_at is None
-            else serializers.DateTimeField().to_representation(project.archived_at)
-        ),
-    }
 
 
 class RequiredBooleanField(serializers.BooleanField):
@@ -183,7 +168,7 @@ class ProjectListApi(APIView):
     def get(self, request: Request) -> Response:
         archived = validated(ArchivedQuery, request.query_params)["archived"]
         return Response(
-            [_project_output(m) for m in memberships_of(request.user, archived=archived)]
+            [ProjectOutput(m).data for m in memberships_of(request.user, archived=archived)]
         )
 
     @extend_schema(
@@ -214,7 +199,7 @@ class ProjectListApi(APIView):
         membership = Membership.objects.select_related("project").get(
             project=project, user=request.user
         )
-        return Response(_project_output(membership), status=status.HTTP_201_CREATED)
+        return Response(ProjectOutput(membership).data, status=status.HTTP_201_CREATED)
 
 
 class ProjectRenameInput(serializers.Serializer):
@@ -228,7 +213,7 @@ class ProjectDetailApi(APIView):
     @extend_schema(responses=ProjectOutput, summary="One project (404 for non-members)")
     def get(self, request: Request, project_id: int) -> Response:
         _project, membership = request_access(request, project_id, Action.VIEW)
-        return Response(_project_output(membership))
+        return Response(ProjectOutput(membership).data)
 
     @extend_schema(
         request=ProjectRenameInput,
@@ -251,7 +236,7 @@ class ProjectDetailApi(APIView):
         except ValueError as error:
             raise invalid("name", error) from None
         membership.project = project
-        return Response(_project_output(membership))
+        return Response(ProjectOutput(membership).data)
 
 
 class ArchivedInput(serializers.Serializer):
@@ -277,7 +262,7 @@ class ProjectArchivedApi(APIView):
         else:
             project = project_restore(project=project)
         membership.project = project
-        return Response(_project_output(membership))
+        return Response(ProjectOutput(membership).data)
 
 
 class MemberOutput(serializers.Serializer):

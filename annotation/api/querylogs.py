@@ -16,7 +16,8 @@ from annotation.api.shapes import PAGE_PARAMETERS, invalid, page_of, validated
 from annotation.models import LogQuery, QueryLog
 from annotation.permissions import Action, request_access
 from annotation.selectors.querylogs import query_logs
-from annotation.services.querylogs import query_log_upload_accept
+from annotation.services.imports import upload_accept
+from annotation.services.querylogs import query_log_create
 from goldsmith.intake.readers import ReadError
 
 
@@ -74,7 +75,8 @@ class QueryLogListApi(APIView):
         project, _ = request_access(request, project_id, Action.LEAD)
         data = validated(QueryLogUploadInput, request.data)
         try:
-            log = query_log_upload_accept(
+            log = upload_accept(
+                query_log_create,
                 project=project,
                 upload=data["file"],
                 created_by=request.user,

@@ -6,15 +6,15 @@ from django.db.models import Count
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX, invalid, validated
-from annotation.models import Assignment, PoolSource, QueryAnnotation
+from annotation.api.shapes import STORED_INT_MAX, conflict, invalid, validated
+from annotation.models import Assignment, PoolSource
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, request_access
@@ -35,20 +35,12 @@ from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
 from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
 from annotation.services.uploads import upload_file
-from sitewide.i18n import localize
 
 
 class StaleReviewOutput(serializers.Serializer):
     detail = serializers.CharField()
     current_version = serializers.IntegerField(
         help_text=gettext_lazy("Send this version to try again.")
-    )
-
-
-def conflict(error: StaleReview) -> Response:
-    return Response(
-        {"detail": localize(error), "current_version": error.current},
-        status=status.HTTP_409_CONFLICT,
     )
 
 
@@ -463,7 +455,7 @@ class AdjudicateApi(APIView):
                 note=data["note"],
             )
         except StaleReview as error:
-            return conflict(error)
+            return conflict(error, current_version=error.current)
         except ValueError as error:
             raise invalid("grades", error) from None
         return Response(ReviewStateOutput(review).data)
@@ -488,7 +480,7 @@ class ApproveApi(APIView):
                 version=data["version"],
             )
         except StaleReview as error:
-            return conflict(error)
+            return conflict(error, current_version=error.current)
         except ValueError as error:
             raise invalid("query", error) from None
         return Response(ReviewStateOutput(review).data)
@@ -610,8 +602,6 @@ class AgreementRecomputeApi(APIView):
         project_agreement_recompute(project=project)
         return Response(ProjectAgreementOutput(project_agreement(project=project)).data)
 
-
-_ = QueryAnnotation  # flags are listed through QueryAnnotation.flag_names
 
 P = "projects/<int:project_id>/"
 urlpatterns = [

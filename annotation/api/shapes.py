@@ -57,6 +57,6 @@ def invalid(field: str, error: object) -> serializers.ValidationError:
     return serializers.ValidationError({field: [localize(error)]})
 
 
-def conflict(error: object) -> Response:
-    """The 409 of a request the project's state refuses: `{"detail": why}`."""
-    return Response({"detail": localize(error)}, status=status.HTTP_409_CONFLICT)
+def conflict(error: object, **extra: object) -> Response:
+    """The 409 of a request the project's state refuses: `{"detail": why, **extra}`."""
+    return Response({"detail": localize(error), **extra}, status=status.HTTP_409_CONFLICT)

@@ -17,3 +17,11 @@ class UserLanguage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.language}"
+
+
+def acting_user() -> models.ForeignKey:
+    """The user who did something to a row (created, approved it...): null once that user is
+    deleted, the row kept; no reverse accessor on the user."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )

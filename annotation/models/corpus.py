@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from annotation.models.accounts import acting_user
 from annotation.models.imports import ImportJob
 from annotation.models.projects import Project
 
@@ -179,9 +179,7 @@ class CorpusVersion(models.Model):
         max_length=16, choices=CorpusVersionOrigin.choices, default=CorpusVersionOrigin.IMPORT
     )
     replace = models.BooleanField(default=False)  # made by a replace (else add or update)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

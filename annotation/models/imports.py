@@ -3,9 +3,10 @@ a worker reads it, and how it ended. `annotation.services.imports` runs both kin
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy
+
+from annotation.models.accounts import acting_user
 
 
 class ImportStatus(models.TextChoices):
@@ -13,6 +14,18 @@ class ImportStatus(models.TextChoices):
     RUNNING = "running", gettext_lazy("Running")
     DONE = "done", gettext_lazy("Done")
     FAILED = "failed", gettext_lazy("Failed")
+
+
+# What a running import is doing, in words. The worker writes the code (annotation.services);
+# the page says these words and gives them all to its script (static/js/import-progress.js) in
+# data-phase-* attributes. A code without words is shown as nothing, never as the code.
+PHASE_WORDS = {
+    "starting": gettext_lazy("Preparing the import"),
+    "reading": gettext_lazy("Reading the file"),
+    "importing": gettext_lazy("Reading and storing the chunks"),
+    "grouping": gettext_lazy("Grouping near-duplicate queries"),
+    "storing": gettext_lazy("Storing the queries"),
+}
 
 
 class ImportJob(models.Model):
@@ -36,9 +49,7 @@ class ImportJob(models.Model):
     # chose none: not the project's first import, or a lead had chosen).
     tokenizer_detected = models.CharField(max_length=16, blank=True)
     upload_path = models.CharField(max_length=500, blank=True)  # temporary; deleted after
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -46,8 +57,16 @@ class ImportJob(models.Model):
         abstract = True
         ordering = ["-created_at", "-id"]
 
+    PHASES = PHASE_WORDS
+
     def __str__(self) -> str:
         return f"{self.filename} ({self.status})"
+
+    @property
+    def phase_words(self) -> str:
+        """The phase of a running import in words ("" once it ended)."""
+        ended = self.status in (ImportStatus.DONE, ImportStatus.FAILED)
+        return "" if ended else PHASE_WORDS.get(self.phase, "")
 
     @property
     def progress(self) -> float:

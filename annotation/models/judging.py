@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy
 
+from annotation.models.accounts import acting_user
 from annotation.models.corpus import Chunk
 from annotation.models.projects import Project
 from annotation.models.queries import Query
@@ -89,9 +90,7 @@ class CandidateSource(models.Model):
     candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="sources")
     source = models.ForeignKey(PoolSource, on_delete=models.CASCADE, related_name="hits")
     rank = models.PositiveIntegerField(null=True, blank=True)
-    added_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    added_by = acting_user()
 
     class Meta:
         constraints = [
@@ -309,13 +308,9 @@ class QueryReview(models.Model):
     escalation = models.CharField(
         max_length=16, choices=Escalation.choices, blank=True, default=Escalation.NONE
     )
-    adjudicated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    adjudicated_by = acting_user()
     adjudicated_at = models.DateTimeField(null=True, blank=True)
-    approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    approved_by = acting_user()
     approved_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -347,9 +342,7 @@ class Resolution(models.Model):
     grade = models.PositiveSmallIntegerField(choices=GRADE_CHOICES)
     provenance = models.CharField(max_length=16, choices=Provenance.choices)
     reason = models.CharField(max_length=32, choices=AdjudicationReason.choices, blank=True)
-    resolved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    resolved_by = acting_user()
     resolved_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -13,10 +13,10 @@ the job that calls it belong to the evaluation app, which sits above this one.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy
 
+from annotation.models.accounts import acting_user
 from annotation.models.judging import GRADE_CHOICES, Candidate
 from annotation.models.projects import Project
 
@@ -33,9 +33,7 @@ class MachineJudge(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="machine_judges")
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=16, choices=MachineJudgeKind.choices)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

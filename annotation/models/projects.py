@@ -8,6 +8,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from annotation.models.accounts import acting_user
 from annotation.wording import with_article
 
 
@@ -92,9 +93,7 @@ class Project(models.Model):
     # Archived: out of the project lists and the navigation, everything kept; a lead restores
     # it (annotation.services.projects.project_archive / project_restore).
     archived_at = models.DateTimeField(null=True, blank=True)
-    archived_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    archived_by = acting_user()
 
     class Meta:
         ordering = ["name"]

@@ -10,10 +10,10 @@ and approval, and freezing it stores the next version (`annotation.services.refr
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from annotation.models.accounts import acting_user
 from annotation.models.corpus import CorpusVersion
 from annotation.models.goldsets import GoldenSetVersion
 from annotation.models.judging import Candidate
@@ -46,9 +46,7 @@ class GoldenSetRefresh(models.Model):
     )
     counts = models.JSONField(default=dict)
     reasons = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
+from annotation.models.accounts import acting_user
 from annotation.models.projects import Project
 from annotation.models.querylogs import QueryLog
 
@@ -29,9 +29,7 @@ class Sample(models.Model):
     excluded = models.PositiveIntegerField(default=0)  # already in the project
     params = models.JSONField(default=dict, blank=True)
     strata = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = acting_user()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

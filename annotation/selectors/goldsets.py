@@ -21,7 +21,6 @@ from goldsmith.formats.diff import AnswerFields, GoldsetDiff, goldset_diff
 from goldsmith.formats.goldset import (
     GoldenQuery,
     GoldJudgment,
-    StreamingHash,
     csv_pieces,
     goldset_lines,
 )
@@ -130,15 +129,6 @@ def _beir_corpus(version: GoldenSetVersion) -> Iterator[CorpusRow]:
             continue
         seen.add(cid)
         yield CorpusRow(chunk_id=cid, text=text or "", doc_id=doc, start=s, end=e)
-
-
-def content_hash_recompute(version: GoldenSetVersion) -> str:
-    """The content hash of what is stored now (equals `version.content_hash` unless the rows
-    were changed behind every guard)."""
-    h = StreamingHash()
-    for q in golden_queries(version):
-        h.add(q)
-    return h.hexdigest()
 
 
 def version_meta(version: GoldenSetVersion) -> dict[str, Any]:

@@ -76,33 +76,6 @@ CHUNK_FIELDS = ["project_id", "document_id", "chunk_id", "text", "position", "st
 UPDATE_FIELDS = ["document", *CHUNK_FIELDS[3:]]
 
 
-def corpus_upload_accept(
-    *,
-    project: Project,
-    upload: Upload,
-    created_by: object,
-    chunk_size: int,
-    overlap: int,
-    replace: bool = False,
-) -> CorpusImport:
-    """Store an uploaded corpus file, record its import and queue it for a worker after the
-    commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
-    from annotation.tasks import corpus_import_execute
-
-    with upload_file(upload, keep=True) as path:
-        record = corpus_import_create(
-            project=project,
-            filename=upload_name(upload),
-            upload_path=path,
-            created_by=created_by,
-            chunk_size=chunk_size,
-            overlap=overlap,
-            replace=replace,
-        )
-    corpus_import_execute.delay_on_commit(record.pk, language=translation.get_language())
-    return record
-
-
 def corpus_import_create(
     *,
     project: Project,

@@ -24,6 +24,7 @@ from django.utils.translation import gettext
 from annotation.models import CorpusImport, ImportJob, ImportStatus, QueryLog
 from annotation.selectors.languages import user_language_of
 from annotation.services.progress import ProgressCallback, ProgressWriter
+from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.readers import ReadError
 from sitewide.i18n import localize
 
@@ -37,6 +38,19 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def upload_accept(create: Callable[..., Record], *, upload: Upload, **settings: Any) -> Record:
+    """Store an uploaded file, record its import with `create` (`corpus_import_create`,
+    `query_log_create`, which check `settings`) and queue it for a worker after the commit.
+    Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
+    from annotation.tasks import corpus_import_execute, query_log_import_execute
+
+    with upload_file(upload, keep=True) as path:
+        record = create(filename=upload_name(upload), upload_path=path, **settings)
+    task = query_log_import_execute if isinstance(record, QueryLog) else corpus_import_execute
+    task.delay_on_commit(record.pk, language=translation.get_language())
+    return record
 
 
 def import_claim(model: type[ImportJob], pk: int) -> bool:

@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import translation
 from django.utils.translation import gettext
 
 from annotation.models import (
@@ -36,7 +35,6 @@ from annotation.services.bulk import bulk_insert
 from annotation.services.imports import import_run
 from annotation.services.progress import ProgressCallback, ProgressWriter
 from annotation.services.projects import project_tokenizer_detect
-from annotation.services.uploads import Upload, upload_file, upload_name
 from goldsmith.intake.normalize import (
     display_text,
     near_duplicate_groups,
@@ -84,31 +82,6 @@ def scrub_pattern_set(*, project: Project, lines: list[str]) -> list[ScrubPatter
             ScrubPattern.objects.create(project=project, name=name[:40], pattern=regex)
             for name, regex in patterns.items()
         ]
-
-
-def query_log_upload_accept(
-    *,
-    project: Project,
-    upload: Upload,
-    created_by: object,
-    near_duplicate_threshold: float,
-    clusters: int,
-) -> QueryLog:
-    """Store an uploaded query log, record it and queue its import for a worker after the
-    commit. Raises ReadError/ValueError (nothing stored) for a file it cannot take."""
-    from annotation.tasks import query_log_import_execute
-
-    with upload_file(upload, keep=True) as path:
-        log = query_log_create(
-            project=project,
-            filename=upload_name(upload),
-            upload_path=path,
-            created_by=created_by,
-            near_duplicate_threshold=near_duplicate_threshold,
-            clusters=clusters,
-        )
-    query_log_import_execute.delay_on_commit(log.pk, language=translation.get_language())
-    return log
 
 
 def query_log_create(

@@ -24,11 +24,12 @@ from annotation.selectors.corpus import (
 )
 from annotation.services.corpus import (
     changed_text_warning,
+    corpus_import_create,
     corpus_preview_cancel,
     corpus_preview_confirm,
     corpus_preview_upload,
-    corpus_upload_accept,
 )
+from annotation.services.imports import upload_accept
 from annotation.views.pages import page_context
 from goldsmith.intake.readers import ReadError
 from sitewide.i18n import localize
@@ -80,24 +81,19 @@ def corpus_home(request: HttpRequest, project_id: int) -> HttpResponse:
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        given = {
+            "project": project,
+            "upload": data["file"],
+            "created_by": request.user,
+            "chunk_size": data["chunk_size"],
+            "overlap": data["overlap"],
+        }
         try:
             if data["mode"] == "replace":
-                pending = corpus_preview_upload(
-                    project=project,
-                    upload=data["file"],
-                    created_by=request.user,
-                    chunk_size=data["chunk_size"],
-                    overlap=data["overlap"],
-                )
+                pending = corpus_preview_upload(**given)
                 context = page_context(project, membership, pending=pending)
                 return render(request, "annotation/corpus_preview.html", context)
-            record = corpus_upload_accept(
-                project=project,
-                upload=data["file"],
-                created_by=request.user,
-                chunk_size=data["chunk_size"],
-                overlap=data["overlap"],
-            )
+            record = upload_accept(corpus_import_create, **given)
         except (ReadError, ValueError) as error:
             form.add_error("file", localize(error))
         else:

@@ -18,7 +18,8 @@ from annotation.selectors.querylogs import (
     scrubbed_counts,
     top_queries,
 )
-from annotation.services.querylogs import query_log_upload_accept, scrub_pattern_set
+from annotation.services.imports import upload_accept
+from annotation.services.querylogs import query_log_create, scrub_pattern_set
 from annotation.views.pages import page_context
 from goldsmith.intake.pii import parse_patterns
 from goldsmith.intake.readers import ReadError
@@ -90,7 +91,8 @@ def querylog_list(request: HttpRequest, project_id: int) -> HttpResponse:
         form = QueryLogUploadForm(request.POST, request.FILES, prefix="log")
         if form.is_valid():
             try:
-                log = query_log_upload_accept(
+                log = upload_accept(
+                    query_log_create,
                     project=project,
                     upload=form.cleaned_data["file"],
                     created_by=request.user,

@@ -15,8 +15,9 @@
   const bar = box.querySelector(".progress > span");
   const meter = box.querySelector(".progress");
   const field = (name) => box.querySelector(`[data-field="${name}"]`);
-  // The phase's words are the page's (data-phase-reading="Reading the file"...): the API
-  // gives the worker's code, which a reader is never shown; an unknown code shows nothing.
+  // The phase's words are the page's (data-phase-reading="Reading the file"..., from
+  // annotation.models.imports.PHASE_WORDS): the API gives the worker's code, which a reader
+  // is never shown; an unknown code shows nothing.
   const phaseWords = (code) => {
     const key = "phase" + String(code || "").replace(/^./, (c) => c.toUpperCase());
     return /^[a-z]+$/.test(code || "") ? field("phase").dataset[key] || "" : "";

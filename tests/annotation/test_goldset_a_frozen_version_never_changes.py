@@ -17,8 +17,9 @@ from annotation.models import (
     GoldenSetVersion,
     Query,
 )
-from annotation.selectors.goldsets import content_hash_recompute
+from annotation.selectors.goldsets import golden_queries
 from annotation.services.goldsets import golden_set_version_freeze
+from goldsmith.formats.goldset import goldset_content_hash
 from tests.annotation.goldset_factories import small_project
 
 
@@ -34,7 +35,7 @@ def assert_untouched(version: GoldenSetVersion) -> None:
     assert (fresh.label, fresh.note, fresh.content_hash) == ("v1", "frozen", version.content_hash)
     assert fresh.items.count() == version.query_count
     assert GoldenJudgment.objects.filter(item__version=fresh).count() == version.judgment_count
-    assert content_hash_recompute(fresh) == version.content_hash
+    assert goldset_content_hash(golden_queries(fresh)) == version.content_hash
 
 
 def test_it_refuses_to_save_a_changed_version_item_or_judgment(frozen):

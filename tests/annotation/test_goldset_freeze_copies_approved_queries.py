@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Chunk, GoldenItem, GoldenJudgment, Guideline, Project
-from annotation.selectors.goldsets import content_hash_recompute
+from annotation.selectors.goldsets import golden_queries
 from annotation.services.goldsets import FreezeIdentical, golden_set_version_freeze
+from goldsmith.formats.goldset import goldset_content_hash
 from tests.annotation.goldset_factories import make_query, small_project
 
 
@@ -49,7 +50,7 @@ def test_it_copies_every_approved_query_with_its_graded_chunks(personas):
         {"sample_id": None, "queries": 3, "strategy": "unsampled"}
     ]
     assert version.content_hash.startswith("sha256:")
-    assert content_hash_recompute(version) == version.content_hash
+    assert goldset_content_hash(golden_queries(version)) == version.content_hash
 
 
 def test_the_copies_do_not_follow_later_edits_of_the_chunks(personas):
@@ -59,7 +60,7 @@ def test_the_copies_do_not_follow_later_edits_of_the_chunks(personas):
 
     frozen = GoldenJudgment.objects.get(item__version=version, chunk_id="doc-0#0")
     assert frozen.text == chunks[0].text
-    assert content_hash_recompute(version) == version.content_hash
+    assert goldset_content_hash(golden_queries(version)) == version.content_hash
 
 
 def test_later_versions_are_labelled_in_order_and_name_their_parent(personas):

@@ -54,27 +54,20 @@ class Command(BaseCommand):
         found = project_named(project)
         if not file.is_file():
             raise CommandError(f"{file}: no such file", returncode=2)
+        given = dict(
+            project=found,
+            path=file,
+            filename=str(file),
+            chunk_size=chunk_size,
+            overlap=overlap,
+            replace=replace,
+        )
         try:
             if dry_run:
-                preview = corpus_preview(
-                    project=found,
-                    path=file,
-                    filename=str(file),
-                    chunk_size=chunk_size,
-                    overlap=overlap,
-                    replace=replace,
-                )
-                self.stdout.write(preview_line(preview))
+                self.stdout.write(preview_line(corpus_preview(**given)))
                 return
-            record = corpus_import(
-                project=found,
-                path=file,
-                filename=str(file),
-                chunk_size=chunk_size,
-                overlap=overlap,
-                replace=replace,
-                on_progress=None if quiet else progress_printer(self.stderr._out),
-            )
+            progress = None if quiet else progress_printer(self.stderr._out)
+            record = corpus_import(**given, on_progress=progress)
         except (ReadError, ValueError) as error:
             raise CommandError(str(error), returncode=2) from None
         if record.status != ImportStatus.DONE:
