@@ -806,40 +806,23 @@ def flag_sentences(
     sentences: list[str] = []
     for reason in reasons:
         if reason == LOW_KAPPA:
+            below = f"{threshold:g}"
             if kappa is None:
-                sentences.append(say("κ undefined below %(threshold)s", threshold=f"{threshold:g}"))
-            elif weights == AC1:
-                sentences.append(
-                    say(
-                        "Gwet's AC1 %(kappa)s below %(threshold)s",
-                        kappa=f"{kappa:.2f}",
-                        threshold=f"{threshold:g}",
-                    )
-                )
+                sentences.append(say("κ undefined below %(threshold)s", threshold=below))
+                continue
+            figures = {"kappa": f"{kappa:.2f}", "threshold": below}
+            if weights == AC1:
+                sentences.append(say("Gwet's AC1 %(kappa)s below %(threshold)s", **figures))
             elif weights == AC2_LINEAR:
                 sentences.append(
-                    say(
-                        "Gwet's AC2 (linear weights) %(kappa)s below %(threshold)s",
-                        kappa=f"{kappa:.2f}",
-                        threshold=f"{threshold:g}",
-                    )
+                    say("Gwet's AC2 (linear weights) %(kappa)s below %(threshold)s", **figures)
                 )
             elif weights == LINEAR:
                 sentences.append(
-                    say(
-                        "linearly weighted κ %(kappa)s below %(threshold)s",
-                        kappa=f"{kappa:.2f}",
-                        threshold=f"{threshold:g}",
-                    )
+                    say("linearly weighted κ %(kappa)s below %(threshold)s", **figures)
                 )
             else:
-                sentences.append(
-                    say(
-                        "κ %(kappa)s below %(threshold)s",
-                        kappa=f"{kappa:.2f}",
-                        threshold=f"{threshold:g}",
-                    )
-                )
+                sentences.append(say("κ %(kappa)s below %(threshold)s", **figures))
         elif reason == TWO_APART:
             apart = [
                 c for c in ordered if two_apart([g for _, g in by_item[c]], escalated=escalated)

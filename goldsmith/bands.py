@@ -37,6 +37,14 @@ TOLERANCE = 1e-9
 
 
 FLOOR_GAP = 0.10  # target − floor, for the families the table gives no floor of their own
+# The fields of Targets, the values a project (or `goldsmith drift`) may edit.
+TARGET_FIELDS = (
+    "recall_target",
+    "recall_floor",
+    "pass_threshold",
+    "pass_rate_target",
+    "pass_rate_floor",
+)
 
 
 @dataclass(frozen=True)
@@ -51,13 +59,7 @@ class Targets:
     pass_rate_floor: float = 0.70
 
     def __post_init__(self) -> None:
-        for name in (
-            "recall_target",
-            "recall_floor",
-            "pass_threshold",
-            "pass_rate_target",
-            "pass_rate_floor",
-        ):
+        for name in TARGET_FIELDS:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name.replace('_', ' ')} must be between 0 and 1, not {value}")
@@ -173,15 +175,6 @@ def preset(key: str) -> Preset:
     except KeyError:
         known = ", ".join(PRESETS)
         raise ValueError(f"unknown scenario preset {key!r}; use one of {known}") from None
-
-
-TARGET_FIELDS = (
-    "recall_target",
-    "recall_floor",
-    "pass_threshold",
-    "pass_rate_target",
-    "pass_rate_floor",
-)
 
 
 def targets_for(key: str, overrides: Mapping[str, float | None] | None = None) -> Targets:

@@ -29,8 +29,9 @@ import csv
 import json
 import math
 import os
+import socketserver
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -372,14 +373,7 @@ def _judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
     from goldsmith.judges import KeywordJudgeServer
 
     server = KeywordJudgeServer((args.host, args.port))
-    print(f"keyword judge stub at {server.url} (Ctrl-C stops it)", file=out, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    return _serve(server, f"keyword judge stub at {server.url} (Ctrl-C stops it)", out)
 
 
 def _answer_judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
@@ -393,7 +387,12 @@ def _answer_judge_stub(args: argparse.Namespace, out: IO[str]) -> int:
     if args.delay_ms < 0:
         raise _BadInput("--delay-ms must be at least 0")
     server = AnswerJudgeStub((args.host, args.port), token=token, delay_ms=args.delay_ms)
-    print(f"{server.url} answer judge stub (Ctrl-C stops it)", file=out, flush=True)
+    return _serve(server, f"{server.url} answer judge stub (Ctrl-C stops it)", out)
+
+
+def _serve(server: socketserver.BaseServer, banner: str, out: IO[str]) -> int:
+    """Say ``banner`` (the first line holds the URL), then serve until interrupted."""
+    print(banner, file=out, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -428,6 +427,12 @@ def _cmrc2018(args: argparse.Namespace, out: IO[str]) -> None:
     )
     for name, path in files.items():
         print(f"{name}: {path}", file=out)
+
+
+def _json(doc: Any, out: IO[str]) -> None:
+    """A command's JSON output: strict JSON (no NaN: see :func:`reporting.strict_json`)."""
+    json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
+    out.write("\n")
 
 
 def _fail(message: str) -> int:
@@ -962,8 +967,7 @@ def _eval(args: argparse.Namespace, out: IO[str]) -> None:
         if answers is not None and "categories" in answers:
             for c, vals in answers["categories"].items():
                 doc.setdefault("categories", {}).setdefault(c, {}).update(vals)
-        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
-        out.write("\n")
+        _json(doc, out)
     elif args.format == "csv":
         _eval_csv(args, result, agg, answers, out)
     else:
@@ -982,16 +986,8 @@ def _corpus_table(section: dict[str, Any], out: IO[str]) -> None:
     for line in section["words"]:
         out.write(f"{line}\n")
     if section["stale"]:
-        agg = section["untouched"]["aggregate"]
-        width = max([len("metric"), *(len(m) for m in agg)])
         out.write(f"on the {section['untouched']['queries']} untouched queries:\n")
-        out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
-        for m, a in agg.items():
-            mean = "-" if a["mean"] is None else f"{a['mean']:.4f}"
-            low = "-" if a["ci_low"] is None else f"{a['ci_low']:.4f}"
-            high = "-" if a["ci_high"] is None else f"{a['ci_high']:.4f}"
-            ci = f"[{low}, {high}]"
-            out.write(f"{m:<{width}}  {mean:>6}  {ci:^16}  {a['n']:>6}\n")
+        _means_table(section["untouched"]["aggregate"], out)
         shown = ", ".join(section["touched"][:20]) + (" …" if len(section["touched"]) > 20 else "")
         out.write(f"touched (left out of the verdict and drift): {shown}\n\n")
 
@@ -1032,18 +1028,14 @@ def _answers_table(
         out.write("\n")
     if args.per_query and answers.get("reasons"):
         for q, vals in answers["per_query"].items():
-            shown = ", ".join(f"{m} {_f(_nan(v))}" for m, v in vals.items() if v is not None)
+            shown = ", ".join(f"{m} {_f(v)}" for m, v in vals.items() if v is not None)
             out.write(f"{q}: {shown}\n")
             by = answers.get("scored_by", {}).get(q, {})
             for m, why in answers["reasons"].get(q, {}).items():
                 scorer = by.get(m, AR.SCORER)
                 out.write(f"    {m}{'' if scorer == AR.SCORER else f' ({scorer})'}: {why}\n")
         out.write("\n")
-    width = max([len("metric"), *(len(m) for m in agg)])
-    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
-    for m, a in agg.items():
-        ci = f"[{_f(_nan(a['ci_low']))}, {_f(_nan(a['ci_high']))}]"
-        out.write(f"{m:<{width}}  {_f(_nan(a['mean'])):>6}  {ci:^16}  {a['n']:>6}\n")
+    _means_table(agg, out)
     given = answers.get("responses") or {}
     if not answers.get("has_answers", True):
         out.write(
@@ -1102,8 +1094,20 @@ def _answers_table(
                 out.write(f"{m} scored by {who} (its scores and reasons as it gave them).\n")
 
 
-def _f(x: float) -> str:
-    return "-" if math.isnan(x) else f"{x:.4f}"
+def _f(x: float | None) -> str:
+    return "-" if x is None or math.isnan(x) else f"{x:.4f}"
+
+
+def _means_table(
+    agg: Mapping[str, Mapping[str, Any]], out: IO[str], width: int | None = None
+) -> None:
+    """Each metric's mean, 95% CI and query count (``agg`` as :func:`reporting.aggregate_json`
+    gives them); the metric column ``width`` wide (default: its longest name or heading)."""
+    width = width or max([len("metric"), *(len(m) for m in agg)])
+    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
+    for m, a in agg.items():
+        ci = f"[{_f(a['ci_low'])}, {_f(a['ci_high'])}]"
+        out.write(f"{m:<{width}}  {_f(a['mean']):>6}  {ci:^16}  {a['n']:>6}\n")
 
 
 def _eval_table(
@@ -1115,11 +1119,7 @@ def _eval_table(
         for q, vals in result.per_query().items():
             out.write(q.ljust(width) + "".join(f"  {_f(vals[m]):>12}" for m in vals) + "\n")
         out.write("\n")
-    width = max(len(m) for m in result.metrics)
-    out.write(f"{'metric':<{width}}  {'mean':>6}  {'95% CI':^16}  {'n':>6}\n")
-    for m, a in agg.items():
-        ci = f"[{_f(a.ci_low)}, {_f(a.ci_high)}]"
-        out.write(f"{m:<{width}}  {_f(a.mean):>6}  {ci:^16}  {a.n:>6}\n")
+    _means_table(R.aggregate_json(agg), out, max(len(m) for m in result.metrics))
     s = result.settings
     zero = s.no_relevant == "zero" or s.convention != "goldsmith"
     out.write(
@@ -1222,9 +1222,9 @@ def _sweep_table(sweep: dict[str, Any], out: IO[str]) -> None:
     )
     out.write(f"{'K':>5}" + "".join(f"  {f + '@K':>12}" for f in fams) + f"  {'score':>8}\n")
     for i, k in enumerate(sweep["ks"]):
-        values = "".join(f"  {_f(_nan(sweep['means'][f][i])):>12}" for f in fams)
+        values = "".join(f"  {_f(sweep['means'][f][i]):>12}" for f in fams)
         mark = "  <- best K" if k == sweep["best_k"] else ""
-        out.write(f"{k:>5}{values}  {_f(_nan(sweep['score'][i])):>8}{mark}\n")
+        out.write(f"{k:>5}{values}  {_f(sweep['score'][i]):>8}{mark}\n")
     best = sweep["best_k"]
     out.write(
         f"best K: {'-' if best is None else best} (the highest score; the smallest K on a tie)\n"
@@ -1240,10 +1240,6 @@ def _sweep_csv(sweep: dict[str, Any], out: IO[str]) -> None:
         w.writerow(
             [k, *(sweep["means"][f][i] for f in fams), sweep["score"][i], k == sweep["best_k"]]
         )
-
-
-def _nan(x: float | None) -> float:
-    return math.nan if x is None else x
 
 
 # --------------------------------------------------------------------------------------------
@@ -1323,8 +1319,7 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> None:
                 "better": [vars(c) for c in changes.better],
             },
         }
-        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
-        out.write("\n")
+        _json(doc, out)
         return
     width = max(len(m) for m in metrics)
     out.write(
@@ -1480,16 +1475,7 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
 
     if args.k < 1:
         raise _BadInput("--k must be at least 1")
-    targets = bands.targets_for(
-        args.preset,
-        {
-            "recall_target": args.recall_target,
-            "recall_floor": args.recall_floor,
-            "pass_threshold": args.pass_threshold,
-            "pass_rate_target": args.pass_rate_target,
-            "pass_rate_floor": args.pass_rate_floor,
-        },
-    )
+    targets = bands.targets_for(args.preset, {f: getattr(args, f) for f in bands.TARGET_FIELDS})
     settings = M.EvalSettings(
         relevance_threshold=args.relevance_level,
         pass_threshold=targets.pass_threshold,
@@ -1565,21 +1551,16 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
             **({"answer_drift": answers} if answers is not None else {}),
             "exit_status": code,
         }
-        json.dump(R.strict_json(doc), out, indent=1, allow_nan=False)
-        out.write("\n")
+        _json(doc, out)
         return code
     if section is not None:
         _corpus_table(section, out)
     out.write(f"{verdict['summary']}\n{verdict['basis_words']}\n")
     before, now = drift["baseline"], drift["current"]
-
-    def num(x: float | None) -> str:
-        return "-" if x is None else f"{x:.4f}"
-
     out.write(
-        f"baseline → current at K={args.k}: mean recall {num(before['recall'])} → "
-        f"{num(now['recall'])}; pass rate {num(before['pass_rate'])} → "
-        f"{num(now['pass_rate'])}\n"
+        f"baseline → current at K={args.k}: mean recall {_f(before['recall'])} → "
+        f"{_f(now['recall'])}; pass rate {_f(before['pass_rate'])} → "
+        f"{_f(now['pass_rate'])}\n"
     )
     for sig in drift["significance"].values():
         out.write(f"  {sig['words']}\n")
@@ -1588,8 +1569,8 @@ def _drift(args: argparse.Namespace, out: IO[str]) -> int:
     if answers is not None:
         for metric, sig in answers["significance"].items():
             out.write(
-                f"baseline → current: mean {metric} {num(answers['baseline'][metric])} → "
-                f"{num(answers['current'][metric])}\n  {sig['words']}\n"
+                f"baseline → current: mean {metric} {_f(answers['baseline'][metric])} → "
+                f"{_f(answers['current'][metric])}\n  {sig['words']}\n"
             )
         for why in (answers.get("not_applied") or {}).values():
             out.write(f"rule not applied: {why}\n")
@@ -1623,8 +1604,7 @@ def _agreement(args: argparse.Namespace, out: IO[str]) -> None:
     rows = read_labels_csv(args.labels)
     report = A.agreement_by_group(rows)
     if args.format == "json":
-        json.dump(R.strict_json(report.to_json()), out, indent=1, allow_nan=False)
-        out.write("\n")
+        _json(report.to_json(), out)
         return
     pooled = report.pooled
     out.write(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -267,9 +267,10 @@ def basis_words(basis: Mapping[str, Any]) -> list[Text]:
         return out
     named = basis.get("named") or {}
 
-    def listed(kind: str) -> str:
+    def listed(kind: str) -> dict[str, Any]:
+        """How many of ``kind`` there are (``n``) and the ids named (``ids``)."""
         ids = list(named.get(kind) or [])
-        return ", ".join(ids) + (" …" if basis[kind] > len(ids) else "")
+        return {"n": basis[kind], "ids": ", ".join(ids) + (" …" if basis[kind] > len(ids) else "")}
 
     out.append(
         say(
@@ -280,25 +281,11 @@ def basis_words(basis: Mapping[str, Any]) -> list[Text]:
         )
     )
     if basis["no_relevant"]:
-        out.append(
-            say(
-                "%(n)s without a relevant chunk: %(ids)s",
-                n=basis["no_relevant"],
-                ids=listed("no_relevant"),
-            )
-        )
+        out.append(say("%(n)s without a relevant chunk: %(ids)s", **listed("no_relevant")))
     if basis["touched"]:
-        out.append(
-            say(
-                "%(n)s touched by a corpus update: %(ids)s",
-                n=basis["touched"],
-                ids=listed("touched"),
-            )
-        )
+        out.append(say("%(n)s touched by a corpus update: %(ids)s", **listed("touched")))
     if basis["missing"]:
-        out.append(
-            say("%(n)s missing from the run: %(ids)s", n=basis["missing"], ids=listed("missing"))
-        )
+        out.append(say("%(n)s missing from the run: %(ids)s", **listed("missing")))
     return out
 
 
@@ -316,12 +303,7 @@ class Conditions:
     pass_threshold: float
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "headline_k": self.headline_k,
-            "relevance_threshold": self.relevance_threshold,
-            "matching": self.matching,
-            "pass_threshold": self.pass_threshold,
-        }
+        return asdict(self)
 
 
 def _change_words(setting: str, before: Any, after: Any) -> Text:
