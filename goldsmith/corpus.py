@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 ChunkFate = Literal["kept", "carried", "changed", "retired"]
-FATES: tuple[ChunkFate, ...] = ("kept", "carried", "changed", "retired")
 
 
 def text_sha256(text: str) -> str:

@@ -44,7 +44,6 @@ from goldsmith.retrievers.http import (
 from goldsmith.retrievers.ssrf import Policy, Resolver, system_resolver
 
 GRADES = (0, 1, 2)
-JUDGE_PLACEHOLDERS = ("{query}", "{query_id}", "{chunk}", "{chunk_id}")
 
 # --------------------------------------------------------------------------------------------
 # The stub: keyword overlap
