@@ -49,12 +49,14 @@ def bootstrap_means(
     """Means of ``samples`` bootstrap resamples of the rows: ``float[samples, m]``.
 
     A resample is stored as per-row draw counts c (a multinomial(n, 1/n) vector), so its
-    (weighted) mean is c·(w∘v) / c·w, a matrix product for all metrics at once (each distinct
-    column once)."""
+    (weighted) mean is c·(w∘v) / c·w: a product of the count table and each distinct column, one
+    column at a time, so that a column's means do not depend on which other columns are asked
+    with it (a matrix product over all columns at once lets BLAS pick its kernel by their number,
+    and the last bit of a CI then moved with the metrics asked)."""
     v, columns = _distinct_columns(_as_matrix(values))
     n = len(v)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    wv = v * w[:, None]
+    wv = np.ascontiguousarray((v * w[:, None]).T)
     rng = np.random.default_rng(seed)
     out = np.empty((samples, v.shape[1]))
     batch = max(1, _BATCH_CELLS // max(n, 1))
@@ -67,9 +69,11 @@ def bootstrap_means(
             rows = min(block, b - first)
             for k in range(rows):  # row by row: the count table stays in cache
                 counts[k] = np.bincount(draws[first + k], minlength=n)
+            at = lo + first
+            for j, column in enumerate(wv):
+                out[at : at + rows, j] = counts[:rows] @ column
             with np.errstate(divide="ignore", invalid="ignore"):
-                at = lo + first
-                out[at : at + rows] = (counts[:rows] @ wv) / (counts[:rows] @ w)[:, None]
+                out[at : at + rows] /= (counts[:rows] @ w)[:, None]
     return out[:, columns]
 
 
