@@ -305,24 +305,16 @@ class AnswerJudgeTestCallApi(APIView):
         )
         answer = answer_judge_test_call(judge=judge, item=item)
         return Response(
-            {
-                "ok": answer.ok,
-                "score": answer.score,
-                "reason": answer.reason,
-                "error": answer.error,
-                "attempts": answer.attempts,
-                "latency_ms": round(answer.latency_ms, 1),
-                "judge": answer_judge_config(judge).identity.to_json(),
-                "sent": {
-                    "question": item.question,
-                    "reference_answer": item.reference_answer,
-                    "answer_type": item.answer_type,
-                    "facts": list(item.facts),
-                    "response": item.response,
-                    "contexts": list(item.contexts),
-                },
-                "more": {m: dict(v) for m, v in answer.more.items()},
-            }
+            output_of(
+                JudgeCallOutput,
+                answer,
+                latency_ms=round(answer.latency_ms, 1),
+                judge=answer_judge_config(judge).identity.to_json(),
+                sent=output_of(
+                    SentOutput, item, facts=list(item.facts), contexts=list(item.contexts)
+                ),
+                more={m: dict(v) for m, v in answer.more.items()},
+            )
         )
 
 

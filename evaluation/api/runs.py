@@ -290,12 +290,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         is_baseline=baseline_run_id(retriever=run.retriever) == run.pk,
         verdict_detail=report.get("verdict"),
         corpus_version=(
-            {
-                "id": run.corpus_version.pk,
-                "number": run.corpus_version.number,
-                "content_hash": run.corpus_version.content_hash,
-                "assumed": corpus_assumed(run),
-            }
+            output_of(RunCorpusVersionOutput, run.corpus_version, assumed=corpus_assumed(run))
             if run.corpus_version is not None
             else None
         ),
