@@ -4,6 +4,7 @@ drop rules, top-K weights) into the values the services take."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -56,6 +57,12 @@ class HeaderLinesField(forms.CharField):
                 )
             headers[name.strip()] = text.strip()
         return headers
+
+
+def given(form: forms.Form, names: Sequence[str]) -> dict[str, Any]:
+    """The settings among `names` a judge's form was given (an empty one is left out: the
+    engine's default)."""
+    return {n: form.cleaned_data[n] for n in names if form.cleaned_data.get(n) not in (None, "")}
 
 
 def refuse(form: forms.Form, error: Exception) -> None:
@@ -376,12 +383,8 @@ class JudgeForm(forms.Form):
     )
 
     def http_config(self) -> dict[str, Any]:
-        d = self.cleaned_data
-        config: dict[str, Any] = {"url": d["url"].strip()}
-        for name in ("body_template", "grade_path", "reason_path", "batch_size", "max_concurrency"):
-            if d.get(name) not in (None, ""):
-                config[name] = d[name]
-        return config
+        names = ("body_template", "grade_path", "reason_path", "batch_size", "max_concurrency")
+        return {"url": self.cleaned_data["url"].strip(), **given(self, names)}
 
 
 ANSWER_JUDGE_DEFAULTS = AnswerJudgeConfig(url="")
@@ -455,7 +458,5 @@ class AnswerJudgeForm(forms.Form):
     )
 
     def call_settings(self) -> dict[str, Any]:
-        """The settings given (an empty one takes the engine's default)."""
-        d = self.cleaned_data
         names = ("body_template", "score_path", "reason_path", "timeout", "max_concurrency")
-        return {n: d[n] for n in (*names, "retries") if d.get(n) not in (None, "")}
+        return given(self, (*names, "retries"))

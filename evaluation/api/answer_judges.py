@@ -6,23 +6,26 @@ is stored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from django.utils.translation import gettext, gettext_lazy
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, request_access
-from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
-from evaluation.api.shapes import validated
+from evaluation.api.endpoints import (
+    REFUSED,
+    AuthHeaderInput,
+    SettingsInput,
+    endpoint_saved,
+    setting_field,
+)
+from evaluation.api.shapes import output_of, validated
 from evaluation.models import AnswerJudge
 from evaluation.selectors.answer_judges import answer_judges_of
 from evaluation.services.answer_judges import (
@@ -30,7 +33,6 @@ from evaluation.services.answer_judges import (
     SAMPLE,
     answer_judge_config,
     answer_judge_delete,
-    answer_judge_output,
     answer_judge_register,
     answer_judge_test_call,
     answer_judge_update,
@@ -43,9 +45,11 @@ from sitewide.text_input import JSONParser
 NAME_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f]{1,100}$"
 
 
-class AnswerJudgeSettingsInput(serializers.Serializer):
+class AnswerJudgeSettingsInput(SettingsInput):
     """How to call the judge (docs/formats.md, "HTTP answer judge"); each is optional (the
     engine's default when registering, the stored value when changing). Others are refused."""
+
+    unknown = gettext_lazy("unknown answer judge setting %(name)r")
 
     method = serializers.ChoiceField(choices=["POST", "PUT"], required=False)
     body_template = serializers.CharField(
@@ -92,30 +96,6 @@ class AnswerJudgeSettingsInput(serializers.Serializer):
         help_text=gettext_lazy("extra headers, never credentials (use the auth header)"),
     )
 
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            unknown = sorted(set(data) - set(CALL_SETTINGS))
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        api_settings.NON_FIELD_ERRORS_KEY: [
-                            gettext("unknown answer judge setting %(name)r") % {"name": unknown[0]}
-                        ]
-                    }
-                )
-        return super().to_internal_value(data)
-
-
-class AnswerJudgeSettingsSchema(OpenApiSerializerExtension):
-    """The schema says what `AnswerJudgeSettingsInput` does: a setting it does not list is
-    refused."""
-
-    target_class = AnswerJudgeSettingsInput
-
-    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        schema = super().map_serializer(auto_schema, direction)
-        return {**schema, "additionalProperties": False}
-
 
 def _name_field(**kwargs: Any) -> serializers.Field:
     return serializers.RegexField(
@@ -130,7 +110,7 @@ def _name_field(**kwargs: Any) -> serializers.Field:
     )
 
 
-class AnswerJudgeInput(serializers.Serializer):
+class AnswerJudgeInput(AuthHeaderInput):
     name = _name_field()
     url = serializers.CharField(
         max_length=2000, help_text=gettext_lazy("http:// or https://, where the judge listens")
@@ -148,41 +128,15 @@ class AnswerJudgeInput(serializers.Serializer):
         help_text=gettext_lazy("recorded with each run; null: not set"),
     )  # fmt: skip
     config = AnswerJudgeSettingsInput(required=False)
-    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
-    auth_header_value = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
-        write_only=True,
-        help_text=gettext_lazy("Stored encrypted; never returned."),
-    )
-    auth_header_env = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
-        help_text=gettext_lazy("or: a GOLDSMITH_SECRET_… variable the workers read it from"),
-    )
 
 
-class AnswerJudgeUpdateInput(serializers.Serializer):
+class AnswerJudgeUpdateInput(AuthHeaderInput):
     name = _name_field(required=False)
     url = serializers.CharField(max_length=2000, required=False)
     model = serializers.CharField(max_length=200, required=False, allow_blank=True)
     prompt_version = serializers.CharField(max_length=200, required=False, allow_blank=True)
     temperature = serializers.FloatField(required=False, allow_null=True, min_value=0)
     config = AnswerJudgeSettingsInput(required=False)
-    auth_header_name = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text=gettext_lazy("empty: remove the auth header"),
-    )
-    auth_header_value = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        write_only=True,
-        help_text=gettext_lazy("Stored encrypted; never returned. Empty: keep the stored one."),
-    )
-    auth_header_env = serializers.CharField(required=False, allow_blank=True)
 
 
 class AnswerJudgeOutput(serializers.Serializer):
@@ -203,6 +157,19 @@ class AnswerJudgeOutput(serializers.Serializer):
     auth_header_env = serializers.CharField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
+
+
+def answer_judge_output(judge: AnswerJudge) -> dict[str, Any]:
+    """A judge as the API shows it: never its auth header's value."""
+    config = answer_judge_config(judge)
+    return output_of(
+        AnswerJudgeOutput,
+        judge,
+        id=judge.pk,
+        scorer=config.identity.scorer,
+        identity=config.identity.describe(),
+        config={k: v for k, v in config.snapshot().items() if k in CALL_SETTINGS},
+    )
 
 
 def _judge(project: Any, judge_id: int) -> AnswerJudge:
@@ -338,24 +305,16 @@ class AnswerJudgeTestCallApi(APIView):
         )
         answer = answer_judge_test_call(judge=judge, item=item)
         return Response(
-            {
-                "ok": answer.ok,
-                "score": answer.score,
-                "reason": answer.reason,
-                "error": answer.error,
-                "attempts": answer.attempts,
-                "latency_ms": round(answer.latency_ms, 1),
-                "judge": answer_judge_config(judge).identity.to_json(),
-                "sent": {
-                    "question": item.question,
-                    "reference_answer": item.reference_answer,
-                    "answer_type": item.answer_type,
-                    "facts": list(item.facts),
-                    "response": item.response,
-                    "contexts": list(item.contexts),
-                },
-                "more": {m: dict(v) for m, v in answer.more.items()},
-            }
+            output_of(
+                JudgeCallOutput,
+                answer,
+                latency_ms=round(answer.latency_ms, 1),
+                judge=answer_judge_config(judge).identity.to_json(),
+                sent=output_of(
+                    SentOutput, item, facts=list(item.facts), contexts=list(item.contexts)
+                ),
+                more={m: dict(v) for m, v in answer.more.items()},
+            )
         )
 
 

@@ -1,16 +1,20 @@
 """What the API of every HTTP endpoint (retrievers, machine judges, answer judges) shares: a
-call setting's field, made from the engine's list of settings, and the one shape of a refusal,
-``{field: [message]}`` as DRF's validation answers (a call setting nested under ``config``),
-documented in the schema of every operation that saves an endpoint."""
+call setting's field, made from the engine's list of settings, the settings object that
+refuses a setting it does not list, the auth header's input fields, and the one shape of a
+refusal, ``{field: [message]}`` as DRF's validation answers (a call setting nested under
+``config``), documented in the schema of every operation that saves an endpoint."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from django.utils.translation import gettext_lazy
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from annotation.services.machine import JudgeInvalid
 from evaluation.api.shapes import validated
@@ -72,3 +76,53 @@ def setting_field(setting: HttpSetting, **given: Any) -> serializers.Field:
     if setting.value_type is dict:
         return serializers.DictField(child=serializers.CharField(allow_blank=True), **common)
     return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
+
+
+class SettingsInput(serializers.Serializer):
+    """An endpoint's call settings (``config``): a setting it does not list is refused,
+    `unknown` saying so (``%(name)r``)."""
+
+    unknown: Any = ""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            extra = sorted(set(data) - set(self.fields))
+            if extra:
+                raise serializers.ValidationError(
+                    {api_settings.NON_FIELD_ERRORS_KEY: [str(self.unknown) % {"name": extra[0]}]}
+                )
+        return super().to_internal_value(data)
+
+
+class SettingsInputSchema(OpenApiSerializerExtension):
+    """The schema says what every `SettingsInput` does: a setting it does not list is
+    refused."""
+
+    target_class = SettingsInput
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = super().map_serializer(auto_schema, direction)
+        return {**schema, "additionalProperties": False}
+
+
+class AuthHeaderInput(serializers.Serializer):
+    """The auth header of an endpoint, added or changed: each optional (left out or empty,
+    the value keeps the stored one; an empty name removes the header)."""
+
+    auth_header_name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("empty: remove the auth header"),
+    )
+    auth_header_value = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        help_text=gettext_lazy("Stored encrypted; never returned. Empty: keep the stored one."),
+    )
+    auth_header_env = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("or: a GOLDSMITH_SECRET_… variable the workers read it from"),
+    )

@@ -26,11 +26,10 @@ from annotation.services.machine import (
     machine_grades_import,
 )
 from annotation.services.uploads import UploadRefused
-from evaluation.api.endpoints import REFUSED, endpoint_saved
+from evaluation.api.endpoints import REFUSED, AuthHeaderInput, endpoint_saved
 from evaluation.api.shapes import output_of, refusal, validated
-from evaluation.models import JudgingJob
+from evaluation.models import JudgeEndpoint, JudgingJob
 from evaluation.services.judges import (
-    judge_output,
     judge_register,
     judging_job_cancel,
     judging_job_create,
@@ -51,7 +50,7 @@ class JudgeOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class JudgeInput(serializers.Serializer):
+class JudgeInput(AuthHeaderInput):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=MachineJudgeKind.choices)
     config = serializers.DictField(
@@ -62,14 +61,20 @@ class JudgeInput(serializers.Serializer):
             "batch_size, headers"
         ),
     )
-    auth_header_name = serializers.CharField(required=False, allow_blank=True)
-    auth_header_value = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        write_only=True,
-        help_text=gettext_lazy("stored encrypted"),
+
+
+def judge_output(judge: MachineJudge) -> dict[str, Any]:
+    """A judge as the API shows it: never its auth header's value."""
+    endpoint = JudgeEndpoint.objects.filter(judge=judge).first()
+    return output_of(
+        JudgeOutput,
+        judge,
+        id=judge.pk,
+        config=endpoint.config if endpoint else None,
+        auth_header_name=endpoint.auth_header_name if endpoint else "",
+        has_auth_header=endpoint.has_auth_header if endpoint else False,
+        graded=judge.grades.count(),
     )
-    auth_header_env = serializers.CharField(required=False, allow_blank=True)
 
 
 def _judge(project: Any, judge_id: int) -> MachineJudge:

@@ -3,24 +3,27 @@ be written, never read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from django.utils.translation import gettext, gettext_lazy
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.permissions import Action, request_access
 from annotation.services.uploads import UploadRefused
-from evaluation.api.endpoints import REFUSED, endpoint_saved, setting_field
+from evaluation.api.endpoints import (
+    REFUSED,
+    AuthHeaderInput,
+    SettingsInput,
+    endpoint_saved,
+    setting_field,
+)
 from evaluation.api.shapes import output_of, refusal, validated
 from evaluation.models import Answerer, Retriever, RetrieverKind, Schedule
 from evaluation.selectors.retrievers import baseline_run_id, retrievers_of
@@ -69,34 +72,13 @@ def retriever_output(retriever: Retriever) -> dict[str, Any]:
     )
 
 
-class HttpConfigInput(serializers.Serializer):
+class HttpConfigInput(SettingsInput):
     """An HTTP retriever's settings, made from `HTTP_SETTINGS`; an unknown one is refused."""
+
+    unknown = gettext_lazy("unknown HTTP setting %(name)r")
 
     def get_fields(self) -> dict[str, serializers.Field]:
         return {s.name: setting_field(s) for s in HTTP_SETTINGS}
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            unknown = sorted(set(data) - {s.name for s in HTTP_SETTINGS})
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        api_settings.NON_FIELD_ERRORS_KEY: [
-                            gettext("unknown HTTP setting %(name)r") % {"name": unknown[0]}
-                        ]
-                    }
-                )
-        return super().to_internal_value(data)
-
-
-class HttpConfigInputSchema(OpenApiSerializerExtension):
-    """The schema says what `HttpConfigInput` does: a setting it does not list is refused."""
-
-    target_class = HttpConfigInput
-
-    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        schema = super().map_serializer(auto_schema, direction)
-        return {**schema, "additionalProperties": False}
 
 
 def _answerer_field() -> serializers.ChoiceField:
@@ -110,28 +92,16 @@ def _answerer_field() -> serializers.ChoiceField:
     )
 
 
-class RetrieverInput(serializers.Serializer):
+class RetrieverInput(AuthHeaderInput):
     name = serializers.CharField(max_length=120)
     kind = serializers.ChoiceField(choices=RetrieverKind.choices)
     config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
-    auth_header_name = serializers.CharField(required=False, allow_blank=True, default="")
-    auth_header_value = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
-        write_only=True,
-        help_text=gettext_lazy("Stored encrypted; never returned."),
-    )
-    auth_header_env = serializers.CharField(required=False, allow_blank=True, default="")
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False, default="")
     answerer = _answerer_field()
 
 
-class RetrieverUpdateInput(serializers.Serializer):
+class RetrieverUpdateInput(AuthHeaderInput):
     config = HttpConfigInput(required=False, help_text=gettext_lazy("HTTP retrievers only"))
-    auth_header_name = serializers.CharField(required=False, allow_blank=True)
-    auth_header_value = serializers.CharField(required=False, allow_blank=True, write_only=True)
-    auth_header_env = serializers.CharField(required=False, allow_blank=True)
     schedule = serializers.ChoiceField(choices=Schedule.choices, required=False)
     answerer = _answerer_field()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
@@ -289,12 +290,7 @@ def run_output(run: EvaluationRun) -> dict[str, Any]:
         is_baseline=baseline_run_id(retriever=run.retriever) == run.pk,
         verdict_detail=report.get("verdict"),
         corpus_version=(
-            {
-                "id": run.corpus_version.pk,
-                "number": run.corpus_version.number,
-                "content_hash": run.corpus_version.content_hash,
-                "assumed": corpus_assumed(run),
-            }
+            output_of(RunCorpusVersionOutput, run.corpus_version, assumed=corpus_assumed(run))
             if run.corpus_version is not None
             else None
         ),
@@ -331,21 +327,23 @@ class EvaluationRunInput(serializers.Serializer):
     )
 
 
-def _find_answer_judge(project: Any, ref: str | None) -> AnswerJudge | None:
-    if not ref:
-        return None
-    found = AnswerJudge.objects.filter(project=project, name=ref).first()
+def _named(rows: QuerySet[Any], field: str, ref: str) -> Any:
+    """The row of `rows` whose `field` is `ref`, else (a number) whose id is; None."""
+    found = rows.filter(**{field: ref}).first()
     if found is None and ref.isdigit():
-        found = AnswerJudge.objects.filter(project=project, pk=int(ref)).first()
-    if found is None:
+        found = rows.filter(pk=int(ref)).first()
+    return found
+
+
+def _find_answer_judge(project: Any, ref: str | None) -> AnswerJudge | None:
+    found = _named(AnswerJudge.objects.filter(project=project), "name", ref) if ref else None
+    if ref and found is None:
         raise RunInvalid(gettext("no answer judge %(ref)r in this project") % {"ref": ref})
     return found
 
 
 def _find_retriever(project: Any, ref: str) -> Retriever:
-    found = Retriever.objects.filter(project=project, name=ref).first()
-    if found is None and ref.isdigit():
-        found = Retriever.objects.filter(project=project, pk=int(ref)).first()
+    found = _named(Retriever.objects.filter(project=project), "name", ref)
     if found is None:
         raise serializers.ValidationError({"retriever": [f"no retriever {ref!r}"]})
     return found
@@ -353,12 +351,7 @@ def _find_retriever(project: Any, ref: str) -> Retriever:
 
 def _find_version(project: Any, ref: str | None) -> Any:
     versions = versions_of(project=project)
-    if ref is None:
-        found = versions.first()
-    else:
-        found = versions.filter(label=ref).first()
-        if found is None and ref.isdigit():
-            found = versions.filter(pk=int(ref)).first()
+    found = versions.first() if ref is None else _named(versions, "label", ref)
     if found is None:
         raise serializers.ValidationError({"version": [f"no golden-set version {ref or ''}"]})
     return found

@@ -40,6 +40,7 @@ def golden_items(
     judged: dict[int, list[GoldJudgment]] = {}
     if with_judgments:
         columns = ("item_id", "chunk_id", "grade", "doc_id", "start", "end")
+        columns += ("text",) if with_texts else ()
         js = GoldenJudgment.objects.filter(item__version_id=version_id).order_by(
             "item_id", "position"
         )
@@ -53,12 +54,8 @@ def golden_items(
                 for i in range(0, len(pks), LOOKUP_BATCH)
             ]
         for part in parts:
-            if with_texts:
-                for item_id, *judgment in part.values_list(*columns, "text"):
-                    judged.setdefault(item_id, []).append(GoldJudgment(*judgment))
-            else:
-                for item_id, *judgment in part.values_list(*columns):
-                    judged.setdefault(item_id, []).append(GoldJudgment(*judgment))
+            for item_id, *judgment in part.values_list(*columns):
+                judged.setdefault(item_id, []).append(GoldJudgment(*judgment))
     return [
         GoldItem(
             query_id=query_id,

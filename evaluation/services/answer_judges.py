@@ -386,25 +386,3 @@ def answer_judge_test_call(*, judge: AnswerJudge, item: AnswerItem | None = None
     except (credentials.SecretUnavailable, ValueError) as error:
         # an unreadable header, or stored settings a later rule refuses: the answer's error
         return JudgedAnswer(sent.query_id, None, attempts=0, error=str(error))
-
-
-def answer_judge_output(judge: AnswerJudge) -> dict[str, Any]:
-    """A judge as the API and the page show it: never its auth header's value."""
-    config = answer_judge_config(judge)
-    return {
-        "id": judge.pk,
-        "name": judge.name,
-        "url": judge.url,
-        "model": judge.model,
-        "prompt_version": judge.prompt_version,
-        "temperature": judge.temperature,
-        "scorer": config.identity.scorer,
-        "identity": config.identity.describe(),
-        "config": {k: v for k, v in config.snapshot().items() if k in CALL_SETTINGS},
-        "auth_header_name": judge.auth_header_name,
-        "has_auth_header": judge.has_auth_header,
-        "auth_header_source": judge.auth_header_source,
-        "auth_header_env": judge.auth_header_env,
-        "created_at": judge.created_at,
-        "updated_at": judge.updated_at,
-    }

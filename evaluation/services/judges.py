@@ -80,21 +80,6 @@ def judge_register(
     return judge
 
 
-def judge_output(judge: MachineJudge) -> dict[str, Any]:
-    """A judge as the API and pages show it: never its auth header's value."""
-    endpoint = JudgeEndpoint.objects.filter(judge=judge).first()
-    return {
-        "id": judge.pk,
-        "name": judge.name,
-        "kind": judge.kind,
-        "config": endpoint.config if endpoint else None,
-        "auth_header_name": endpoint.auth_header_name if endpoint else "",
-        "has_auth_header": endpoint.has_auth_header if endpoint else False,
-        "graded": judge.grades.count(),
-        "created_at": judge.created_at,
-    }
-
-
 def judging_job_create(
     *, judge: MachineJudge, scope: str, by: AbstractBaseUser | None = None, enqueue: bool = True
 ) -> JudgingJob:

@@ -27,7 +27,7 @@ from evaluation.models import (
     RetrieverKind,
     RunState,
 )
-from evaluation.selectors.corpus import chunk_places, chunk_texts, live_chunks
+from evaluation.selectors.corpus import chunk_places, chunk_texts, chunk_values, live_chunks
 from evaluation.selectors.goldsets import golden_items
 from evaluation.selectors.runs import pool_contributions, result_rows
 from evaluation.services.answers import (
@@ -567,14 +567,9 @@ def pool_unjudged(*, run: EvaluationRun) -> dict[str, int]:
     queries = {
         str(pk): pk for pk in Query.objects.filter(project=run.project).values_list("id", flat=True)
     }
-    wanted = sorted({c for _, c in pairs})
-    chunks: dict[str, int] = {}
-    for start in range(0, len(wanted), 900):
-        chunks.update(
-            Chunk.objects.filter(
-                project=run.project, removed=False, chunk_id__in=wanted[start : start + 900]
-            ).values_list("chunk_id", "id")
-        )
+    wanted = {c for _, c in pairs}
+    rows = chunk_values(project=run.project, chunk_ids=wanted, fields=["id"], removed=False)
+    chunks: dict[str, int] = dict(rows)
     hits: dict[int, list[int]] = {}
     skipped = 0
     for qid, chunk_id in pairs:

@@ -360,20 +360,9 @@ def _result_row(run: EvaluationRun, batch: int, outcome: Outcome) -> QueryResult
     )
 
 
+# A batch run again replaces every column of its queries' rows but the key.
 _UPSERT_FIELDS = [
-    "ranked_ids",
-    "scores",
-    "doc_ids",
-    "snippets",
-    "candidates",
-    "candidate_scores",
-    "contexts",
-    "response",
-    "latency_ms",
-    "attempts",
-    "error",
-    "batch",
-    "updated_at",
+    f.name for f in QueryResult._meta.concrete_fields if f.name not in ("id", "run", "query_id")
 ]
 
 
