@@ -288,8 +288,8 @@ _U = np.uint64
 
 
 def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """splitmix64 finaliser, in place; numpy uint64 arithmetic wraps modulo 2^64."""
-    h ^= h >> _U(30)
+    """splitmix64 finaliser (a new array); numpy uint64 arithmetic wraps modulo 2^64."""
+    h = h ^ (h >> _U(30))
     h *= _U(0xBF58476D1CE4E5B9)
     h ^= h >> _U(27)
     h *= _U(0x94D049BB133111EB)
@@ -298,33 +298,28 @@ def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
 
 
 def id_hash(ids: BytesArray) -> NDArray[np.uint64]:
-    """64-bit hash of each id's bytes, the same whatever the width of the array holding it.
+    """64-bit hash of each id's bytes, the same whatever the width of the array holding it
+    (:func:`hash_words` of the ids in 8-byte words). Equal ids hash equal; callers verify every
+    match on the bytes themselves."""
+    n, width = len(ids), ids.dtype.itemsize
+    words = max(-(-width // 8), 1)
+    if width == 8 * words and ids.flags.c_contiguous:
+        return hash_words(ids.view(np.uint64).reshape(n, words))
+    buf = np.zeros((n, words * 8), dtype=np.uint8)
+    buf[:, :width] = np.ascontiguousarray(ids).view(np.uint8).reshape(n, width)
+    return hash_words(buf.view(np.uint64))
 
-    A numpy ``S`` array pads every id with NUL bytes to the longest one, so the hash reads the
-    id in 8-byte words and stops after the last word that holds any of the id's bytes: the
-    all-NUL padding words beyond it are never mixed in. The same id therefore hashes alike in a
-    file whose longest id is 3 bytes and in one whose longest is 200. Equal ids hash equal;
-    callers verify every match on the bytes themselves."""
-    n, width = len(ids), max(ids.dtype.itemsize, 1)
-    words = -(-width // 8)
-    if width % 8 == 0 and ids.flags.c_contiguous:
-        w = ids.view(np.uint64).reshape(n, words)
-    else:
-        buf = np.zeros((n, words * 8), dtype=np.uint8)
-        raw = np.ascontiguousarray(ids).view(np.uint8).reshape(n, ids.dtype.itemsize)
-        buf[:, : ids.dtype.itemsize] = raw
-        w = buf.view(np.uint64)
-    h = w[:, 0] ^ _U(0x9E3779B97F4A7C15)
-    h = _mix(h)
-    if words > 1:
-        # used[:, j]: word j or a later one holds a byte of the id (not only padding).
-        used = np.logical_or.accumulate((w[:, :0:-1] != 0), axis=1)[:, ::-1]
-        for j in range(1, words):
-            rows = np.flatnonzero(used[:, j - 1])
-            if len(rows) == 0:
-                break  # no id reaches this far; the ones that did not stop here already
-            h[rows] = _mix(h[rows] ^ w[rows, j])
-    return h
+
+def hash_words(words: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The hash of ids given as ``uint64[n, k]`` words, NUL-padded (a numpy ``S`` array's
+    bytes): the sum of each word mixed and weighted by its place, mixed again. A word of
+    padding mixes to 0 and adds nothing, so an id hashes alike in a file whose longest id is 3
+    bytes and in one whose longest is 200."""
+    x = _mix(words)
+    h = np.zeros(len(x), dtype=np.uint64)
+    for j in range(x.shape[1]):  # column by column: numpy is slow along a short axis
+        h += x[:, j] * _U((2 * j + 1) * 0x9E3779B97F4A7C15 % (1 << 64))
+    return _mix(h)
 
 
 def pair_hash(qidx: IntArray, ids: BytesArray) -> NDArray[np.uint64]:

@@ -4,9 +4,10 @@ the order trec_eval gives a ranked list (see docs/formats.md).
 
 Pure module: numpy and the standard library, no Django. Readers are strict and stream; every
 problem raises :class:`~goldsmith.formats.FormatError` (``FILE:LINE: what is wrong``). Files are
-parsed in large blocks with numpy (token boundaries, numbers and ids are extracted without a
-Python object per line); a block that is not plain and valid (comments, blank lines, a bad
-field) is re-read line by line, which is also how the offending line is found and reported.
+parsed in large blocks with numpy, without a Python object per line: one pass over the bytes
+finds the whitespace, each token is then read as 8-byte words, and numbers are converted in
+those words. A block that is not plain and valid (comments, blank lines, a bad field) is re-read
+line by line, which is also how the offending line is found and reported.
 
 Qrels and topics are written as generators of text in bounded pieces, so that an export of any
 size streams with flat memory. Qrels carry no comment line, because some readers (pytrec_eval
@@ -26,178 +27,232 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from goldsmith.formats import FormatError
 from goldsmith.formats.common import PIECE_LINES, bytes_array, decode_utf8
 from goldsmith.formats.goldset import GoldenQuery, GoldJudgment, GradeMap, judgment_order, map_grade
-from goldsmith.metrics import JudgmentColumns, RankingColumns, id_hash, pair_hash, trec_eval_scores
+from goldsmith.metrics import (
+    JudgmentColumns,
+    RankingColumns,
+    hash_words,
+    id_hash,
+    pair_hash,
+    trec_eval_scores,
+)
 from goldsmith.text import say
 
-_BLOCK = 1 << 22  # bytes per TREC block (a few are in flight, each with ~6x temporaries)
+_BLOCK = 1 << 22  # bytes per TREC block (a few are in flight, each with ~3x temporaries)
+_BACK = 64  # zero bytes after each block: a token's words may be read past the block's end
 _MAX_SIMPLE_DIGITS = 15  # decimal mantissas this short convert exactly (see _floats)
 _POW10 = np.array([float(10**k) for k in range(23)])
 _WORKERS = 2 if (os.cpu_count() or 1) > 1 else 1
 _T = TypeVar("_T")
 _CONTROL = frozenset(range(32)) - {9, 10, 13}
+_IS_CONTROL = np.array([b in _CONTROL for b in range(256)])
+# 8-byte words, little-endian (byte 0 of a token is the word's lowest byte).
+_U = np.uint64
+_ONES = _U(0x0101010101010101)
+_ZEROS = _U(0x3030303030303030)  # "00000000"
+_LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # the k low bytes
+_SHIFT = np.array([256**k for k in range(8)] + [0], dtype=np.uint64)  # x * _SHIFT[k]: k bytes up
 
 
 # --------------------------------------------------------------------------------------------
 # Readers: a fast block scanner, a line-by-line reader for the rest
 
 
-def _blocks(path: str | Path) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines with the 1-based number of their first line."""
-    line = 1
+def _blocks(path: str | Path) -> Iterator[bytes]:
+    """Blocks of whole lines, the last one ending with a newline even where the file does not,
+    each followed by `_BACK` zero bytes."""
+    pad = bytes(_BACK)
     with open(path, "rb") as f:
         while True:
             block = f.read(_BLOCK)
             if not block:
                 return
-            if not block.endswith(b"\n"):
-                block += f.readline()
-            yield block, line
-            line += block.count(b"\n")
+            tail = b"" if block.endswith(b"\n") else f.readline()
+            end = b"" if (tail or block).endswith(b"\n") else b"\n"
+            yield b"".join((block, tail, end, pad))
 
 
-Span = tuple[NDArray[np.int64], NDArray[np.int64]]
+def _scan(
+    block: bytes, ncols: int
+) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]] | None:
+    """The block as a byte array and the offsets where each line's tokens start and end, as
+    ``int64[lines, ncols]`` each, if every line has exactly ``ncols`` tokens and the block has
+    no blank line, comment, control character or invalid UTF-8; otherwise None (the caller then
+    re-reads the block line by line).
 
-
-def _scan(block: bytes, ncols: int) -> tuple[NDArray[np.uint8], list[Span]] | None:
-    """The block as a zero-padded byte array and (starts, ends) of each column, if every line
-    has exactly ``ncols`` tokens and the block has no comment, control character or invalid
-    UTF-8; otherwise None (the caller then re-reads the block line by line)."""
-    n_nl = block.count(b"\n")
-    n_lines = n_nl + (not block.endswith(b"\n"))
-    if not block or n_lines == 0:
-        return None
+    Tokens lie between runs of whitespace (tab, newline, CR, space): a line's last run holds
+    its one newline (with a CR, trailing blanks or the next line's indent), the others none."""
     if not block.isascii():
         try:
             block.decode("utf-8")
         except UnicodeDecodeError:
             return None
     a = np.frombuffer(block, dtype=np.uint8)
-    low = a < 32
-    n_low = np.count_nonzero(low)  # newlines only, usually: no need to count tabs and CRs
-    if n_low != n_nl and n_low != n_nl + block.count(b"\t") + block.count(b"\r"):
-        return None  # a control character
-    ws = np.empty(len(a) + 2, dtype=bool)
-    ws[0] = ws[-1] = True
-    np.logical_or(low, a == 32, out=ws[1:-1])
-    edges = np.flatnonzero(ws[1:] != ws[:-1])
-    if len(edges) != 2 * ncols * n_lines:
+    ws = np.flatnonzero(a[: len(a) - _BACK] <= 32)
+    v = a[ws]
+    newlines: NDArray[Any] = v == 10
+    if np.count_nonzero(v < 32) != np.count_nonzero(newlines) and bool(_IS_CONTROL[v].any()):
         return None
-    # With ncols tokens per line on average, every line has exactly ncols when each line's
-    # last token is followed by its newline: there are exactly n_lines newlines to go round.
-    last_end = edges[2 * ncols - 1 :: 2 * ncols]
-    padded = np.zeros(len(a) + 72, dtype=np.uint8)
-    padded[: len(a)] = a
-    after = padded[last_end]
-    ok = (after == 10) | ((after == 13) & (padded[last_end + 1] == 10))
-    if not block.endswith(b"\n"):
-        ok[-1] = True
-    if not bool(ok.all()) and not _lines_ok(a, edges, ncols, n_lines):
+    starts = np.empty_like(ws)  # of the token that ends at each whitespace byte
+    starts[0] = 0
+    np.add(ws[:-1], 1, out=starts[1:])
+    if bool((starts == ws).any()):  # a run of whitespace longer than a byte, or at the start
+        heads = np.flatnonzero(starts != ws)  # each run's first byte
+        if len(heads) == 0 or heads[0] != 0:
+            return None
+        newlines = np.add.reduceat(newlines, heads, dtype=np.int64)
+        starts = np.concatenate(([0], ws[heads[1:] - 1] + 1))
+        ws = ws[heads]
+    if len(ws) % ncols:
         return None
-    starts = edges[0 :: 2 * ncols]
-    if bool((padded[starts] == 35).any()):  # '#': a comment line
+    per_line = newlines.reshape(-1, ncols)
+    if not bool((per_line[:, -1] == 1).all()) or np.count_nonzero(per_line) != len(per_line):
         return None
-    return padded, [
-        (edges[2 * j :: 2 * ncols], edges[2 * j + 1 :: 2 * ncols]) for j in range(ncols)
-    ]
+    s, e = starts.reshape(-1, ncols), ws.reshape(-1, ncols)
+    if bool((a[s[:, 0]] == 35).any()):  # '#': a comment line
+        return None
+    return a, s, e
 
 
-def _lines_ok(a: NDArray[np.uint8], edges: NDArray[np.int64], ncols: int, n_lines: int) -> bool:
-    """Slower check (lines with trailing blanks): each line's tokens lie between its newlines."""
-    newlines = np.flatnonzero(a == 10)
-    if len(newlines) < n_lines:
-        newlines = np.append(newlines, len(a))
-    prev = np.concatenate(([-1], newlines[:-1]))
-    return bool((edges[0 :: 2 * ncols] > prev).all()) and bool(
-        (edges[2 * ncols - 1 :: 2 * ncols] <= newlines).all()
-    )
-
-
-def _gather(padded: NDArray[np.uint8], span: Span) -> NDArray[np.uint8]:
-    """Tokens as a zero-padded ``uint8[n, width]`` matrix (one fancy-indexing copy of a
-    sliding-window view; ``padded`` has at least 72 spare bytes at the end)."""
-    s, e = span
+def _words(a: NDArray[np.uint8], s: NDArray[np.int64], e: NDArray[np.int64]) -> NDArray[np.uint64]:
+    """Tokens ``a[s:e]`` as ``uint64[n, k]``, k words of 8 bytes each, zero past each token's
+    end (so the matrix viewed as ``S{8k}`` holds the tokens): one gather of 8k bytes a token,
+    through a view of the block in which every byte starts an item."""
     lengths = e - s
-    width = max(int(lengths.max()), 1) if len(s) else 1
-    if width > 72:
-        padded = np.concatenate((padded, np.zeros(width, dtype=np.uint8)))
-    m = sliding_window_view(padded, width)[s]
-    if len(s) and int(lengths.min()) < width:  # clear the bytes past each shorter token
-        for j in range(int(lengths.min()), width):
-            m[:, j] *= lengths > j
-    return m
+    k = max(-(-int(lengths.max()) // 8), 1)
+    if 8 * k > _BACK:
+        a = np.concatenate((a, np.zeros(8 * k, dtype=np.uint8)))
+    items = np.ndarray((len(a) - 8 * k + 1,), dtype=f"V{8 * k}", buffer=a, strides=(1,))
+    w: NDArray[np.uint64] = items[s].view(np.uint64).reshape(len(s), k)
+    for j in range(k):  # column by column: numpy broadcasts along a short axis slowly
+        w[:, j] &= _LOW[np.clip(lengths - 8 * j, 0, 8)]
+    return w
 
 
-def _as_bytes(m: NDArray[np.uint8]) -> NDArray[np.bytes_]:
-    return np.ascontiguousarray(m).view(f"S{m.shape[1]}").reshape(len(m))
+def _as_bytes(w: NDArray[np.uint64]) -> NDArray[np.bytes_]:
+    return w.view(f"S{8 * w.shape[1]}").reshape(len(w))
 
 
-def _ints(m: NDArray[np.uint8]) -> NDArray[np.int64] | None:
-    """Parse ``-?[0-9]+`` tokens (≤ 18 characters); None if any token is not one."""
-    n, width = m.shape
-    if width > 18:
-        return None
-    neg = m[:, 0] == 45
-    v = np.zeros(n, dtype=np.int64)
-    ok = np.ones(n, dtype=bool)
-    n_digits = np.zeros(n, dtype=np.int64)
-    for j in range(width):
-        c = m[:, j]
-        d = c - np.uint8(48)  # wraps for bytes below '0'
-        is_digit = d <= 9
-        if j == 0:
-            is_digit &= ~neg
-            ok &= is_digit | neg
-        else:
-            ok &= is_digit | (c == 0)
-        v = np.where(is_digit, v * 10 + d, v)
-        n_digits += is_digit
-    ok &= n_digits > 0
-    if not bool(ok.all()):
-        return None
-    return np.where(neg, -v, v)
+def _heads(w: NDArray[np.uint64]) -> tuple[list[bytes], NDArray[np.int64]]:
+    """Runs of equal adjacent tokens (as _words gives them): the token of each run, run
+    lengths. Lines of a query are usually adjacent, so one id per run is looked up."""
+    new = np.ones(len(w), dtype=bool)
+    new[1:] = _across(np.logical_or, w[1:] != w[:-1])
+    heads = np.flatnonzero(new)
+    return _as_bytes(w[heads]).tolist(), np.diff(np.append(heads, len(w)))
 
 
-def _floats(m: NDArray[np.uint8]) -> NDArray[np.float64] | None:
-    """Parse finite decimal numbers; None if any token is not one.
+def _digits_ok(w: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    """Whether every byte of each word is an ASCII digit."""
+    hi = _U(0xF0F0F0F0F0F0F0F0)
+    ok: NDArray[np.bool_] = ((w & hi) == _ZEROS) & (((w + _U(0x0606060606060606)) & hi) == _ZEROS)
+    return ok
 
-    Plain ``-?digits[.digits]`` with at most 15 digits is converted as integer mantissa / 10^f:
-    both are exact doubles, and IEEE division rounds correctly, so the result equals
-    ``float(token)``. Other tokens (exponents, long mantissas) go through ``float()``."""
-    n, width = m.shape
-    neg = m[:, 0] == 45
-    mant = np.zeros(n, dtype=np.int64)
-    n_digits = np.zeros(n, dtype=np.int64)
-    frac = np.zeros(n, dtype=np.int64)
-    dots = np.zeros(n, dtype=np.int64)
-    bad = np.zeros(n, dtype=bool)
-    for j in range(width):
-        c = m[:, j]
-        d = c - np.uint8(48)
-        is_digit = d <= 9
-        is_dot = c == 46
-        other = ~is_digit & ~is_dot & (c != 0)
-        if j == 0:
-            other &= ~neg
-        bad |= other
-        mant = np.where(is_digit, mant * 10 + d, mant)
-        n_digits += is_digit
-        frac += is_digit & (dots > 0)
-        dots += is_dot
-    bad |= (dots > 1) | (n_digits == 0) | (n_digits > _MAX_SIMPLE_DIGITS)
-    out: NDArray[np.float64] = mant / _POW10[np.minimum(frac, 22)]
-    np.negative(out, out=out, where=neg)
-    for i in np.flatnonzero(bad):
-        x = _float_text(bytes(m[i]).rstrip(b"\x00").decode("utf-8"))
+
+def _eight_digits(w: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The number each word of 8 ASCII digits spells, its byte 0 the leading digit (SWAR: pairs,
+    then quadruples, then the whole in three multiplications)."""
+    w = w - _ZEROS
+    w = w * _U(10) + (w >> _U(8))
+    m = _U(0x000000FF000000FF)
+    w = (w & m) * _U(100 + (1000000 << 32)) + ((w >> _U(16)) & m) * _U(1 + (10000 << 32))
+    return w >> _U(32)
+
+
+def _ints(
+    a: NDArray[np.uint8], s: NDArray[np.int64], e: NDArray[np.int64]
+) -> NDArray[np.int64] | None:
+    """Parse ``-?[0-9]+`` tokens (≤ 18 characters); None if any token is not one. A token of
+    up to 8 characters is converted in its word (the digits moved to its top bytes, '0' below);
+    a longer one, rare, with ``int()``."""
+    lengths = e - s
+    w = _words(a, s, e)[:, 0]
+    neg = (w & _U(0xFF)) == 45
+    w = np.where(neg, w >> _U(8), w)
+    up = 8 - np.clip(lengths - neg, 0, 8)
+    w = w * _SHIFT[up] | (_ZEROS & _LOW[up])
+    values = _eight_digits(w).astype(np.int64)
+    np.negative(values, out=values, where=neg)
+    for i in np.flatnonzero(~_digits_ok(w) | (lengths - neg < 1) | (lengths > 8)):
+        x = _int_text(a[s[i] : e[i]].tobytes())
         if x is None:
             return None
-        out[i] = x
+        values[i] = x
+    return values
+
+
+def _floats(
+    a: NDArray[np.uint8], s: NDArray[np.int64], e: NDArray[np.int64]
+) -> NDArray[np.float64] | None:
+    """Parse finite decimal numbers; None if any token is not one.
+
+    ``-?digits[.digits]`` of at most 16 characters and 15 digits is converted in its words
+    (one or two): the sign and the dot taken out and '0' appended, the 8k digits spell an
+    integer m x 10^z (m < 10^15 its digits) which over 10^j gives the number. Both are exact
+    doubles (m x 10^z's odd part is below 2^53), and IEEE division rounds correctly, so the
+    result equals ``float(token)``. Other tokens (exponents, long mantissas) go through
+    ``float()``."""
+    lengths = e - s
+    w = _words(a, s, e)[:, :2]
+    k = w.shape[1]
+    neg = (w[:, 0] & _U(0xFF)) == 45
+    if neg.any():
+        w[neg] = _down(w[neg])
+    # Dots are the zero bytes of w ^ "........": z marks them (the lowest mark of a word is
+    # exact; one above it may be wrong, which only sends the token to float()).
+    x: NDArray[np.uint64] = w ^ _U(0x2E2E2E2E2E2E2E2E)
+    z: NDArray[np.uint64] = (x - _ONES) & ~x & _U(0x8080808080808080)
+    m: NDArray[np.uint64] = ((z & (~z + _U(1))) >> _U(7)) - _U(1)  # the bytes before a dot
+    if k == 2:
+        m[z[:, 0] != 0, 1] = 0  # the dot is in the first word
+    d: NDArray[np.uint64] = (w & m) | (_down(w) & ~m)  # the dot taken out
+    dots = _across(np.add, _byte_sum(z >> _U(7)))
+    n = lengths - neg - (dots > 0)  # digits
+    for j in range(k):
+        d[:, j] |= _ZEROS & ~_LOW[np.clip(n - 8 * j, 0, 8)]
+    digits = _eight_digits(d)
+    mant = digits[:, 0] if k == 1 else digits[:, 0] * _U(10**8) + digits[:, 1]
+    whole = np.minimum(_across(np.add, _byte_sum(m & _ONES)), n)  # digits before the dot
+    out: NDArray[np.float64] = mant.astype(np.float64) / _POW10[8 * k - whole]
+    np.negative(out, out=out, where=neg)
+    simple = _across(np.logical_and, _digits_ok(d)) & (n >= 1) & (n <= _MAX_SIMPLE_DIGITS)
+    simple &= (dots <= 1) & (lengths <= 16)
+    for i in np.flatnonzero(~simple):
+        f = _float_text(a[s[i] : e[i]].tobytes().decode("utf-8"))
+        if f is None:
+            return None
+        out[i] = f
     return out
+
+
+def _down(w: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """Each row of words moved down one byte (the next word's first byte into the top)."""
+    d = w >> _U(8)
+    d[:, :-1] |= w[:, 1:] << _U(56)
+    return d
+
+
+def _across(op: np.ufunc, x: NDArray[Any]) -> NDArray[Any]:
+    """``op`` folded over the columns (numpy's reductions along a short axis 1 are slow)."""
+    out = x[:, 0]
+    for j in range(1, x.shape[1]):
+        out = op(out, x[:, j])
+    return out
+
+
+def _byte_sum(w: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """The sum of each word's bytes (at most 255)."""
+    return ((w * _ONES) >> _U(56)).astype(np.int64)
+
+
+def _int_text(tok: bytes) -> int | None:
+    """``int(tok)`` for ``-?[0-9]+`` of at most 18 characters, else None."""
+    body = tok[1:] if tok.startswith(b"-") else tok
+    return int(tok) if body.isdigit() and len(tok) <= 18 else None
 
 
 def _float_text(text: str) -> float | None:
@@ -209,15 +264,6 @@ def _float_text(text: str) -> float | None:
     except ValueError:
         return None
     return x if math.isfinite(x) else None
-
-
-def _heads(col: NDArray[np.bytes_]) -> tuple[list[bytes], NDArray[np.int64]]:
-    """Runs of equal adjacent values: (value of each run, run lengths). Lines of a query are
-    usually adjacent, so only one id per run needs a dictionary look-up."""
-    if len(col) == 0:
-        return [], np.zeros(0, dtype=np.int64)
-    heads = np.concatenate(([0], np.flatnonzero(col[1:] != col[:-1]) + 1))
-    return col[heads].tolist(), np.diff(np.append(heads, len(col)))
 
 
 class _Interner:
@@ -235,21 +281,19 @@ class _Interner:
         return np.repeat(np.array(codes, dtype=np.int64), runs)
 
 
-def _in_threads(
-    blocks: Iterator[tuple[bytes, int]], work: Callable[[bytes], _T]
-) -> Iterator[tuple[bytes, int, _T]]:
+def _in_threads(blocks: Iterator[bytes], work: Callable[[bytes], _T]) -> Iterator[tuple[bytes, _T]]:
     """``work`` on each block in a small thread pool (numpy releases the GIL), results in file
     order, with at most a few blocks in memory."""
     with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-        pending: deque[tuple[bytes, int, Future[_T]]] = deque()
-        for block, first in blocks:
-            pending.append((block, first, pool.submit(work, block)))
+        pending: deque[tuple[bytes, Future[_T]]] = deque()
+        for block in blocks:
+            pending.append((block, pool.submit(work, block)))
             if len(pending) > _WORKERS:
-                b, f, fut = pending.popleft()
-                yield b, f, fut.result()
+                b, fut = pending.popleft()
+                yield b, fut.result()
         while pending:
-            b, f, fut = pending.popleft()
-            yield b, f, fut.result()
+            b, fut = pending.popleft()
+            yield b, fut.result()
 
 
 def _check_line(path: str | Path, lineno: int, raw: bytes) -> list[bytes] | None:
@@ -268,22 +312,21 @@ def _check_line(path: str | Path, lineno: int, raw: bytes) -> list[bytes] | None
     return toks
 
 
-def _slow_lines(block: bytes, first_line: int) -> Iterator[tuple[int, bytes]]:
-    lines = block.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for i, raw in enumerate(lines):
-        yield first_line + i, raw
+def _slow_lines(block: bytes, first_line: int) -> list[tuple[int, bytes]]:
+    """The block's lines (without the padding) with their numbers."""
+    lines = block[: len(block) - _BACK].split(b"\n")
+    lines.pop()  # after the last newline
+    return list(enumerate(lines, first_line))
 
 
 def _parse_int(path: str | Path, lineno: int, what: str, tok: bytes) -> int:
-    text = tok.decode("utf-8")
-    body = text[1:] if text.startswith("-") else text
-    if not body.isascii() or not body.isdigit() or len(text) > 18:
+    x = _int_text(tok)
+    if x is None:
+        text = tok.decode("utf-8")
         raise FormatError(
             path, lineno, say("%(what)s %(text)r is not an integer", what=what, text=text)
         )
-    return int(text)
+    return x
 
 
 def _parse_float(path: str | Path, lineno: int, what: str, tok: bytes) -> float:
@@ -340,12 +383,12 @@ def _fast_qrels(block: bytes) -> _QrelsBlock | None:
     scanned = _scan(block, 4)
     if scanned is None:
         return None
-    padded, spans = scanned
-    grades = _ints(_gather(padded, spans[3]))
+    a, s, e = scanned
+    grades = _ints(a, s[:, 3], e[:, 3])
     if grades is None:
         return None
-    heads, runs = _heads(_as_bytes(_gather(padded, spans[0])))
-    return _QrelsBlock(heads, runs, _as_bytes(_gather(padded, spans[2])), grades)
+    heads, runs = _heads(_words(a, s[:, 0], e[:, 0]))
+    return _QrelsBlock(heads, runs, _as_bytes(_words(a, s[:, 2], e[:, 2])), grades)
 
 
 def read_trec_qrels(path: str | Path) -> JudgmentColumns:
@@ -356,18 +399,22 @@ def read_trec_qrels(path: str | Path) -> JudgmentColumns:
     ids: list[NDArray[np.bytes_]] = []
     grades: list[NDArray[np.int64]] = []
     lines: list[NDArray[np.int64]] = []
-    for block, first, fast in _in_threads(_blocks(path), _fast_qrels):
+    first = 1
+    for block, fast in _in_threads(_blocks(path), _fast_qrels):
         if fast is not None:
             qidx.append(intern.codes(fast.heads, fast.runs))
             ids.append(fast.ids)
             grades.append(fast.grades)
             lines.append(first + np.arange(len(fast.grades), dtype=np.int64))
+            first += len(fast.grades)
             continue
         q: list[int] = []
         d: list[bytes] = []
         g: list[int] = []
         ln: list[int] = []
-        for lineno, raw in _slow_lines(block, first):
+        numbered = _slow_lines(block, first)
+        first += len(numbered)
+        for lineno, raw in numbered:
             toks = _check_line(path, lineno, raw)
             if toks is None:
                 continue
@@ -437,15 +484,15 @@ def _fast_run(block: bytes) -> _RunBlock | None:
     scanned = _scan(block, 6)
     if scanned is None:
         return None
-    padded, spans = scanned
-    ranks = _ints(_gather(padded, spans[3]))
-    scores = _floats(_gather(padded, spans[4])) if ranks is not None else None
+    a, s, e = scanned
+    ranks = _ints(a, s[:, 3], e[:, 3])
+    scores = _floats(a, s[:, 4], e[:, 4]) if ranks is not None else None
     if ranks is None or scores is None:
         return None
-    heads, runs = _heads(_as_bytes(_gather(padded, spans[0])))
-    ids = _as_bytes(_gather(padded, spans[2]))
-    s, e = spans[5][0][0], spans[5][1][0]
-    return _RunBlock(heads, runs, ids, scores, ranks, id_hash(ids), block[s:e].decode("utf-8"))
+    heads, runs = _heads(_words(a, s[:, 0], e[:, 0]))
+    ids = _words(a, s[:, 2], e[:, 2])
+    run_id = block[s[0, 5] : e[0, 5]].decode("utf-8")
+    return _RunBlock(heads, runs, _as_bytes(ids), scores, ranks, hash_words(ids), run_id)
 
 
 def read_trec_run(path: str | Path) -> RankingColumns:
@@ -460,8 +507,8 @@ def read_trec_run(path: str | Path) -> RankingColumns:
         "hashes": _Column(np.uint64),
     }
     run_id: str | None = None
-    size, seen_bytes = max(os.path.getsize(path), 1), 0
-    for block, first, fast in _in_threads(_blocks(path), _fast_run):
+    size, seen_bytes, first = max(os.path.getsize(path), 1), 0, 1
+    for block, fast in _in_threads(_blocks(path), _fast_run):
         if fast is not None:
             part = {
                 "qidx": intern.codes(fast.heads, fast.runs),
@@ -471,12 +518,15 @@ def read_trec_run(path: str | Path) -> RankingColumns:
                 "hashes": fast.id_hash,
             }
             run_id = run_id or fast.run_id
+            first += len(fast.ranks)
         else:
             q: list[int] = []
             d: list[bytes] = []
             sc: list[float] = []
             rk: list[int] = []
-            for lineno, raw in _slow_lines(block, first):
+            numbered = _slow_lines(block, first)
+            first += len(numbered)
+            for lineno, raw in numbered:
                 toks = _check_line(path, lineno, raw)
                 if toks is None:
                     continue
