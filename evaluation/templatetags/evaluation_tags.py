@@ -34,12 +34,12 @@ def engine_word(word: Any) -> str:
     return str(_engine_word(str(word))) if word else ""
 
 
-def _number(say: Callable[[float], str]) -> Callable[[Any], str]:
-    """A filter that says a number with `say` ("–" for what is not one: None, "", text)."""
+def _number(write: Callable[[float], str]) -> Callable[[Any], str]:
+    """A filter that writes a number with `write` ("–" for what is not one: None, "", text)."""
 
     def filter_(value: Any) -> str:
         try:
-            return say(float(value))
+            return write(float(value))
         except (TypeError, ValueError):
             return "–"
 
