@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import session_key  # noqa: E402 - as a script or imported by a test
+from bench.benchlib import sentence, sentences_corpus, session_key  # noqa: E402 - as a script or imported by a test
 
 SEED = 4
 N_QUERIES = 10_000
@@ -77,13 +77,6 @@ N_ANNOTATORS = 50
 FINISHED_SHARE = 0.9
 PASSWORD = "bench-password"
 PROJECT = "Bench"
-VOCABULARY = (
-    "install python package pip virtual environment error import module path version upgrade "
-    "windows linux mac file read write open close loop list dict string format date time zone "
-    "thread process async await socket http request response json parse encode decode unicode "
-    "test mock fixture class method function argument return value exception raise catch log"
-)
-WORDS = VOCABULARY.split()
 
 
 TRUTH_WEIGHTS = (75, 15, 10)  # grades 0, 1, 2
@@ -246,10 +239,6 @@ def django_setup() -> None:
     django.setup()
 
 
-def sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
-
-
 def setup(args: argparse.Namespace) -> dict[str, object]:
     django_setup()
     from django.contrib.auth import get_user_model
@@ -259,8 +248,6 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
     from annotation.models import (
         Assignment,
         Candidate,
-        Chunk,
-        Document,
         Guideline,
         Judgment,
         Project,
@@ -282,25 +269,7 @@ def setup(args: argparse.Namespace) -> dict[str, object]:
     ).project
     users = {u.username: u.pk for u in get_user_model().objects.filter(username__in=annotators)}
     Guideline.objects.create(project=project, version=1, markdown="# Grades\n\n2, 1 or 0.")
-    docs = Document.objects.bulk_create(
-        [Document(project=project, doc_id=f"d{i}", title=sentence(rng, 4)) for i in range(2000)],
-        batch_size=5000,
-    )
-    Chunk.objects.bulk_create(
-        [
-            Chunk(
-                project=project,
-                document=docs[i % len(docs)],
-                chunk_id=f"c{i}",
-                text=" ".join(sentence(rng, 12) for _ in range(4)),
-                position=i // len(docs),
-                text_sha256=f"{i:064x}",
-            )
-            for i in range(N_CHUNKS)
-        ],
-        batch_size=5000,
-    )
-    chunk_ids = list(Chunk.objects.filter(project=project).values_list("id", flat=True))
+    chunk_ids = sentences_corpus(project, rng, 2000, N_CHUNKS, batch_size=5000)
     Query.objects.bulk_create(
         [
             Query(
