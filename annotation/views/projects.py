@@ -219,17 +219,16 @@ def project_members(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(
         request,
         "annotation/project_members.html",
-        {
-            "project": project,
-            "membership": membership,
-            "form": form,
-            "tokenizer_form": TokenizerForm(initial={"tokenizer": project.tokenizer}),
-            "rename_form": ProjectRenameForm(
+        page_context(
+            project,
+            membership,
+            form=form,
+            tokenizer_form=TokenizerForm(initial={"tokenizer": project.tokenizer}),
+            rename_form=ProjectRenameForm(
                 initial={"name": project.name, "description": project.description}
             ),
-            "members": members,
-            "can_lead": True,
-        },
+            members=members,
+        ),
     )
 
 
