@@ -513,27 +513,6 @@ class StopEstimate:
         total = self.found + self.expected_remaining
         return None if total <= 0 else self.found / total
 
-    @property
-    def method(self) -> str:
-        rule = (
-            f"You may stop when the model puts at least {self.confidence:.0%} probability on "
-            f"{self.target:.0%} of the relevant candidates being found"
-        )
-        if not self.checks:
-            return (
-                "Relevant candidates left, estimated from the sources' yield so far (a model of "
-                "each source's ranks, fitted to resolved queries and to your grades on this "
-                f"query). {rule}. The stop rests on the model alone: no candidate is drawn at "
-                "random to check it."
-            )
-        return (
-            "Relevant candidates left, estimated from the sources' yield so far (a model of "
-            "each source's ranks, fitted to resolved queries and to your grades on this query), "
-            f"checked by {self.checked} of {self.checks} candidates drawn at random from the "
-            "rest: the rest times the share of drawn candidates that were relevant is an "
-            f"unbiased estimate. {rule} and the random check found no more than that allows."
-        )
-
 
 def stop_estimate(
     pool: PooledQuery,

@@ -35,23 +35,16 @@ def method_words(estimate: StopEstimate) -> str:
         "%(confidence)s probability on %(target)s of the relevant candidates being found."
     ) % {"confidence": f"{estimate.confidence:.0%}", "target": f"{estimate.target:.0%}"}
     if not estimate.checks:
-        return (
-            said
-            + " "
-            + gettext(
-                "The stop rests on the model alone: no candidate is drawn at random to check it."
-            )
+        check = gettext(
+            "The stop rests on the model alone: no candidate is drawn at random to check it."
         )
-    return (
-        said
-        + " "
-        + gettext(
+    else:
+        check = gettext(
             "It is checked by %(checks)d candidates drawn at random from the rest: the rest "
             "times the share of drawn candidates that were relevant is an unbiased estimate, "
             "and the random check must agree."
-        )
-        % {"checks": estimate.checks}
-    )
+        ) % {"checks": estimate.checks}
+    return f"{said} {check}"
 
 
 def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]:

@@ -109,3 +109,18 @@ def test_a_grade_after_a_stop_keeps_the_query_finished(personas, api_client_for)
     assert response.status_code == 200 and response.json()["status"] == "done"
     after = bob.get(f"/api/v1/projects/{setup.project.pk}/queries/{setup.query.pk}/stop/").json()
     assert after["stopped"] == POOL - after["judged"]
+
+
+def test_the_method_says_the_random_checks_when_the_rule_asks_for_them():
+    from dataclasses import replace
+
+    from annotation.api.stopping import method_words
+    from goldsmith import judging_order as jo
+
+    ids = tuple(f"c{i}" for i in range(6))
+    pool = jo.PooledQuery("q", ids, {c: {"bm25": i + 1} for i, c in enumerate(ids)})
+    alone = jo.stop_estimate(pool, {"c0": 2}, jo.SourcePriors())
+    assert "no candidate is drawn at random" in method_words(alone)
+    checked = method_words(replace(alone, checks=3, confidence=0.5))
+    assert "3 candidates drawn at random" in checked and "unbiased" in checked
+    assert "at least 50% probability on 95%" in checked

@@ -73,7 +73,7 @@ def test_a_clean_check_lets_the_annotator_stop_and_a_relevant_draw_does_not():
     hit = own | dict.fromkeys(est.draw, 0) | {est.draw[0]: 2}
     after = jo.stop_estimate(p, hit, jo.SourcePriors(), checked=est.draw, confidence=0.5, checks=3)
     assert not after.may_stop and after.sampled_remaining > 0
-    assert "unbiased" in after.method and "95%" in after.method and "50%" in after.method
+    assert (after.checks, after.target, after.confidence) == (3, 0.95, 0.5)
 
 
 def test_with_nothing_left_the_annotator_may_stop():
@@ -121,7 +121,6 @@ def test_without_random_checks_the_model_alone_decides():
     assert est.p_target >= 0.5 and est.may_stop and not est.draw and est.checked == 0
     est = jo.stop_estimate(p, own, jo.SourcePriors(), confidence=0.999, checks=0)
     assert est.p_target < 0.999 and not est.may_stop and not est.draw
-    assert "rests on the model alone" in est.method and "99.9%" not in est.method
 
 
 @settings(max_examples=60, deadline=None)
@@ -135,4 +134,3 @@ def test_by_default_the_stop_is_allowed_exactly_when_the_model_says_70_percent(n
     assert est.confidence == jo.CONFIDENCE == 0.7 and est.checks == jo.CHECKS == 0
     assert not est.draw and est.checked == 0
     assert est.may_stop is (est.unjudged == 0 or est.p_target >= 0.7)
-    assert "70% probability on 95%" in est.method and "no candidate is drawn" in est.method
