@@ -47,10 +47,16 @@ def opencc_dictionary(name: str) -> list[tuple[str, list[str]]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / f"{name}.txt"
         source = clib / "share" / "opencc" / f"{name}.ocd2"
-        command = [str(clib / "bin" / "opencc_dict"), "-i", str(source), "-o", str(out)]
-        subprocess.run(
-            [*command, "-f", "ocd2", "-t", "text"], check=True, env=env, capture_output=True
-        )
+        tool = clib / "bin" / "opencc_dict"
+        command = [str(tool), "-i", str(source), "-o", str(out), "-f", "ocd2", "-t", "text"]
+        try:
+            subprocess.run(command, check=True, env=env, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as error:
+            raise RuntimeError(
+                f"cannot read OpenCC's {name} dictionary with {tool} ({error}): the Chinese "
+                "fold's table of Taiwan and Hong Kong words is built from it; install OpenCC "
+                "1.4.2 or newer from PyPI (the package that ships that tool)"
+            ) from error
         rows = [line.split("\t") for line in out.read_text("utf-8").splitlines()]
     return [(key, values.split(" ")) for key, values in rows]
 
