@@ -5,7 +5,10 @@ Latin letters in a page's visible text fails the test unless it is user data (an
 in the database by a person or an import: names, queries, chunks, ids), a name the field writes
 in Latin letters in Chinese too (nDCG@10, BM25, JSONL, κ...) or code. The failure lists each
 word with the pages that show it, so a word Django derives from a field name, a choice, a help
-text or an engine sentence that never reached the catalog is found where a reader sees it."""
+text or an engine sentence that never reached the catalog is found where a reader sees it.
+
+On every page the walk also fails on a table cell squeezed to a character or two a line, which
+is how a column too narrow for its Chinese words reads."""
 
 from __future__ import annotations
 
@@ -126,6 +129,26 @@ def visible_text(page) -> str:  # type: ignore[no-untyped-def]
     )
 
 
+# Table cells squeezed to one or two characters a line (Chinese wraps anywhere, so a column too
+# narrow for its words reads as a vertical strip): three lines or more, two characters or fewer
+# a line on average.
+NARROW_CELLS = """() => [...document.querySelectorAll('td, th')].flatMap((cell) => {
+    if (!cell.offsetParent) return [];
+    const text = cell.innerText.replace(/\\s+/g, '');
+    const half = parseFloat(getComputedStyle(cell).fontSize) / 2;
+    const tops = [];
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+    }
+    tops.sort((a, b) => a - b);
+    const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > half).length;
+    return lines >= 3 && text.length <= 2 * lines ? [cell.innerText.trim()] : [];
+})"""
+
+
 def links(page, origin: str) -> list[str]:  # type: ignore[no-untyped-def]
     hrefs = page.eval_on_selector_all("a[href]", "els => els.map((a) => a.href)")
     out = []
@@ -168,6 +191,8 @@ def walk(browser, origin: str, username: str, start: str) -> dict[str, str]:  # 
             assert response is not None and response.status < 500, f"{url}: {response.status}"
             assert page.locator("html").get_attribute("lang") == "zh-hans", url
             seen[url] = visible_text(page)
+            narrow = page.evaluate(NARROW_CELLS)
+            assert not narrow, f"{url}: table cells one or two characters a line: {narrow}"
             queue += [u for u in links(page, origin) if u not in seen]
     finally:
         context.close()
