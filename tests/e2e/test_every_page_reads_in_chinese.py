@@ -7,8 +7,8 @@ in Latin letters in Chinese too (nDCG@10, BM25, JSONL, κ...) or code. The failu
 word with the pages that show it, so a word Django derives from a field name, a choice, a help
 text or an engine sentence that never reached the catalog is found where a reader sees it.
 
-On every page the walk also fails on a table cell squeezed to a character or two a line, which
-is how a column too narrow for its Chinese words reads."""
+On every page the walk also fails on a table cell or a button squeezed to a character or two a
+line, which is how a column or a button too narrow for its Chinese words reads."""
 
 from __future__ import annotations
 
@@ -129,10 +129,11 @@ def visible_text(page) -> str:  # type: ignore[no-untyped-def]
     )
 
 
-# Table cells squeezed to one or two characters a line (Chinese wraps anywhere, so a column too
-# narrow for its words reads as a vertical strip): three lines or more, two characters or fewer
-# a line on average.
-NARROW_CELLS = """() => [...document.querySelectorAll('td, th')].flatMap((cell) => {
+# Table cells and buttons squeezed to one or two characters a line (Chinese wraps anywhere, so a
+# column or a button too narrow for its words reads as a vertical strip): three lines or more, or
+# two for a button's short word, at two characters or fewer a line on average.
+NARROW_CELLS = """() => [...document.querySelectorAll('td, th, button, .button')].flatMap((cell) =>
+{
     if (!cell.offsetParent) return [];
     const text = cell.innerText.replace(/\\s+/g, '');
     const half = parseFloat(getComputedStyle(cell).fontSize) / 2;
@@ -145,7 +146,9 @@ NARROW_CELLS = """() => [...document.querySelectorAll('td, th')].flatMap((cell) 
     }
     tops.sort((a, b) => a - b);
     const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > half).length;
-    return lines >= 3 && text.length <= 2 * lines ? [cell.innerText.trim()] : [];
+    const short = cell.matches('button, .button') && text.length <= 6;
+    return (lines >= 3 || (short && lines >= 2)) && text.length <= 2 * lines
+        ? [cell.innerText.trim()] : [];
 })"""
 
 
@@ -192,7 +195,7 @@ def walk(browser, origin: str, username: str, start: str) -> dict[str, str]:  # 
             assert page.locator("html").get_attribute("lang") == "zh-hans", url
             seen[url] = visible_text(page)
             narrow = page.evaluate(NARROW_CELLS)
-            assert not narrow, f"{url}: table cells one or two characters a line: {narrow}"
+            assert not narrow, f"{url}: cells or buttons one or two characters a line: {narrow}"
             queue += [u for u in links(page, origin) if u not in seen]
     finally:
         context.close()
