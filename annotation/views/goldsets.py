@@ -28,6 +28,7 @@ from annotation.selectors.refresh import open_refresh, refresh_for_diff, refresh
 from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_version_freeze
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 from annotation.views.pages import page_context
+from annotation.views.words import sampling_word
 from sitewide.i18n import localize
 
 PAGE_SIZE = 50
@@ -89,7 +90,8 @@ class FreezeForm(forms.Form):
         for name, field_name in (("category", "categories"), ("stratum", "strata")):
             values = sorted(set(approved.exclude(**{name: ""}).values_list(name, flat=True)))
             if values:
-                self.fields[field_name].choices = [(v, v) for v in values]  # type: ignore[attr-defined]  # a ChoiceField's choices, which Field does not declare
+                labels = [sampling_word(v) if name == "stratum" else v for v in values]
+                self.fields[field_name].choices = list(zip(values, labels, strict=True))  # type: ignore[attr-defined]  # a ChoiceField's choices, which Field does not declare
             else:
                 del self.fields[field_name]  # nothing to filter by
 

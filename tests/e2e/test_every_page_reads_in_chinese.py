@@ -77,6 +77,8 @@ CODE_FIELDS = (
     "order",
     "phase",
     "preset",
+    "stratum",
+    "band",
 )
 SKIP_PATHS = ("/logout/", "/admin/", "/api/", "/static/", "/media/")
 SKIP_SUFFIXES = (".jsonl", ".csv", ".tsv", ".txt", ".zip", ".json", ".png", ".svg", ".ico")
