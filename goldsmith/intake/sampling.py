@@ -296,6 +296,22 @@ def cluster_queries(
     return [int(x) for x in labels], names
 
 
+# Words that ask or hedge rather than name a topic: modal verbs, negations and the asking words
+# the tokenizer keeps (they change what a question asks, so search keeps them; a cluster's name
+# does not need them: "可以, meet, 视频会议" says less than "meet, 视频会议, 套餐").
+_NOT_A_TOPIC = frozenset(
+    """能 可以 可 要 需要 会 不 没 没有 不能 能否 是否 多少 多久 几 哪个 哪些 怎么办""".split()  # noqa: SIM905
+)
+
+
+def _names_a_topic(word: str) -> bool:
+    """Whether a word may stand in a cluster's name: not an asking or hedging word, not a bare
+    number (the 2 of "AirBuds Pro 2"), not a single Han character."""
+    if word in QUESTION_WORDS or word in _NOT_A_TOPIC or word.isdigit():
+        return False
+    return len(word) > 1 or not is_han_token(word)
+
+
 def _word_names(texts: Sequence[str], labels: Sequence[int], k: int) -> list[str]:
     """Each cluster's name in Chinese words, whatever the project's tokenizer: its three words
     (jieba's, stop and question words out) that most set its queries apart, weighed as
@@ -306,7 +322,7 @@ def _word_names(texts: Sequence[str], labels: Sequence[int], k: int) -> list[str
     for text, label in zip(texts, labels, strict=True):
         bag = counts[label]
         for word in dict.fromkeys(terms(text)):
-            if word not in QUESTION_WORDS and (len(word) > 1 or not is_han_token(word)):
+            if _names_a_topic(word):
                 bag[word] = bag.get(word, 0) + 1
     holding: dict[str, int] = {}
     for bag in counts:

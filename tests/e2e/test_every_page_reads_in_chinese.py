@@ -31,7 +31,7 @@ FIELD_NAMES = set(
     """
     mrr ndcg map nugget squad cmrc ragas trec qrels beir jsonl json csv tsv
     zip txt url urls http https api ip id ids utf bom gbk html pdf bm25 tf idf tfidf rrf llm rag
-    kappa cohen fleiss krippendorff gwet kendall wilcoxon holm bonferroni goldsmith celery redis
+    cohen fleiss krippendorff gwet kendall wilcoxon holm bonferroni goldsmith celery redis
     postgresql sqlite python django opencc jieba unicode nfkc excel windows chromium markdown
     english utc k q n ms kb mb gb s x vn tf-idf top-k lucene webhook eval bootstrap
     numpy pandas statsmodels nltk punkt cranfield unix mg kg mm cm km

@@ -37,3 +37,17 @@ def test_a_cluster_is_named_by_words_never_by_bigram_fragments(tokenizer):
     assert {"退款", "物流"} <= words
     for fragment in ("款多", "查物", "份证", "久到", "分兑"):
         assert fragment not in words, names
+
+
+@pytest.mark.parametrize("tokenizer", ["zh-words", "zh-bigrams"])
+def test_a_cluster_is_named_by_what_it_asks_about_not_by_how_it_asks(tokenizer):
+    # Model numbers and asking or hedging words recur in every query of a cluster, but name no
+    # topic: "airbuds, 2, 耳机" and "meet, 可以, 视频会议" were the demo's names.
+    queries = ["AirBuds Pro 2 耳机连不上", "AirBuds Pro 2 耳机多少钱", "AirBuds Pro 2 耳机能退吗",
+               "视频会议 Meet 可以录屏吗", "视频会议 Meet 可以多少人", "视频会议 Meet 套餐价格",
+               "发票多久能开", "发票可以重开吗", "电子发票多久到"]  # fmt: skip
+    _, names = cluster_queries(queries, k=3, seed=0, tokenizer=tokenizer)
+    words = {w for name in names for w in name.split(", ")}
+    assert {"耳机", "视频会议", "发票"} <= words, names
+    for asking in ("2", "可以", "多少", "多久", "能"):
+        assert asking not in words, names
