@@ -8,7 +8,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext_lazy
 
-from evaluation.wording import FAMILY_LABELS, verdict_label
+from evaluation.wording import ANSWER_METRIC_NAMES, FAMILY_LABELS, verdict_label
 from sitewide.i18n import engine_word as _engine_word
 from sitewide.i18n import localized
 
@@ -19,6 +19,17 @@ register = template.Library()
 def family_word(family: Any) -> str:
     """A metric family's name in the reader's language (the compare page's names)."""
     return str(FAMILY_LABELS.get(str(family), family))
+
+
+@register.filter
+def metric_words(name: Any) -> str:
+    """A metric's key in the reader's words: recall@5 → "Recall@5" (召回率@5), context_recall@5
+    → "Context recall@5"; a key without words (nDCG's, a first stage's) as it is."""
+    family, at, k = str(name).partition("@")
+    words = FAMILY_LABELS.get(family) or ANSWER_METRIC_NAMES.get(family)
+    if words is None:
+        return str(name)
+    return f"{str(words)[:1].upper()}{str(words)[1:]}{at}{k}"
 
 
 @register.filter

@@ -116,7 +116,7 @@ def test_the_page_shows_the_worst_query_first_and_names_the_metric(personas, ab_
     text = page.content.decode()
     changes = page.context["changes"]
     worse = text[text.index('id="queries-worse"') : text.index('id="queries-better"')]
-    metric = f"recall@{page.context['k']}"
+    metric = f"Recall@{page.context['k']}"  # the key recall@K in words
     assert f"Worse in B on {metric}: {changes['worse_count']} of {changes['n']} queries" in worse
     assert f"Each query's {metric} in A and in B, worst first" in worse
     ids = re.findall(r'<span class="mono">([^<]+)</span>', worse)
@@ -126,6 +126,11 @@ def test_the_page_shows_the_worst_query_first_and_names_the_metric(personas, ab_
     better = text[text.index('id="queries-better"') :]
     assert f"Better in B on {metric}: {changes['better_count']} of" in better
     assert "B is better on" in text and "worse on" in text  # the headline sentence
+    zh = client.get(
+        f"/projects/{project.pk}/runs/compare/?a={a.pk}&b={b.pk}", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+    assert f"B 在 召回率@{page.context['k']} 上变差" in zh
+    assert "recall@" not in zh[zh.index('id="queries-worse"') : zh.index('id="queries-better"')]
 
 
 @pytest.mark.django_db
