@@ -69,6 +69,19 @@ def project_search_index_build(project_id: int) -> int:
     return search_index_build(project_id=project_id)
 
 
+# --- pools ---------------------------------------------------------------------------------
+
+
+@shared_task(acks_late=True)
+def pool_build_execute(build_id: int, language: str | None = None) -> None:
+    """Build the pools a lead asked for on the pools page. Safe to run twice: the build row is
+    claimed. `language`: the lead's, for the reason a refusal stores."""
+    from annotation.services.pooling import pool_build_run
+
+    with translation.override(language):
+        pool_build_run(build_id=build_id)
+
+
 # --- judging: agreement --------------------------------------------------------------------
 
 

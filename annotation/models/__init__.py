@@ -36,6 +36,7 @@ from annotation.models.judging import (
     VisitTime,
 )
 from annotation.models.machine import MachineGrade, MachineJudge, MachineJudgeKind
+from annotation.models.pool_builds import PoolBuild
 from annotation.models.projects import (
     ApiToken,
     KappaWeights,
@@ -88,6 +89,7 @@ __all__ = [
     "MachineJudge",
     "MachineJudgeKind",
     "Membership",
+    "PoolBuild",
     "PoolDeepening",
     "PoolSource",
     "Project",

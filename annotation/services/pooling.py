@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from annotation.models import (
     Candidate,
     Chunk,
+    ImportStatus,
+    PoolBuild,
     PoolSource,
     Project,
     Query,
@@ -48,6 +53,96 @@ def _source_for(*, project: Project, name: str, kind: str, k: int) -> PoolSource
     return source
 
 
+class PoolBuildBusy(Exception):
+    """The project's pools are being built already: one build at a time."""
+
+
+def _check_builtin(kind: str, k: int) -> None:
+    if kind not in (SourceKind.BM25, SourceKind.TFIDF):
+        raise ValueError(
+            gettext("unknown built-in retriever %(kind)r; use bm25 or tfidf") % {"kind": kind}
+        )
+    if k < 1:
+        raise ValueError(gettext("k must be at least 1"))
+
+
+def pool_build_queue(
+    *, project: Project, kinds: Iterable[str], k: int, created_by: object = None
+) -> PoolBuild:
+    """Queue a build of the built-in retrievers' pools for a worker (`pool_build_run`), so the
+    lead's request returns at once whatever the project's size. Refused (:class:`PoolBuildBusy`)
+    while another build of the project is queued or running; a build whose worker has not been
+    heard of for ``GOLDSMITH_IMPORT_STALE_SECONDS`` is failed first, never waited for."""
+    from annotation import tasks
+
+    retrievers = list(dict.fromkeys(kinds))
+    if not retrievers:
+        raise ValueError(gettext("choose at least one retriever"))
+    for kind in retrievers:
+        _check_builtin(kind, k)
+    with transaction.atomic():
+        Project.objects.select_for_update().get(pk=project.pk)
+        _fail_stale_builds(project)
+        if PoolBuild.objects.filter(
+            project=project, status__in=(ImportStatus.QUEUED, ImportStatus.RUNNING)
+        ).exists():
+            raise PoolBuildBusy(
+                gettext("the pools are being built already: wait until that build has ended")
+            )
+        build = PoolBuild.objects.create(
+            project=project, retrievers=retrievers, k=k, created_by=created_by
+        )
+        language = translation.get_language()
+        transaction.on_commit(lambda: tasks.pool_build_execute.delay(build.pk, language))
+    return build
+
+
+def _fail_stale_builds(project: Project) -> None:
+    since = timezone.now() - timedelta(seconds=float(settings.GOLDSMITH_IMPORT_STALE_SECONDS))
+    stale = PoolBuild.objects.filter(project=project, status=ImportStatus.RUNNING)
+    stale.filter(heartbeat_at__lt=since).update(
+        status=ImportStatus.FAILED,
+        error=gettext("the worker building the pools stopped before it ended"),
+        finished_at=timezone.now(),
+    )
+
+
+def pool_build_run(*, build_id: int) -> PoolBuild | None:
+    """Run a queued build, retriever after retriever, each one's result stored as it ends (the
+    worker's side of `pool_build_queue`). Safe to run twice: a build already claimed, ended or
+    deleted is left alone (None). A refusal fails the build with its reason; so does a bug,
+    which is raised again for the worker's log."""
+    now = timezone.now()
+    claimed = PoolBuild.objects.filter(pk=build_id, status=ImportStatus.QUEUED).update(
+        status=ImportStatus.RUNNING, started_at=now, heartbeat_at=now
+    )
+    if not claimed:
+        return None
+    build = PoolBuild.objects.select_related("project").get(pk=build_id)
+    try:
+        for kind in build.retrievers:
+            result = pool_build_builtin(project=build.project, kind=kind, k=build.k)
+            build.results = [*build.results, vars(result)]
+            build.heartbeat_at = timezone.now()
+            build.save(update_fields=["results", "heartbeat_at"])
+    except Exception as error:
+        build.status = ImportStatus.FAILED
+        build.error = (
+            str(error)
+            if isinstance(error, ValueError)
+            else gettext("the build stopped on an unexpected error; the worker's log has it")
+        )
+        build.finished_at = timezone.now()
+        build.save(update_fields=["status", "error", "finished_at"])
+        if not isinstance(error, ValueError):
+            raise
+        return build
+    build.status = ImportStatus.DONE
+    build.finished_at = timezone.now()
+    build.save(update_fields=["status", "finished_at"])
+    return build
+
+
 def pool_build_builtin(
     *,
     project: Project,
@@ -59,12 +154,7 @@ def pool_build_builtin(
     its texts cut by the project's tokenizer."""
     from goldsmith.retrievers.builtin import build_retriever
 
-    if kind not in (SourceKind.BM25, SourceKind.TFIDF):
-        raise ValueError(
-            gettext("unknown built-in retriever %(kind)r; use bm25 or tfidf") % {"kind": kind}
-        )
-    if k < 1:
-        raise ValueError(gettext("k must be at least 1"))
+    _check_builtin(kind, k)
     queries = Query.objects.filter(project=project).order_by("id")
     if query_ids is not None:
         queries = queries.filter(id__in=list(query_ids))

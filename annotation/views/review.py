@@ -16,7 +16,15 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
-from annotation.models import Assignment, Membership, PoolSource, Project, Query, Role
+from annotation.models import (
+    Assignment,
+    Membership,
+    PoolBuild,
+    PoolSource,
+    Project,
+    Query,
+    Role,
+)
 from annotation.models.judging import AdjudicationReason
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, request_access
@@ -48,7 +56,12 @@ from annotation.services.answers import (
     project_annotators_write_answers_set,
 )
 from annotation.services.assignment import assignment_reassign, queries_assign
-from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from annotation.services.pooling import (
+    DEFAULT_K,
+    PoolBuildBusy,
+    pool_build_queue,
+    pool_import_run,
+)
 from annotation.services.stopping import project_stopping_set
 from annotation.services.uploads import upload_file
 from annotation.views.annotate import ANSWER_TYPE_LABELS
@@ -164,18 +177,22 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
     if what == "build":
         build_form = PoolBuildForm(request.POST, prefix="build")
         if build_form.is_valid():
-            for kind in build_form.cleaned_data["retrievers"]:
-                result = pool_build_builtin(
-                    project=project, kind=kind, k=build_form.cleaned_data["k"]
+            try:
+                pool_build_queue(
+                    project=project,
+                    kinds=build_form.cleaned_data["retrievers"],
+                    k=build_form.cleaned_data["k"],
+                    created_by=request.user,
                 )
+            except PoolBuildBusy as busy:
+                messages.error(request, str(busy))
+            else:
                 messages.success(
                     request,
                     gettext(
-                        "%(kind)s: %(hits)s hits for %(queries)s queries, %(new_candidates)s "
-                        "new candidates; %(reopened_queries)s finished queries went back into"
-                        " the queues."
-                    )
-                    % {"kind": kind, **vars(result)},
+                        "A worker is building the pools; this page shows how far it is and "
+                        "what each retriever added."
+                    ),
                 )
             return redirect("pools", project_id=project.pk)
     elif what == "run":
@@ -244,6 +261,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
                 )
                 return redirect("pools", project_id=project.pk)
     sources = PoolSource.objects.filter(project=project).annotate(n=Count("hits")).order_by("name")
+    pool_build = PoolBuild.objects.filter(project=project).first()
     counts = review_counts(project=project)
     reassign_query = request.GET.get("query", "")
     assignments = []
@@ -267,6 +285,7 @@ def pools(request: HttpRequest, project_id: int) -> HttpResponse:
             sources=sources,
             counts=counts,
             build_form=build_form,
+            pool_build=pool_build,
             run_form=run_form,
             assign_form=assign_form,
             reassign_query=reassign_query,

@@ -9,7 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from annotation.models import Candidate
+from annotation.models import Candidate, PoolBuild
+from annotation.services.pooling import pool_build_run
 from tests.annotation.factories import make_chunks, make_query
 
 
@@ -29,9 +30,12 @@ def test_a_build_and_a_run_import_are_each_said_with_their_figures(personas):
     response = page.post(
         url, {"what": "build", "build-retrievers": ["bm25"], "build-k": "2"}, follow=True
     )
+    assert "A worker is building the pools" in said(response)
+    assert not Candidate.objects.filter(query=query).exists()  # nothing built in the request
+    pool_build_run(build_id=PoolBuild.objects.get(project=project).pk)  # the worker's side
     built = Candidate.objects.filter(query=query).count()
     assert built >= 1
-    text = said(response)
+    text = said(page.get(url))
     assert f"bm25: {built} hits for 1 queries, {built} new candidates; 0 finished" in text, text
 
     run = (

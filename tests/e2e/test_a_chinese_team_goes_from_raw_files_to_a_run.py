@@ -116,7 +116,8 @@ def test_a_chinese_team_goes_from_raw_files_to_a_run(
         lead.goto(f"{base}/pools/")
         lead.fill("input[name=build-k]", "3")
         lead.click("form:has(input[value=build]) button[type=submit]")
-        lead.wait_for_load_state()
+        lead.locator("#pool-build[data-running=false]").wait_for(timeout=120_000)  # the worker's
+        assert lead.locator("#pool-build .badge").inner_text() == "已完成"
         for query in queries:
             pooled = set(query.candidates.values_list("chunk__chunk_id", flat=True))
             assert pooled, f"no candidate for {query.text!r}"

@@ -12,7 +12,9 @@ from tests.annotation.factories import make_chunks, make_query
 pytestmark = pytest.mark.e2e
 
 
-def test_two_annotators_and_a_lead_go_from_pool_to_approval(personas, live_server, sign_in):
+def test_two_annotators_and_a_lead_go_from_pool_to_approval(
+    personas, live_server, sign_in, celery_worker_process
+):
     project = personas.project
     make_chunks(project)
     query = make_query(project, "how do I install a python package with pip", category="howto")
@@ -23,7 +25,8 @@ def test_two_annotators_and_a_lead_go_from_pool_to_approval(personas, live_serve
     lead.goto(f"{base}/pools/")
     lead.fill("input[name=build-k]", "2")
     lead.click("text=Pool every query")
-    lead.get_by_text("new candidates").first.wait_for()
+    lead.get_by_text("A worker is building the pools").wait_for()
+    lead.locator("#pool-build li", has_text="new candidates").first.wait_for(timeout=120_000)
     lead.click("text=Assign queries")
     lead.get_by_text("new assignments").wait_for()
     n = query.candidates.count()
