@@ -63,9 +63,7 @@ def test_a_query_not_stopped_has_no_recorded_stop(personas, api_client_for):
     assert shown["stop"] is None
 
 
-def test_a_stop_taken_before_the_figures_were_recorded_reads_not_recorded(
-    personas, api_client_for
-):
+def test_a_stop_taken_before_the_figures_were_recorded_reads_not_recorded(personas, api_client_for):
     setup, _ = stopped_project(personas, api_client_for, [personas.bob, personas.carol])
     # What the migration leaves on the stops taken before it: null in all three.
     JudgingStop.objects.update(p_target=None, confidence=None, checks=None)
@@ -104,9 +102,7 @@ def test_an_expected_recall_below_95_percent_says_what_it_is(personas, api_clien
     setup, _ = stopped_project(personas, api_client_for, [personas.bob, personas.carol])
     # A 70 %-confidence stop can expect more left than 95 % recall allows: the model put 70 %
     # on "95 % found" while its mean expects more relevant left (a long tail of small chances).
-    stops = JudgingStop.objects.filter(
-        assignment__in=Assignment.objects.filter(query=setup.query)
-    )
+    stops = JudgingStop.objects.filter(assignment__in=Assignment.objects.filter(query=setup.query))
     for stop in stops:
         assert stop.confidence == 0.7 and stop.p_target >= 0.7
     stops.update(expected_remaining=3.0)
@@ -126,6 +122,8 @@ def test_an_expected_recall_below_95_percent_says_what_it_is(personas, api_clien
     assert "stops in 1 queries" not in recall and "a stop in 1 query" in recall
     assert "the recall the model expects on average, not a guarantee" in recall
     assert "can be below 95%" in recall
-    assert row(html, "stop-rules").strip().endswith(
-        "2 stops at 70% confidence of 95% found, on the model alone"
+    assert (
+        row(html, "stop-rules")
+        .strip()
+        .endswith("2 stops at 70% confidence of 95% found, on the model alone")
     )
