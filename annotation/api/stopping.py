@@ -47,6 +47,57 @@ def method_words(estimate: StopEstimate) -> str:
     return f"{said} {check}"
 
 
+def rested_on_words(stop: JudgingStop) -> str:
+    """What a recorded stop rested on, in plain words: the figures as they were when the
+    annotator stopped (a stop taken before they were recorded says so, never today's rule)."""
+    if stop.p_target is None or stop.confidence is None or stop.checks is None:
+        return gettext(
+            "What this stop rested on was not recorded: it was taken before stops recorded the "
+            "model's probability and the rule's confidence."
+        )
+    said = gettext(
+        "The stop rested on the model's %(p)s probability that %(target)s of the relevant "
+        "candidates were found; the rule then asked for at least %(confidence)s."
+    ) % {
+        "p": f"{stop.p_target:.0%}",
+        "target": f"{stop.target:.0%}",
+        "confidence": f"{stop.confidence:.0%}",
+    }
+    if not stop.checks:
+        check = gettext("No candidate was drawn at random to check it.")
+    else:
+        check = ngettext(
+            "It was checked by %(checks)d candidate drawn at random (%(relevant)d relevant).",
+            "It was checked by %(checks)d candidates drawn at random (%(relevant)d relevant).",
+            stop.checks,
+        ) % {"checks": stop.checks, "relevant": stop.checked_relevant}
+    return f"{said} {check}"
+
+
+def stop_payload(stop: JudgingStop | None) -> dict[str, Any] | None:
+    """A recorded stop as the API shows it: null figures are "not recorded"."""
+    if stop is None:
+        return None
+    return {
+        "found": stop.found,
+        "judged": stop.judged,
+        "left": stop.left,
+        "expected_remaining": round(stop.expected_remaining, 2),
+        "estimated_recall": None
+        if stop.estimated_recall is None
+        else round(stop.estimated_recall, 4),
+        "target": stop.target,
+        "p_target": None if stop.p_target is None else round(stop.p_target, 4),
+        "confidence": stop.confidence,
+        "checks": stop.checks,
+        "checked": stop.checked,
+        "checked_relevant": stop.checked_relevant,
+        "recorded": stop.p_target is not None,
+        "rested_on": rested_on_words(stop),
+        "stopped_at": stop.created_at,
+    }
+
+
 def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]:
     """The stop estimate of the caller's assignment, as the page and the API show it."""
     estimate = stop_estimate_for(query=assignment.query, annotator=assignment.annotator)
@@ -71,7 +122,9 @@ def estimate_payload(assignment: Assignment, project: Project) -> dict[str, Any]
         "stopping_allowed": project.stopping_allowed,
         "stopped": left,
         "method": method_words(estimate),
-        "summary": summary_words(estimate, allowed=project.stopping_allowed, stopped=left),
+        "summary": summary_words(estimate, allowed=project.stopping_allowed, stopped=left)
+        + (f" {rested_on_words(stop)}" if stop and left else ""),
+        "stop": stop_payload(stop),
     }
 
 
@@ -116,6 +169,43 @@ def summary_words(estimate: StopEstimate, *, allowed: bool, stopped: int) -> str
     return said
 
 
+class RecordedStopOutput(serializers.Serializer):
+    found = serializers.IntegerField(help_text=gettext_lazy("Your relevant grades at the stop"))
+    judged = serializers.IntegerField()
+    left = serializers.IntegerField(
+        help_text=gettext_lazy("Candidates the stop left not judged (stopped)")
+    )
+    expected_remaining = serializers.FloatField(
+        help_text=gettext_lazy("Relevant candidates the estimate expected among those left")
+    )
+    estimated_recall = serializers.FloatField(allow_null=True)
+    target = serializers.FloatField()
+    p_target = serializers.FloatField(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "The model's probability, at the stop, that the target share of the relevant "
+            "candidates was found: what the stop rested on (null: not recorded)"
+        ),
+    )
+    confidence = serializers.FloatField(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "The probability the rule asked for at the stop (null: not recorded)"
+        ),
+    )
+    checks = serializers.IntegerField(
+        allow_null=True,
+        help_text=gettext_lazy("Random checks the rule asked for at the stop (null: not recorded)"),
+    )
+    checked = serializers.IntegerField()
+    checked_relevant = serializers.IntegerField()
+    recorded = serializers.BooleanField(
+        help_text=gettext_lazy("false: the stop was taken before what it rested on was recorded")
+    )
+    rested_on = serializers.CharField(help_text=gettext_lazy("What the stop rested on, in words"))
+    stopped_at = serializers.DateTimeField()
+
+
 class StopEstimateOutput(serializers.Serializer):
     found = serializers.IntegerField(help_text=gettext_lazy("Your relevant grades so far"))
     judged = serializers.IntegerField()
@@ -147,6 +237,12 @@ class StopEstimateOutput(serializers.Serializer):
     stopping_allowed = serializers.BooleanField()
     stopped = serializers.IntegerField(
         help_text=gettext_lazy("Candidates your stop left not judged (stopped)")
+    )
+    stop = RecordedStopOutput(
+        allow_null=True,
+        help_text=gettext_lazy(
+            "Your stop of this query as recorded when you took it (null: you have not stopped)"
+        ),
     )
     method = serializers.CharField(help_text=gettext_lazy("How the estimate is made"))
     summary = serializers.CharField(help_text=gettext_lazy("Where the judging stands, in words"))

@@ -19,7 +19,8 @@ from annotation.models.judging import Assignment, Candidate
 
 class JudgingStop(models.Model):
     """The annotator of `assignment` finished the query with candidates left, when the estimate
-    said at least `target` of the relevant candidates were found."""
+    said at least `target` of the relevant candidates were found (with probability `p_target`,
+    at least the rule's `confidence` then)."""
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="stop")
     found = models.PositiveIntegerField()  # the annotator's relevant grades at the stop
@@ -30,6 +31,13 @@ class JudgingStop(models.Model):
     checked = models.PositiveIntegerField(default=0)  # random checks graded
     checked_relevant = models.PositiveIntegerField(default=0)
     target = models.FloatField(default=0.95)
+    # What the stop rested on, as the estimate said at the moment of the stop: the model's
+    # probability that `target` of the relevant candidates were found, the probability the
+    # rule asked for, and how many random checks it asked for. Null on stops taken before
+    # these were recorded: "not recorded", never read as today's rule.
+    p_target = models.FloatField(null=True, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    checks = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

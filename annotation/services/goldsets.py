@@ -351,9 +351,15 @@ def _stopped_summary(approved: Q, judged: dict[int, list[JudgmentRow]]) -> dict[
     ``estimated_recall``: relevant final grades (≥ 1) / (those + the relevant candidates the
     stop estimates expected among the uncovered ones), where a query's expected count is the
     largest of its stops', each scaled by the share of its left candidates still uncovered;
-    1.0 when nothing was stopped."""
+    1.0 when nothing was stopped. It is the recall the stop estimates expect (their mean), not
+    a bound: a stop is taken when the model puts at least its confidence (70 %) on the target
+    (95 %) being reached, so the expected figure can be below the target. ``stops``: the stops
+    that left such a candidate; ``rules``: how many of them rested on each rule (``target``,
+    ``confidence``, ``checks`` as recorded at the stop; null confidence and checks: a stop
+    taken before they were recorded), so the figure is read beside what it rests on."""
     left: dict[int, set[int]] = defaultdict(set)
     expected: dict[int, float] = defaultdict(float)
+    rules: Counter[tuple[float, float | None, int | None]] = Counter()
     covered = Resolution.objects.filter(candidate_id=OuterRef("candidate_id"))
     for stop in JudgingStop.objects.filter(
         assignment__query__in=Query.objects.filter(approved)
@@ -365,6 +371,8 @@ def _stopped_summary(approved: Q, judged: dict[int, list[JudgmentRow]]) -> dict[
         )
         qid = stop.assignment.query_id
         left[qid].update(rows)
+        if rows:
+            rules[(stop.target, stop.confidence, stop.checks)] += 1
         if stop.left:
             share = len(rows) / stop.left
             expected[qid] = max(expected[qid], stop.expected_remaining * share)
@@ -377,6 +385,20 @@ def _stopped_summary(approved: Q, judged: dict[int, list[JudgmentRow]]) -> dict[
         "queries": sum(1 for v in left.values() if v),
         "expected_relevant_left": round(missing, 2),
         "estimated_recall": None if recall is None else round(recall, 4),
+        "stops": sum(rules.values()),
+        "rules": [
+            {"target": target, "confidence": confidence, "checks": checks, "stops": n}
+            for (target, confidence, checks), n in sorted(
+                rules.items(),
+                key=lambda kv: (
+                    kv[0][1] is None,
+                    kv[0][1] or 0.0,
+                    kv[0][0],
+                    kv[0][2] is None,
+                    kv[0][2] or 0,
+                ),
+            )
+        ],
     }
 
 

@@ -63,6 +63,9 @@ def assignment_stop(*, assignment: Assignment) -> JudgingStop:
             "checked": estimate.checked,
             "checked_relevant": estimate.checked_relevant,
             "target": estimate.target,
+            "p_target": estimate.p_target,
+            "confidence": estimate.confidence,
+            "checks": estimate.checks,
         },
     )
     graded = Judgment.objects.filter(

@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from annotation.api.goldsets import streamed_export
 from annotation.models import GoldenItem, GoldenSetVersion, Project, Query
@@ -152,6 +152,73 @@ def goldset_list(request: HttpRequest, project_id: int) -> HttpResponse:
     )
 
 
+def stopping_words(stopped: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a version's count of stops says, in words (None when nothing was stopped): the
+    expected recall of the judging with its basis, and what the stops rested on, so that a
+    figure below the stop's 95 % is read for what it is (the mean the stop estimates expect
+    under a rule that stops at 70 % confidence), not as a broken promise."""
+    if not stopped or not stopped.get("candidates"):
+        return None
+    rules = stopped.get("rules")
+    if rules is None:
+        rested = [gettext("what the stops rested on was not recorded in this version")]
+    else:
+        rested = []
+        for rule in rules:
+            n = rule["stops"]
+            if rule["confidence"] is None:
+                rested.append(
+                    ngettext(
+                        "%(n)d stop whose confidence was not recorded",
+                        "%(n)d stops whose confidence was not recorded",
+                        n,
+                    )
+                    % {"n": n}
+                )
+                continue
+            words = {
+                "n": n,
+                "confidence": f"{rule['confidence']:.0%}",
+                "target": f"{rule['target']:.0%}",
+                "checks": rule["checks"] or 0,
+            }
+            if rule["checks"]:
+                rested.append(
+                    ngettext(
+                        "%(n)d stop at %(confidence)s confidence of %(target)s found, with "
+                        "%(checks)d random checks",
+                        "%(n)d stops at %(confidence)s confidence of %(target)s found, with "
+                        "%(checks)d random checks",
+                        n,
+                    )
+                    % words
+                )
+            else:
+                rested.append(
+                    ngettext(
+                        "%(n)d stop at %(confidence)s confidence of %(target)s found, on the "
+                        "model alone",
+                        "%(n)d stops at %(confidence)s confidence of %(target)s found, on the "
+                        "model alone",
+                        n,
+                    )
+                    % words
+                )
+    basis = gettext(
+        "Relevant final grades ÷ (those + the relevant chunks the stop estimates expected among "
+        "the chunks left): the recall the model expects on average, not a guarantee. A stop is "
+        "taken when the model puts at least the confidence named below on %(target)s of the "
+        "query's relevant candidates being found, not when it is sure, so this expected figure "
+        "can be below %(target)s."
+    ) % {"target": f"{(rules[0]['target'] if rules else 0.95):.0%}"}
+    return {
+        "recall": stopped.get("estimated_recall"),
+        "queries": stopped.get("queries", 0),
+        "rested_on": gettext("; ").join(rested),
+        "basis": basis,
+    }
+
+
 @login_required
 def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpResponse:
     project, membership = request_access(request, project_id, Action.VIEW)
@@ -193,6 +260,7 @@ def goldset_detail(request: HttpRequest, project_id: int, label: str) -> HttpRes
             },
             splits=counts.get("splits", {}),
             agreement=version.agreement_summary,
+            stopping=stopping_words(counts.get("stopped")),
         ),
     )
 
