@@ -106,6 +106,16 @@ SOURCE_SHRINK = 0.1  # prior variance of each source's offset on the query (chos
 # annotator graded relevant on the query, added to its logit in the order (chosen on both
 # benchmark collections from 5, 10, 20, 40, 80, 160: 40 to 160 are within 1 % of each other).
 FEEDBACK = 40.0
+# With text embeddings (PooledQuery.vectors, e.g. a sentence model's), an experiment of issue 22
+# (bench/embed_pools.py, judging_effort_bench.py --embeddings): the weight of the mean cosine of
+# the embeddings to the candidates graded relevant, added to FEEDBACK's TF-IDF term; the weight
+# of the same combined likeness to the candidates graded not relevant, subtracted; and the weight
+# of the candidate's cosine to the query's embedding, standardised over the pool (z-score). The
+# negative term is applied only with embeddings: on TF-IDF alone it was measured worse on
+# Cranfield (docs/benchmarks.md, session 7). Chosen on the two benchmark collections.
+SEMANTIC_FEEDBACK = 20.0
+NEGATIVE_FEEDBACK = 0.75
+QUERY_SIMILARITY = 1.5
 
 
 def band(rank: int) -> int:
@@ -139,11 +149,29 @@ class PooledQuery:
     texts: Mapping[str, str] = field(default_factory=dict)
     """Each candidate's text (optional): the order then also follows what is like the
     candidates this annotator has graded relevant (:func:`similarities`)."""
+    vectors: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    """Each candidate's text embedding (optional; one dimension for all, e.g. a sentence
+    model's): the order's feedback then also follows their cosine (:func:`vector_similarities`,
+    :data:`SEMANTIC_FEEDBACK`, :data:`NEGATIVE_FEEDBACK`). A candidate without one is like none."""
+    query_vector: Sequence[float] = ()
+    """The query text's embedding in the same space (optional, only with `vectors`): the order
+    then also puts candidates close to the query earlier (:data:`QUERY_SIMILARITY`)."""
 
     def __post_init__(self) -> None:
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError(f"query {self.query_id}: a candidate is listed twice")
-        for what, keyed in (("ranks", self.ranks), ("a text", self.texts)):
+        dims = {len(v) for v in self.vectors.values()}
+        if len(dims) > 1 or 0 in dims:
+            raise ValueError(f"query {self.query_id}: the vectors differ in dimension")
+        if self.query_vector and not dims:
+            raise ValueError(f"query {self.query_id}: a query vector without candidate vectors")
+        if self.query_vector and dims != {len(self.query_vector)}:
+            raise ValueError(f"query {self.query_id}: the query vector's dimension differs")
+        for what, keyed in (
+            ("ranks", self.ranks),
+            ("a text", self.texts),
+            ("a vector", self.vectors),
+        ):
             extra = set(keyed) - set(self.candidates)
             if extra:
                 raise ValueError(
@@ -353,12 +381,52 @@ def similarities(texts: Sequence[str]) -> FloatArray:
     return sim
 
 
+def _unit_rows(x: FloatArray) -> FloatArray:
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    out: FloatArray = x / np.where(norm == 0, 1.0, norm)
+    return out
+
+
+def vector_similarities(vectors: Sequence[Sequence[float]]) -> FloatArray:
+    """The cosine similarity of every pair of `vectors` (one dimension for all), with 0 on the
+    diagonal; a zero vector (no embedding) has 0 to every other."""
+    x = _unit_rows(np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1))
+    sim: FloatArray = x @ x.T
+    np.fill_diagonal(sim, 0.0)
+    return sim
+
+
+def query_likeness(vectors: Sequence[Sequence[float]], query: Sequence[float]) -> FloatArray:
+    """Each vector's cosine to `query`, standardised over the vectors (mean 0, standard
+    deviation 1; all 0 when they do not differ), so that its weight does not depend on the
+    embedding's scale of cosines."""
+    x = _unit_rows(np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1))
+    cos = x @ _unit_rows(np.asarray(query, dtype=np.float64))
+    spread = float(cos.std())
+    out: FloatArray = (cos - cos.mean()) / spread if spread > 1e-12 else np.zeros(len(cos))
+    return out
+
+
+@dataclass(frozen=True)
+class FeedbackWeights:
+    """The weights of :meth:`QueryModel.scores`' terms beyond the rank model (the defaults
+    are the module's constants; a benchmark may try others)."""
+
+    tfidf: float = FEEDBACK
+    semantic: float = SEMANTIC_FEEDBACK
+    negative: float = NEGATIVE_FEEDBACK
+    query: float = QUERY_SIMILARITY
+
+
 class QueryModel:
     """The model of one pool under fixed priors: the prior logit of each candidate and which
     sources returned it, computed once; :meth:`probabilities` adds this annotator's grades,
     :meth:`scores` also the likeness to the candidates this annotator graded relevant."""
 
-    def __init__(self, pool: PooledQuery, priors: SourcePriors) -> None:
+    def __init__(
+        self, pool: PooledQuery, priors: SourcePriors, weights: FeedbackWeights | None = None
+    ) -> None:
+        w = FeedbackWeights() if weights is None else weights
         self.pool = pool
         self.priors = priors
         self.index = {c: i for i, c in enumerate(pool.candidates)}
@@ -377,6 +445,25 @@ class QueryModel:
         self.similar: FloatArray | None = None
         if pool.texts:
             self.similar = similarities([pool.texts.get(c, "") for c in pool.candidates])
+        # The feedback's likeness: FEEDBACK × TF-IDF cosine + SEMANTIC_FEEDBACK × the
+        # embeddings' cosine; with embeddings, also the likeness to the query (order only).
+        n = len(pool.candidates)
+        self.semantic: FloatArray | None = None
+        self.negative = 0.0
+        self.toward_query: FloatArray | None = None
+        self.likeness: FloatArray | None = None
+        if self.similar is not None:
+            self.likeness = w.tfidf * self.similar
+        if pool.vectors:
+            dim = len(next(iter(pool.vectors.values())))
+            rows = [pool.vectors.get(c, [0.0] * dim) for c in pool.candidates]
+            self.semantic = vector_similarities(rows)
+            semantic = w.semantic * self.semantic
+            self.likeness = semantic if self.likeness is None else self.likeness + semantic
+            self.negative = w.negative
+            if pool.query_vector and w.query:
+                self.toward_query = w.query * query_likeness(rows, pool.query_vector)
+        assert self.likeness is None or self.likeness.shape == (n, n)
 
     def offsets(self, own_grades: Mapping[str, int]) -> FloatArray:
         """The query's and each source's offset, MAP-fitted to `own_grades` (Newton)."""
@@ -410,13 +497,23 @@ class QueryModel:
         """The order's score of every candidate, in the pool's plain order: the logit of
         :meth:`probabilities` plus :data:`FEEDBACK` × its mean similarity to the candidates
         this annotator graded relevant on this query (relevance feedback: what is like the
-        relevant ones found is judged next; nothing when the pool has no texts)."""
+        relevant ones found is judged next; nothing when the pool has no texts). With the
+        candidates' embeddings (:attr:`PooledQuery.vectors`) the similarity also counts
+        :data:`SEMANTIC_FEEDBACK` × their cosine, the mean likeness to the candidates graded
+        not relevant is subtracted (:data:`NEGATIVE_FEEDBACK` times), and with the query's
+        embedding :data:`QUERY_SIMILARITY` × the standardised cosine to the query is added.
+        These terms move the order only; the stop estimate reads :meth:`probabilities`."""
         logit = self.base + self.z @ self.offsets(own_grades)
+        out: FloatArray = logit if self.toward_query is None else logit + self.toward_query
+        if self.likeness is None:
+            return out
         rel = self.priors.relevant_from
         found = [self.index[c] for c, g in own_grades.items() if g >= rel]
-        if self.similar is None or not found:
-            return logit
-        out: FloatArray = logit + FEEDBACK * self.similar[:, found].mean(axis=1)
+        if found:
+            out = out + self.likeness[:, found].mean(axis=1)
+        missed = [self.index[c] for c, g in own_grades.items() if g < rel]
+        if missed and self.negative:
+            out = out - self.negative * self.likeness[:, missed].mean(axis=1)
         return out
 
     def order(self, own_grades: Mapping[str, int]) -> list[str]:
@@ -681,11 +778,13 @@ def maxmean_order(pool: PooledQuery, judge: Judge, relevant_from: int = RELEVANT
     return list(done) + [c for c in pool.candidates if c not in done]
 
 
-def goldsmith_order(pool: PooledQuery, judge: Judge, priors: SourcePriors) -> list[str]:
+def goldsmith_order(
+    pool: PooledQuery, judge: Judge, priors: SourcePriors, weights: FeedbackWeights | None = None
+) -> list[str]:
     """This module's order followed to the end: after each grade, the most likely relevant of
     the rest (:func:`judging_order`) is judged next."""
     grades: dict[str, int] = {}
-    model = QueryModel(pool, priors)
+    model = QueryModel(pool, priors, weights)
     while len(grades) < len(pool.candidates):
         c = model.order(grades)[0]
         grades[c] = judge(c)
