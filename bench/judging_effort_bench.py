@@ -45,7 +45,8 @@ query's text embeddings from ``DIR/<collection>.npz``, written once by ``bench/e
 (all-MiniLM-L6-v2; the model is no dependency of this bench): Goldsmith's order then also
 follows their cosine (`goldsmith.judging_order.PooledQuery.vectors`, ``query_vector``). The
 weights of the order's terms can be tried with ``--feedback``, ``--semantic-feedback``,
-``--negative-feedback`` and ``--query-similarity`` (the engine's constants by default).
+and ``--negative-feedback`` (the engine's constants by default); the weight of the cosine to
+the query's embedding is fitted to the resolved queries, as the rank model's others are.
 """
 
 from __future__ import annotations
@@ -570,7 +571,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("--feedback", "tfidf"),
         ("--semantic-feedback", "semantic"),
         ("--negative-feedback", "negative"),
-        ("--query-similarity", "query"),
     ):
         parser.add_argument(
             flag,
@@ -580,9 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             help=f"the order's weight (a try; the engine's is {getattr(defaults, name)})",
         )
     args = parser.parse_args(argv)
-    weights = jo.FeedbackWeights(
-        args.weight_tfidf, args.weight_semantic, args.weight_negative, args.weight_query
-    )
+    weights = jo.FeedbackWeights(args.weight_tfidf, args.weight_semantic, args.weight_negative)
     data = shared_data_dir()
     readers = {"cranfield": cranfield, "cisi": cisi}
     result: dict[str, object] = {}

@@ -98,10 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         resolved: list[jo.ResolvedQuery] = []
         for pool in pooled:
             grades = {c: col.truth.get(pool.query_id, {}).get(c, 0) for c in pool.candidates}
-            model = jo.QueryModel(pool, jo.priors_from_resolved(resolved))
+            # The rank model alone (the pool without vectors: no fitted query weight in it).
+            bare = jo.PooledQuery(pool.query_id, pool.candidates, pool.ranks, pool.texts)
+            model = jo.QueryModel(bare, jo.priors_from_resolved(resolved))
+            semantic = jo.vector_similarities([pool.vectors[c] for c in pool.candidates])
             rows = [pool.vectors[c] for c in pool.candidates]
             relevant = np.array([grades[c] >= jo.RELEVANT_FROM for c in pool.candidates])
-            assert model.similar is not None and model.semantic is not None
+            assert model.similar is not None
             prepared.append(
                 (
                     pool,
@@ -109,12 +112,12 @@ def main(argv: list[str] | None = None) -> int:
                     model.base,
                     jo.query_likeness(rows, pool.query_vector),
                     model.similar,
-                    model.semantic,
+                    semantic,
                     np.flatnonzero(relevant),
                     np.flatnonzero(~relevant),
                 )
             )
-            resolved.append(jo.ResolvedQuery(pool, grades))
+            resolved.append(jo.ResolvedQuery(bare, grades))
         n = sum(len(p.candidates) for p in pooled)
         print(f"### {name}: pool of {n:,}, oracle orders\n")
         print("| oracle score | " + " | ".join(f"{lv} %" for lv in bench.LEVELS) + " |")

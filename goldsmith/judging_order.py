@@ -21,6 +21,15 @@ the candidates this annotator has graded relevant on this query, so what is like
 ones found comes next. On the judging-effort benchmark this moved "95 % of the pool's relevant
 found" from 48.6 % to 36.1 % of Cranfield's pool and from 74.3 % to 61.2 % of CISI's.
 
+**Text embeddings (optional, an experiment of issue 22).** When the pool also carries its
+candidates' embeddings (:attr:`PooledQuery.vectors`, e.g. a sentence model's; this module
+computes none and imports no model), the feedback's likeness adds :data:`SEMANTIC_FEEDBACK`
+times their cosine and subtracts :data:`NEGATIVE_FEEDBACK` times the likeness to the candidates
+graded not relevant; with the query's embedding (:attr:`PooledQuery.query_vector`) the rank
+model gains one feature, the candidate's standardised cosine to the query, its weight fitted to
+resolved queries like the others (:attr:`SourcePriors.query`). With all-MiniLM-L6-v2 vectors
+(bench/embed_pools.py) this needed 49.3 % of CISI's pool and 36.3 % of Cranfield's for 95 %.
+
 **Blindness is structural.** The functions take only the pool with its sources' ranks and
 texts, THIS annotator's own grades on this query, and priors made from final grades of resolved
 queries.
@@ -108,14 +117,14 @@ SOURCE_SHRINK = 0.1  # prior variance of each source's offset on the query (chos
 FEEDBACK = 40.0
 # With text embeddings (PooledQuery.vectors, e.g. a sentence model's), an experiment of issue 22
 # (bench/embed_pools.py, judging_effort_bench.py --embeddings): the weight of the mean cosine of
-# the embeddings to the candidates graded relevant, added to FEEDBACK's TF-IDF term; the weight
-# of the same combined likeness to the candidates graded not relevant, subtracted; and the weight
-# of the candidate's cosine to the query's embedding, standardised over the pool (z-score). The
-# negative term is applied only with embeddings: on TF-IDF alone it was measured worse on
-# Cranfield (docs/benchmarks.md, session 7). Chosen on the two benchmark collections.
+# the embeddings to the candidates graded relevant, added to FEEDBACK's TF-IDF term, and the
+# weight of the same combined likeness to the candidates graded not relevant, subtracted (only
+# with embeddings: on TF-IDF alone it was measured worse on Cranfield, docs/benchmarks.md,
+# session 7). Chosen on the two benchmark collections. The cosine to the query's embedding is
+# not a fixed weight: it is a feature of the rank model, fitted to resolved queries
+# (SourcePriors.query).
 SEMANTIC_FEEDBACK = 20.0
 NEGATIVE_FEEDBACK = 0.75
-QUERY_SIMILARITY = 1.5
 
 
 def band(rank: int) -> int:
@@ -154,8 +163,9 @@ class PooledQuery:
     model's): the order's feedback then also follows their cosine (:func:`vector_similarities`,
     :data:`SEMANTIC_FEEDBACK`, :data:`NEGATIVE_FEEDBACK`). A candidate without one is like none."""
     query_vector: Sequence[float] = ()
-    """The query text's embedding in the same space (optional, only with `vectors`): the order
-    then also puts candidates close to the query earlier (:data:`QUERY_SIMILARITY`)."""
+    """The query text's embedding in the same space (optional, only with `vectors`): the rank
+    model then also reads each candidate's standardised cosine to it (:func:`query_likeness`),
+    with the weight fitted to resolved queries (:attr:`SourcePriors.query`)."""
 
     def __post_init__(self) -> None:
         if len(set(self.candidates)) != len(self.candidates):
@@ -207,7 +217,9 @@ class SourcePriors:
     """How good each source has been on resolved queries: a logistic model with a weight per
     rank band shared by every source (``bands``: how much rank matters) and a weight per source
     (``sources``: how much better or worse than the others it has been), with ``intercept``.
-    A band or a source never seen gets its prior (:func:`prior_weight`, 0)."""
+    A band or a source never seen gets its prior (:func:`prior_weight`, 0). ``query`` is the
+    weight of a candidate's standardised cosine to the query's embedding (pools with
+    :attr:`PooledQuery.query_vector`; 0 until resolved queries with one teach it)."""
 
     intercept: float = PRIOR_INTERCEPT
     bands: Mapping[int, float] = field(default_factory=dict)
@@ -215,6 +227,7 @@ class SourcePriors:
     queries: int = 0
     candidates: int = 0
     relevant_from: int = RELEVANT_FROM
+    query: float = 0.0
 
     def weight(self, source: str, b: int) -> float:
         return self.sources.get(source, 0.0) + self.bands.get(b, prior_weight(b))
@@ -223,7 +236,18 @@ class SourcePriors:
         return self.intercept + sum(self.weight(s, band(r)) for s, r in by_source.items())
 
 
-Key = tuple[str, int]  # ("band", b) or (source, -1)
+Key = tuple[str, int]  # ("band", b), (source, -1) or QUERY_KEY
+QUERY_KEY: Key = ("query", -2)
+
+
+def pool_query_likeness(pool: PooledQuery) -> FloatArray | None:
+    """:func:`query_likeness` of the pool's candidates (a candidate without a vector counts as
+    a zero vector), or None when the pool has no query vector."""
+    if not pool.query_vector:
+        return None
+    dim = len(pool.query_vector)
+    rows = [pool.vectors.get(c, [0.0] * dim) for c in pool.candidates]
+    return query_likeness(rows, pool.query_vector)
 
 
 def _features(pool: PooledQuery, keys: Mapping[Key, int]) -> FloatArray:
@@ -232,6 +256,9 @@ def _features(pool: PooledQuery, keys: Mapping[Key, int]) -> FloatArray:
         for s, r in pool.ranks.get(c, {}).items():
             x[i, keys[("band", band(r))]] += 1.0
             x[i, keys[(s, -1)]] = 1.0
+    toward = pool_query_likeness(pool) if QUERY_KEY in keys else None
+    if toward is not None:
+        x[:, keys[QUERY_KEY]] = toward
     return x
 
 
@@ -246,6 +273,8 @@ def priors_from_resolved(
         for c in rq.pool.candidates:
             for s in rq.pool.ranks.get(c, {}):
                 keys.setdefault((s, -1), len(keys))
+    if any(rq.pool.query_vector for rq in resolved):
+        keys[QUERY_KEY] = len(keys)
     rows: list[FloatArray] = []
     ys: list[FloatArray] = []
     for rq in resolved:
@@ -279,7 +308,8 @@ def priors_from_resolved(
     return SourcePriors(
         intercept=float(w[0]),
         bands={b: float(w[i + 1]) for (s, b), i in keys.items() if b >= 0},
-        sources={s: float(w[i + 1]) for (s, b), i in keys.items() if b < 0},
+        sources={s: float(w[i + 1]) for (s, b), i in keys.items() if b == -1},
+        query=float(w[keys[QUERY_KEY] + 1]) if QUERY_KEY in keys else 0.0,
         queries=len(rows),
         candidates=len(y_all),
         relevant_from=relevant_from,
@@ -415,7 +445,6 @@ class FeedbackWeights:
     tfidf: float = FEEDBACK
     semantic: float = SEMANTIC_FEEDBACK
     negative: float = NEGATIVE_FEEDBACK
-    query: float = QUERY_SIMILARITY
 
 
 class QueryModel:
@@ -431,6 +460,9 @@ class QueryModel:
         self.priors = priors
         self.index = {c: i for i, c in enumerate(pool.candidates)}
         self.base = np.array([priors.logit(pool.ranks.get(c, {})) for c in pool.candidates])
+        toward = pool_query_likeness(pool)
+        if toward is not None and priors.query:
+            self.base = self.base + priors.query * toward
         sources = pool.sources
         column = {s: 1 + i for i, s in enumerate(sources)}
         # Offsets: column 0 the query's, then one per source (1 where the source returned c).
@@ -446,11 +478,10 @@ class QueryModel:
         if pool.texts:
             self.similar = similarities([pool.texts.get(c, "") for c in pool.candidates])
         # The feedback's likeness: FEEDBACK × TF-IDF cosine + SEMANTIC_FEEDBACK × the
-        # embeddings' cosine; with embeddings, also the likeness to the query (order only).
+        # embeddings' cosine.
         n = len(pool.candidates)
         self.semantic: FloatArray | None = None
         self.negative = 0.0
-        self.toward_query: FloatArray | None = None
         self.likeness: FloatArray | None = None
         if self.similar is not None:
             self.likeness = w.tfidf * self.similar
@@ -461,8 +492,6 @@ class QueryModel:
             semantic = w.semantic * self.semantic
             self.likeness = semantic if self.likeness is None else self.likeness + semantic
             self.negative = w.negative
-            if pool.query_vector and w.query:
-                self.toward_query = w.query * query_likeness(rows, pool.query_vector)
         assert self.likeness is None or self.likeness.shape == (n, n)
 
     def offsets(self, own_grades: Mapping[str, int]) -> FloatArray:
@@ -500,11 +529,10 @@ class QueryModel:
         relevant ones found is judged next; nothing when the pool has no texts). With the
         candidates' embeddings (:attr:`PooledQuery.vectors`) the similarity also counts
         :data:`SEMANTIC_FEEDBACK` × their cosine, the mean likeness to the candidates graded
-        not relevant is subtracted (:data:`NEGATIVE_FEEDBACK` times), and with the query's
-        embedding :data:`QUERY_SIMILARITY` × the standardised cosine to the query is added.
-        These terms move the order only; the stop estimate reads :meth:`probabilities`."""
-        logit = self.base + self.z @ self.offsets(own_grades)
-        out: FloatArray = logit if self.toward_query is None else logit + self.toward_query
+        not relevant is subtracted (:data:`NEGATIVE_FEEDBACK` times). These terms move the
+        order only; the stop estimate reads :meth:`probabilities` (where the cosine to the
+        query's embedding is, as a fitted feature of the rank model)."""
+        out: FloatArray = self.base + self.z @ self.offsets(own_grades)
         if self.likeness is None:
             return out
         rel = self.priors.relevant_from

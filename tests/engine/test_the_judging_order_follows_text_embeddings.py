@@ -1,7 +1,8 @@
 """The judging order with the candidates' text embeddings (PooledQuery.vectors, an experiment
 of issue 22; hand-made vectors here): what is like the relevant ones found comes next, what is
 like the ones graded not relevant falls back, candidates close to the query's embedding come
-first, and the stop estimate's probabilities do not move."""
+first once resolved queries have taught the rank model that weight (the stop estimate reads
+it too), and the feedback moves the order only."""
 
 from __future__ import annotations
 
@@ -44,20 +45,49 @@ def test_a_candidate_like_the_ones_graded_not_relevant_falls_back():
     assert model.order({"pasta1": 0}) == ["shock1", "pasta2", "shock2"]
 
 
-def test_candidates_close_to_the_querys_embedding_come_first():
+def resolved_where_the_query_close_candidate_was_relevant(n: int) -> list[jo.ResolvedQuery]:
+    out = []
+    for i in range(n):
+        near, far = f"near{i}", f"far{i}"
+        p = jo.PooledQuery(
+            f"r{i}",
+            (far, near),
+            {far: {"A": 1}, near: {"B": 1}},
+            vectors={near: (0.0, 1.0, 0.0), far: (1.0, 0.0, 0.0)},
+            query_vector=(0.1, 1.0, 0.0),
+        )
+        out.append(jo.ResolvedQuery(p, {near: 2, far: 0}))
+    return out
+
+
+def test_resolved_queries_teach_the_weight_of_the_likeness_to_the_query():
     asked = jo.PooledQuery("q", CANDIDATES, RANKS, vectors=VECTORS, query_vector=(0.0, 1.0, 0.0))
-    assert order(asked, {})[:2] == ["shock1", "shock2"]
-    assert set(order(asked, {})[2:]) == {"pasta1", "pasta2"}
-    off = jo.QueryModel(asked, NONE, jo.FeedbackWeights(query=0.0))
-    assert off.order({}) == list(CANDIDATES)
+    # No resolved query: the likeness to the query has no weight yet, the plain order.
+    assert jo.SourcePriors().query == 0.0 and order(asked, {}) == list(CANDIDATES)
+    priors = jo.priors_from_resolved(resolved_where_the_query_close_candidate_was_relevant(6))
+    assert priors.query > 0.5
+    first = jo.judging_order(asked, {}, priors)
+    assert first[:2] == ["shock1", "shock2"] and set(first[2:]) == {"pasta1", "pasta2"}
+    # It is a feature of the model, so the stop estimate's probabilities read it too.
+    probs = jo.relevance_probabilities(asked, {}, priors)
+    assert probs["shock1"] > probs["pasta1"] and probs["shock2"] > probs["pasta2"]
+    # Resolved pools without a query vector teach no such weight.
+    plain = [
+        jo.ResolvedQuery(
+            jo.PooledQuery(r.pool.query_id, r.pool.candidates, r.pool.ranks), r.final_grades
+        )
+        for r in resolved_where_the_query_close_candidate_was_relevant(6)
+    ]
+    assert jo.priors_from_resolved(plain).query == 0.0
 
 
-def test_embeddings_move_the_order_but_not_the_stop_estimates_probabilities():
+def test_the_feedback_on_embeddings_moves_the_order_but_not_the_stop_estimate():
     asked = jo.PooledQuery("q", CANDIDATES, RANKS, vectors=VECTORS, query_vector=(0.0, 1.0, 0.0))
     for grades in ({}, {"shock1": 2}, {"shock1": 2, "pasta1": 0}):
         with_vectors = jo.relevance_probabilities(asked, grades, NONE)
         assert with_vectors == jo.relevance_probabilities(BARE, grades, NONE)
         assert jo.stop_estimate(asked, grades, NONE) == jo.stop_estimate(BARE, grades, NONE)
+    assert order(asked, {"shock1": 2, "pasta1": 0}) != order(BARE, {"shock1": 2, "pasta1": 0})
 
 
 def test_vector_similarities_are_cosines_with_nothing_on_the_diagonal():
