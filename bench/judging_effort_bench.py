@@ -39,6 +39,14 @@ share of the pool's judgments saved, the share of queries (with a relevant candi
 with true recall below 95 %, and Kendall's τ between the six systems' mean nDCG@10 and MAP
 (the engine's metrics, default settings: strict threshold 2, linear gains) from the stopped
 judgments (what was not judged is unjudged) and from the full ones.
+
+``--embeddings DIR`` (an experiment of issue 22) gives each pool its candidates' and its
+query's text embeddings from ``DIR/<collection>.npz``, written once by ``bench/embed_pools.py``
+(all-MiniLM-L6-v2; the model is no dependency of this bench): Goldsmith's order then also
+follows their cosine (`goldsmith.judging_order.PooledQuery.vectors`, ``query_vector``). The
+weights of the order's terms can be tried with ``--feedback``, ``--semantic-feedback``,
+and ``--negative-feedback`` (the engine's constants by default); the weight of the cosine to
+the query's embedding is fitted to the resolved queries, as the rank model's others are.
 """
 
 from __future__ import annotations
@@ -246,8 +254,40 @@ def shuffle_key(qid: str, doc: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def pools(col: Collection, runs: dict[str, dict[str, list[str]]]) -> list[jo.PooledQuery]:
+@dataclass(frozen=True)
+class Embeddings:
+    """Unit-length text embeddings of a collection's documents and queries (by id)."""
+
+    docs: dict[str, np.ndarray]
+    queries: dict[str, np.ndarray]
+
+
+def load_embeddings(folder: Path, col: Collection) -> Embeddings:
+    """`folder/<collection>.npz` from bench/embed_pools.py, checked against the texts."""
+    path = folder / f"{col.name}.npz"
+    if not path.exists():
+        raise SystemExit(f"{path} is absent: make it with bench/embed_pools.py --out {folder}")
+    z = np.load(path)
+    for what, rows, ids, hashes in (
+        ("document", col.docs, z["doc_ids"], z["doc_sha256"]),
+        ("query", col.queries, z["query_ids"], z["query_sha256"]),
+    ):
+        have = dict(zip(ids.tolist(), hashes.tolist(), strict=True))
+        for key, text in rows:
+            if have.get(key) != hashlib.sha256(text.encode()).hexdigest():
+                raise SystemExit(f"{path}: {what} {key}'s vector is not of its text; embed again")
+    docs = dict(zip(z["doc_ids"].tolist(), z["docs"].astype(np.float64), strict=True))
+    queries = dict(zip(z["query_ids"].tolist(), z["queries"].astype(np.float64), strict=True))
+    return Embeddings(docs, queries)
+
+
+def pools(
+    col: Collection,
+    runs: dict[str, dict[str, list[str]]],
+    embeddings: Embeddings | None = None,
+) -> list[jo.PooledQuery]:
     text = dict(col.docs)
+    qtext = dict(col.queries)
     out = []
     for qid, _ in col.queries:
         ranks: dict[str, dict[str, int]] = {}
@@ -255,9 +295,13 @@ def pools(col: Collection, runs: dict[str, dict[str, list[str]]]) -> list[jo.Poo
             for r, d in enumerate(runs[s][qid], 1):
                 ranks.setdefault(d, {})[s] = r
         candidates = tuple(sorted(ranks, key=lambda d: shuffle_key(qid, d)))
-        out.append(
-            jo.PooledQuery(qid, candidates, ranks, {d: text[d] for d in candidates if d in text})
-        )
+        texts = {d: text[d] for d in candidates if d in text}
+        if embeddings is None:
+            out.append(jo.PooledQuery(qid, candidates, ranks, texts))
+            continue
+        vectors = {d: tuple(embeddings.docs[d].tolist()) for d in candidates}
+        query = tuple(embeddings.queries[qid].tolist()) if qid in qtext else ()
+        out.append(jo.PooledQuery(qid, candidates, ranks, texts, vectors, query))
     return out
 
 
@@ -279,7 +323,11 @@ def needed(order: Sequence[str], grades: dict[str, int], level: int, rel: int) -
 
 
 def replay_orders(
-    pooled: list[jo.PooledQuery], truth: dict[str, dict[str, int]], rel: int, seeds: int
+    pooled: list[jo.PooledQuery],
+    truth: dict[str, dict[str, int]],
+    rel: int,
+    seeds: int,
+    weights: jo.FeedbackWeights | None = None,
 ) -> dict[str, dict[str, int]]:
     totals = {o: dict.fromkeys(LEVELS, 0.0) for o in ORDERS}
     resolved: list[jo.ResolvedQuery] = []
@@ -293,7 +341,7 @@ def replay_orders(
             "fusion": jo.fusion_order(pool),
             "move_to_front": jo.move_to_front_order(pool, judge, rel),
             "maxmean": jo.maxmean_order(pool, judge, rel),
-            "goldsmith": jo.goldsmith_order(pool, judge, priors),
+            "goldsmith": jo.goldsmith_order(pool, judge, priors, weights),
         }
         for name, order in orders.items():
             assert sorted(order) == sorted(pool.candidates), name
@@ -330,6 +378,7 @@ def replay_stopping(
     *,
     confidence: float = jo.CONFIDENCE,
     checks: int = jo.CHECKS,
+    weights: jo.FeedbackWeights | None = None,
 ) -> Stopped:
     resolved: list[jo.ResolvedQuery] = []
     judged: dict[str, dict[str, int]] = {}
@@ -339,7 +388,7 @@ def replay_stopping(
         priors = jo.priors_from_resolved(resolved, relevant_from=rel)
         own: dict[str, int] = {}
         checked: list[str] = []
-        model = jo.QueryModel(pool, priors)
+        model = jo.QueryModel(pool, priors, weights)
         while len(own) < len(pool.candidates):
             est = jo.estimate_with(
                 model, own, checked=checked, confidence=confidence, checks=checks
@@ -390,17 +439,21 @@ def measure(
     *,
     confidence: float = jo.CONFIDENCE,
     checks: int = jo.CHECKS,
+    embeddings: Embeddings | None = None,
+    weights: jo.FeedbackWeights | None = None,
 ) -> tuple[dict[str, object], dict[str, object]]:
     """(the issue's JSON object for the collection, extra figures for the table)."""
     t0 = time.perf_counter()
     runs = systems(col)
-    pooled = pools(col, runs)
+    pooled = pools(col, runs, embeddings)
     truth = col.truth
     full = {p.query_id: {c: truth[p.query_id].get(c, 0) for c in p.candidates} for p in pooled}
     pool_judgments = sum(len(p.candidates) for p in pooled)
     relevant = sum(1 for g in full.values() for v in g.values() if v >= rel)
-    orders = replay_orders(pooled, truth, rel, seeds)
-    stop = replay_stopping(pooled, truth, rel, confidence=confidence, checks=checks)
+    orders = replay_orders(pooled, truth, rel, seeds, weights)
+    stop = replay_stopping(
+        pooled, truth, rel, confidence=confidence, checks=checks, weights=weights
+    )
     means_full = system_means(full, runs)
     means_stop = system_means(stop.judged, runs)
     taus = {
@@ -507,7 +560,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--queries", type=int, help="only the first N judged queries of each collection (a check)"
     )
+    parser.add_argument(
+        "--embeddings",
+        type=Path,
+        help="a folder of <collection>.npz text embeddings (bench/embed_pools.py): the order "
+        "also follows them",
+    )
+    defaults = jo.FeedbackWeights()
+    for flag, name in (
+        ("--feedback", "tfidf"),
+        ("--semantic-feedback", "semantic"),
+        ("--negative-feedback", "negative"),
+    ):
+        parser.add_argument(
+            flag,
+            dest=f"weight_{name}",
+            type=float,
+            default=getattr(defaults, name),
+            help=f"the order's weight (a try; the engine's is {getattr(defaults, name)})",
+        )
     args = parser.parse_args(argv)
+    weights = jo.FeedbackWeights(args.weight_tfidf, args.weight_semantic, args.weight_negative)
     data = shared_data_dir()
     readers = {"cranfield": cranfield, "cisi": cisi}
     result: dict[str, object] = {}
@@ -519,12 +592,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         col = readers[name](path)
         if args.queries is not None:
             col = Collection(col.name, col.docs, col.titles, col.queries[: args.queries], col.truth)
+        embeddings = None if args.embeddings is None else load_embeddings(args.embeddings, col)
         result[name], extras[name] = measure(
             col,
             args.relevant_from,
             args.random_seeds,
             confidence=args.confidence,
             checks=args.checks,
+            embeddings=embeddings,
+            weights=weights,
         )
     if args.json_out:
         args.json_out.write_text(json.dumps(result) + "\n")

@@ -21,6 +21,15 @@ the candidates this annotator has graded relevant on this query, so what is like
 ones found comes next. On the judging-effort benchmark this moved "95 % of the pool's relevant
 found" from 48.6 % to 36.1 % of Cranfield's pool and from 74.3 % to 61.2 % of CISI's.
 
+**Text embeddings (optional, an experiment of issue 22).** When the pool also carries its
+candidates' embeddings (:attr:`PooledQuery.vectors`, e.g. a sentence model's; this module
+computes none and imports no model), the feedback's likeness adds :data:`SEMANTIC_FEEDBACK`
+times their cosine and subtracts :data:`NEGATIVE_FEEDBACK` times the likeness to the candidates
+graded not relevant; with the query's embedding (:attr:`PooledQuery.query_vector`) the rank
+model gains one feature, the candidate's standardised cosine to the query, its weight fitted to
+resolved queries like the others (:attr:`SourcePriors.query`). With all-MiniLM-L6-v2 vectors
+(bench/embed_pools.py) this needed 49.3 % of CISI's pool and 36.3 % of Cranfield's for 95 %.
+
 **Blindness is structural.** The functions take only the pool with its sources' ranks and
 texts, THIS annotator's own grades on this query, and priors made from final grades of resolved
 queries.
@@ -108,6 +117,16 @@ SOURCE_SHRINK = 0.1  # prior variance of each source's offset on the query (chos
 # annotator graded relevant on the query, added to its logit in the order (chosen on both
 # benchmark collections from 5, 10, 20, 40, 80, 160: 40 to 160 are within 1 % of each other).
 FEEDBACK = 40.0
+# With text embeddings (PooledQuery.vectors, e.g. a sentence model's), an experiment of issue 22
+# (bench/embed_pools.py, judging_effort_bench.py --embeddings): the weight of the mean cosine of
+# the embeddings to the candidates graded relevant, added to FEEDBACK's TF-IDF term, and the
+# weight of the same combined likeness to the candidates graded not relevant, subtracted (only
+# with embeddings: on TF-IDF alone it was measured worse on Cranfield, docs/benchmarks.md,
+# session 7). Chosen on the two benchmark collections. The cosine to the query's embedding is
+# not a fixed weight: it is a feature of the rank model, fitted to resolved queries
+# (SourcePriors.query).
+SEMANTIC_FEEDBACK = 20.0
+NEGATIVE_FEEDBACK = 0.75
 
 
 def band(rank: int) -> int:
@@ -141,11 +160,30 @@ class PooledQuery:
     texts: Mapping[str, str] = field(default_factory=dict)
     """Each candidate's text (optional): the order then also follows what is like the
     candidates this annotator has graded relevant (:func:`similarities`)."""
+    vectors: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    """Each candidate's text embedding (optional; one dimension for all, e.g. a sentence
+    model's): the order's feedback then also follows their cosine (:func:`vector_similarities`,
+    :data:`SEMANTIC_FEEDBACK`, :data:`NEGATIVE_FEEDBACK`). A candidate without one is like none."""
+    query_vector: Sequence[float] = ()
+    """The query text's embedding in the same space (optional, only with `vectors`): the rank
+    model then also reads each candidate's standardised cosine to it (:func:`query_likeness`),
+    with the weight fitted to resolved queries (:attr:`SourcePriors.query`)."""
 
     def __post_init__(self) -> None:
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError(f"query {self.query_id}: a candidate is listed twice")
-        for what, keyed in (("ranks", self.ranks), ("a text", self.texts)):
+        dims = {len(v) for v in self.vectors.values()}
+        if len(dims) > 1 or 0 in dims:
+            raise ValueError(f"query {self.query_id}: the vectors differ in dimension")
+        if self.query_vector and not dims:
+            raise ValueError(f"query {self.query_id}: a query vector without candidate vectors")
+        if self.query_vector and dims != {len(self.query_vector)}:
+            raise ValueError(f"query {self.query_id}: the query vector's dimension differs")
+        for what, keyed in (
+            ("ranks", self.ranks),
+            ("a text", self.texts),
+            ("a vector", self.vectors),
+        ):
             extra = set(keyed) - set(self.candidates)
             if extra:
                 raise ValueError(
@@ -181,7 +219,9 @@ class SourcePriors:
     """How good each source has been on resolved queries: a logistic model with a weight per
     rank band shared by every source (``bands``: how much rank matters) and a weight per source
     (``sources``: how much better or worse than the others it has been), with ``intercept``.
-    A band or a source never seen gets its prior (:func:`prior_weight`, 0)."""
+    A band or a source never seen gets its prior (:func:`prior_weight`, 0). ``query`` is the
+    weight of a candidate's standardised cosine to the query's embedding (pools with
+    :attr:`PooledQuery.query_vector`; 0 until resolved queries with one teach it)."""
 
     intercept: float = PRIOR_INTERCEPT
     bands: Mapping[int, float] = field(default_factory=dict)
@@ -189,6 +229,7 @@ class SourcePriors:
     queries: int = 0
     candidates: int = 0
     relevant_from: int = RELEVANT_FROM
+    query: float = 0.0
 
     def weight(self, source: str, b: int) -> float:
         return self.sources.get(source, 0.0) + self.bands.get(b, prior_weight(b))
@@ -197,7 +238,18 @@ class SourcePriors:
         return self.intercept + sum(self.weight(s, band(r)) for s, r in by_source.items())
 
 
-Key = tuple[str, int]  # ("band", b) or (source, -1)
+Key = tuple[str, int]  # ("band", b), (source, -1) or QUERY_KEY
+QUERY_KEY: Key = ("query", -2)
+
+
+def pool_query_likeness(pool: PooledQuery) -> FloatArray | None:
+    """:func:`query_likeness` of the pool's candidates (a candidate without a vector counts as
+    a zero vector), or None when the pool has no query vector."""
+    if not pool.query_vector:
+        return None
+    dim = len(pool.query_vector)
+    rows = [pool.vectors.get(c, [0.0] * dim) for c in pool.candidates]
+    return query_likeness(rows, pool.query_vector)
 
 
 def _features(pool: PooledQuery, keys: Mapping[Key, int]) -> FloatArray:
@@ -206,6 +258,9 @@ def _features(pool: PooledQuery, keys: Mapping[Key, int]) -> FloatArray:
         for s, r in pool.ranks.get(c, {}).items():
             x[i, keys[("band", band(r))]] += 1.0
             x[i, keys[(s, -1)]] = 1.0
+    toward = pool_query_likeness(pool) if QUERY_KEY in keys else None
+    if toward is not None:
+        x[:, keys[QUERY_KEY]] = toward
     return x
 
 
@@ -220,6 +275,8 @@ def priors_from_resolved(
         for c in rq.pool.candidates:
             for s in rq.pool.ranks.get(c, {}):
                 keys.setdefault((s, -1), len(keys))
+    if any(rq.pool.query_vector for rq in resolved):
+        keys[QUERY_KEY] = len(keys)
     rows: list[FloatArray] = []
     ys: list[FloatArray] = []
     for rq in resolved:
@@ -253,7 +310,8 @@ def priors_from_resolved(
     return SourcePriors(
         intercept=float(w[0]),
         bands={b: float(w[i + 1]) for (s, b), i in keys.items() if b >= 0},
-        sources={s: float(w[i + 1]) for (s, b), i in keys.items() if b < 0},
+        sources={s: float(w[i + 1]) for (s, b), i in keys.items() if b == -1},
+        query=float(w[keys[QUERY_KEY] + 1]) if QUERY_KEY in keys else 0.0,
         queries=len(rows),
         candidates=len(y_all),
         relevant_from=relevant_from,
@@ -392,16 +450,58 @@ def similarities(texts: Sequence[str]) -> FloatArray:
     return sim
 
 
+def _unit_rows(x: FloatArray) -> FloatArray:
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    out: FloatArray = x / np.where(norm == 0, 1.0, norm)
+    return out
+
+
+def vector_similarities(vectors: Sequence[Sequence[float]]) -> FloatArray:
+    """The cosine similarity of every pair of `vectors` (one dimension for all), with 0 on the
+    diagonal; a zero vector (no embedding) has 0 to every other."""
+    x = _unit_rows(np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1))
+    sim: FloatArray = x @ x.T
+    np.fill_diagonal(sim, 0.0)
+    return sim
+
+
+def query_likeness(vectors: Sequence[Sequence[float]], query: Sequence[float]) -> FloatArray:
+    """Each vector's cosine to `query`, standardised over the vectors (mean 0, standard
+    deviation 1; all 0 when they do not differ), so that its weight does not depend on the
+    embedding's scale of cosines."""
+    x = _unit_rows(np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1))
+    cos = x @ _unit_rows(np.asarray(query, dtype=np.float64))
+    spread = float(cos.std())
+    out: FloatArray = (cos - cos.mean()) / spread if spread > 1e-12 else np.zeros(len(cos))
+    return out
+
+
+@dataclass(frozen=True)
+class FeedbackWeights:
+    """The weights of :meth:`QueryModel.scores`' terms beyond the rank model (the defaults
+    are the module's constants; a benchmark may try others)."""
+
+    tfidf: float = FEEDBACK
+    semantic: float = SEMANTIC_FEEDBACK
+    negative: float = NEGATIVE_FEEDBACK
+
+
 class QueryModel:
     """The model of one pool under fixed priors: the prior logit of each candidate and which
     sources returned it, computed once; :meth:`probabilities` adds this annotator's grades,
     :meth:`scores` also the likeness to the candidates this annotator graded relevant."""
 
-    def __init__(self, pool: PooledQuery, priors: SourcePriors) -> None:
+    def __init__(
+        self, pool: PooledQuery, priors: SourcePriors, weights: FeedbackWeights | None = None
+    ) -> None:
+        w = FeedbackWeights() if weights is None else weights
         self.pool = pool
         self.priors = priors
         self.index = {c: i for i, c in enumerate(pool.candidates)}
         self.base = np.array([priors.logit(pool.ranks.get(c, {})) for c in pool.candidates])
+        toward = pool_query_likeness(pool)
+        if toward is not None and priors.query:
+            self.base = self.base + priors.query * toward
         sources = pool.sources
         column = {s: 1 + i for i, s in enumerate(sources)}
         # Offsets: column 0 the query's, then one per source (1 where the source returned c).
@@ -416,6 +516,22 @@ class QueryModel:
         self.similar: FloatArray | None = None
         if pool.texts:
             self.similar = similarities([pool.texts.get(c, "") for c in pool.candidates])
+        # The feedback's likeness: FEEDBACK × TF-IDF cosine + SEMANTIC_FEEDBACK × the
+        # embeddings' cosine.
+        n = len(pool.candidates)
+        self.semantic: FloatArray | None = None
+        self.negative = 0.0
+        self.likeness: FloatArray | None = None
+        if self.similar is not None:
+            self.likeness = w.tfidf * self.similar
+        if pool.vectors:
+            dim = len(next(iter(pool.vectors.values())))
+            rows = [pool.vectors.get(c, [0.0] * dim) for c in pool.candidates]
+            self.semantic = vector_similarities(rows)
+            semantic = w.semantic * self.semantic
+            self.likeness = semantic if self.likeness is None else self.likeness + semantic
+            self.negative = w.negative
+        assert self.likeness is None or self.likeness.shape == (n, n)
 
     def offsets(self, own_grades: Mapping[str, int]) -> FloatArray:
         """The query's and each source's offset, MAP-fitted to `own_grades` (Newton)."""
@@ -449,13 +565,22 @@ class QueryModel:
         """The order's score of every candidate, in the pool's plain order: the logit of
         :meth:`probabilities` plus :data:`FEEDBACK` × its mean similarity to the candidates
         this annotator graded relevant on this query (relevance feedback: what is like the
-        relevant ones found is judged next; nothing when the pool has no texts)."""
-        logit = self.base + self.z @ self.offsets(own_grades)
+        relevant ones found is judged next; nothing when the pool has no texts). With the
+        candidates' embeddings (:attr:`PooledQuery.vectors`) the similarity also counts
+        :data:`SEMANTIC_FEEDBACK` × their cosine, the mean likeness to the candidates graded
+        not relevant is subtracted (:data:`NEGATIVE_FEEDBACK` times). These terms move the
+        order only; the stop estimate reads :meth:`probabilities` (where the cosine to the
+        query's embedding is, as a fitted feature of the rank model)."""
+        out: FloatArray = self.base + self.z @ self.offsets(own_grades)
+        if self.likeness is None:
+            return out
         rel = self.priors.relevant_from
         found = [self.index[c] for c, g in own_grades.items() if g >= rel]
-        if self.similar is None or not found:
-            return logit
-        out: FloatArray = logit + FEEDBACK * self.similar[:, found].mean(axis=1)
+        if found:
+            out = out + self.likeness[:, found].mean(axis=1)
+        missed = [self.index[c] for c, g in own_grades.items() if g < rel]
+        if missed and self.negative:
+            out = out - self.negative * self.likeness[:, missed].mean(axis=1)
         return out
 
     def order(self, own_grades: Mapping[str, int]) -> list[str]:
@@ -720,11 +845,13 @@ def maxmean_order(pool: PooledQuery, judge: Judge, relevant_from: int = RELEVANT
     return list(done) + [c for c in pool.candidates if c not in done]
 
 
-def goldsmith_order(pool: PooledQuery, judge: Judge, priors: SourcePriors) -> list[str]:
+def goldsmith_order(
+    pool: PooledQuery, judge: Judge, priors: SourcePriors, weights: FeedbackWeights | None = None
+) -> list[str]:
     """This module's order followed to the end: after each grade, the most likely relevant of
     the rest (:func:`judging_order`) is judged next."""
     grades: dict[str, int] = {}
-    model = QueryModel(pool, priors)
+    model = QueryModel(pool, priors, weights)
     while len(grades) < len(pool.candidates):
         c = model.order(grades)[0]
         grades[c] = judge(c)

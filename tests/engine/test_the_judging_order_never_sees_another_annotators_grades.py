@@ -27,7 +27,14 @@ def pools(draw: st.DrawFn) -> jo.PooledQuery:
     # (relevance feedback) is in play too.
     words = st.lists(st.sampled_from(["wave", "shock", "pasta", "sauce", "wing"]), max_size=4)
     texts = {c: " ".join(draw(words)) for c in candidates if draw(st.booleans())}
-    return jo.PooledQuery("q", candidates, ranks, texts)
+    # Sometimes text embeddings too (small hand-drawn vectors), with or without the query's.
+    if not draw(st.booleans()):
+        return jo.PooledQuery("q", candidates, ranks, texts)
+    axis = st.integers(-2, 2).map(float)
+    vector = st.tuples(axis, axis, axis)
+    vectors = {c: draw(vector) for c in candidates if draw(st.booleans())}
+    query = draw(vector) if vectors and draw(st.booleans()) else ()
+    return jo.PooledQuery("q", candidates, ranks, texts, vectors, query)
 
 
 @st.composite
