@@ -631,7 +631,7 @@ def _load_arrays(
         lists.ids = M.ranked_lists(held[0], judged, order=settings.order, depth=lists.depth)
     # The run is handed over (no name here keeps it), so prepare() frees each of its columns
     # as soon as it is done with it: the largest arrays are never all alive at once.
-    arrays = M.prepare(qrels, held.pop(), order=settings.order, depth=depth)
+    arrays = M.prepare(qrels, held.pop(), order=settings.order, depth=depth, consume=True)
     if arrays.repeated_in:
         _warn_about_repeats(args, run_path, arrays.repeated_in)
     return arrays, gold
