@@ -22,10 +22,10 @@ from sitewide.i18n import localize
 from tests.conftest import PASSWORD
 from tests.evaluation.conftest import make_golden
 
-# Latin words a Chinese chart keeps (docs/glossary-zh.md: kept as they are), the runs' letters
-# A and B, and "Recall" and "top" of the catalogs' own chart titles ("Recall@K 曲线", "每条查询的
-# Recall@5", "加权 top-K 得分…").
-KEPT = {"kappa", "nDCG", "MRR", "MAP", "F1", "K", "A", "B", "Recall", "top"}
+# Latin words a Chinese chart keeps (docs/glossary-zh.md: kept as they are; kappa is written
+# κ), the runs' letters A and B, and "Recall" and "top" of the catalogs' own chart titles
+# ("Recall@K 曲线", "每条查询的 Recall@5", "加权 top-K 得分…").
+KEPT = {"nDCG", "MRR", "MAP", "F1", "K", "A", "B", "Recall", "top"}
 
 
 def translated(po: Path) -> set[tuple[str, str]]:
@@ -132,13 +132,13 @@ def test_a_chinese_reader_gets_every_chart_in_chinese():
     assert "■ 得分 ×1" in charts["top-k"] and ">最佳 K = 2</text>" in charts["top-k"]
     assert "0.0–0.5：3 条查询" in charts["recall histogram"]
     assert ">全体一致</text>" in charts["kappa histogram"]
-    assert "每条查询的 kappa 直方图" in charts["kappa histogram"]
+    assert "每条查询的 κ 直方图" in charts["kappa histogram"]
     assert "10 条查询位于 1.000 → 1.000：q0, q1" in charts["scatter"]
     assert (
         "（另有 2 条）" in charts["scatter"] and "1 条查询位于 0.500 → 0.250" in charts["scatter"]
     )
     assert ">A #1 召回率@5</text>" in charts["scatter"]
-    assert "王芳 × 李雷：12 个文本块上的 kappa 为 0.50" in charts["matrix"]
+    assert "王芳 × 李雷：12 个文本块上的 κ 为 0.50" in charts["matrix"]
     assert "暂无可绘制的数据。" in charts["empty line"]
     assert "没有可比较的查询。" in charts["empty scatter"]
 
