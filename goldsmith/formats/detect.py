@@ -21,9 +21,25 @@ from goldsmith.text import say
 FileFormat = Literal["trec", "jsonl", "goldset"]
 
 
+def _trec_shaped(line: bytes) -> bool:
+    """Whether a line reads as a TREC qrels line (query, iteration, doc, integer grade) or run
+    line (query, Q0, doc, integer rank, number score, tag): a query id may begin with ``{``."""
+    fields = line.split()
+    try:
+        if len(fields) == 4:
+            int(fields[3])
+        elif len(fields) == 6:
+            int(fields[3]), float(fields[4])
+        else:
+            return False
+    except ValueError:
+        return False
+    return True
+
+
 def detect_format(path: str | Path) -> FileFormat:
     """``goldset`` if the first non-blank line is a goldset header, ``jsonl`` if it starts with
-    ``{``, otherwise ``trec``."""
+    ``{`` (and, when it is no JSON, does not read as a TREC line), otherwise ``trec``."""
     with open(path, "rb") as f:
         for raw in f:
             line = raw.strip()
@@ -34,7 +50,7 @@ def detect_format(path: str | Path) -> FileFormat:
             try:
                 head = json.loads(line)
             except (ValueError, RecursionError):
-                return "jsonl"
+                return "trec" if _trec_shaped(line) else "jsonl"
             is_goldset = isinstance(head, dict) and head.get("format") == GOLDSET_FORMAT
             return "goldset" if is_goldset else "jsonl"
     return "trec"

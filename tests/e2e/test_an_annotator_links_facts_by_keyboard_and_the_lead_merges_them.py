@@ -83,8 +83,10 @@ def test_an_annotator_links_two_facts_by_keyboard_and_the_lead_merges_and_freeze
 
     # carol grades the same and writes her draft: one fact on the same chunk, one not.
     carol = api_client_for(personas.carol)
-    candidates = list(query.candidates.order_by("shuffle_key", "id"))
-    grade_all(carol, project, candidates, [2, 2, 0])
+    # By chunk, as bob graded them: bob's page shows the order most likely relevant first,
+    # which need not be the pool's plain order (ties break by the candidates' ids).
+    by_chunk = {c.chunk.chunk_id: c for c in query.candidates.select_related("chunk")}
+    grade_all(carol, project, [by_chunk[c] for c in chunk], [2, 2, 0])
     carol_draft = {
         "reference_answer": "From python.org",
         "answer_type": "open",

@@ -232,6 +232,11 @@ def test_format_detection_tells_trec_from_jsonl(tmp_path):
     assert detect.detect_format(write(tmp_path, "a", "\n\nq 0 d 1\n")) == "trec"
     jsonl_run = write(tmp_path, "b", '{"query_id": "q", "results": []}\n')
     assert detect.detect_format(jsonl_run) == "jsonl"
+    # A query id may begin with "{": a TREC line is still TREC (hypothesis found "{" as an id).
+    assert detect.detect_format(write(tmp_path, "c", "{ Q0 doc-1 1 0.5 mine\n")) == "trec"
+    assert detect.detect_format(write(tmp_path, "d", "{q} 0 doc-1 2\n")) == "trec"
+    # A broken JSON line stays JSONL, so that its error is JSON's, with its column.
+    assert detect.detect_format(write(tmp_path, "e", '{"query_id": "q", results: []}\n')) == "jsonl"
 
 
 # --- writers --------------------------------------------------------------------------------
