@@ -41,10 +41,12 @@ def query_log_import_execute(query_log_id: int, language: str | None = None) -> 
 
 @shared_task
 def imports_watchdog() -> list[str]:
-    """Fail the imports whose worker died mid-way (periodic; safe to run twice)."""
+    """Fail the imports and the pool builds whose worker died mid-way (periodic; safe to run
+    twice)."""
     from annotation.services.imports import imports_watchdog as watchdog
+    from annotation.services.pooling import pool_builds_fail_stale
 
-    return watchdog()
+    return watchdog() + [f"poolbuild #{pk}" for pk in pool_builds_fail_stale()]
 
 
 @shared_task(acks_late=True)

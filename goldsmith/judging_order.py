@@ -518,7 +518,6 @@ class QueryModel:
             self.similar = similarities([pool.texts.get(c, "") for c in pool.candidates])
         # The feedback's likeness: FEEDBACK × TF-IDF cosine + SEMANTIC_FEEDBACK × the
         # embeddings' cosine.
-        n = len(pool.candidates)
         self.semantic: FloatArray | None = None
         self.negative = 0.0
         self.likeness: FloatArray | None = None
@@ -531,7 +530,6 @@ class QueryModel:
             semantic = w.semantic * self.semantic
             self.likeness = semantic if self.likeness is None else self.likeness + semantic
             self.negative = w.negative
-        assert self.likeness is None or self.likeness.shape == (n, n)
 
     def offsets(self, own_grades: Mapping[str, int]) -> FloatArray:
         """The query's and each source's offset, MAP-fitted to `own_grades` (Newton)."""

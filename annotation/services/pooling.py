@@ -15,6 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
@@ -30,6 +31,7 @@ from annotation.models import (
 )
 from annotation.models.judging import SourceKind
 from annotation.selectors.judging import closed_to_new_chunks
+from annotation.selectors.languages import user_language_of
 from annotation.services.judging import JudgingClosed
 from annotation.services.pool_hits import PoolResult, _corpus, pool_add_hits
 from sitewide.text_input import single_line
@@ -82,7 +84,7 @@ def pool_build_queue(
         _check_builtin(kind, k)
     with transaction.atomic():
         Project.objects.select_for_update().get(pk=project.pk)
-        _fail_stale_builds(project)
+        pool_builds_fail_stale(project=project)
         if PoolBuild.objects.filter(
             project=project, status__in=(ImportStatus.QUEUED, ImportStatus.RUNNING)
         ).exists():
@@ -97,21 +99,42 @@ def pool_build_queue(
     return build
 
 
-def _fail_stale_builds(project: Project) -> None:
-    since = timezone.now() - timedelta(seconds=float(settings.GOLDSMITH_IMPORT_STALE_SECONDS))
-    stale = PoolBuild.objects.filter(project=project, status=ImportStatus.RUNNING)
-    stale.filter(heartbeat_at__lt=since).update(
-        status=ImportStatus.FAILED,
-        error=gettext("the worker building the pools stopped before it ended"),
-        finished_at=timezone.now(),
+def pool_builds_fail_stale(*, project: Project | None = None) -> list[int]:
+    """Fail the builds (of `project`, or of every project) that no worker will end: running
+    with no word from their worker for ``GOLDSMITH_IMPORT_STALE_SECONDS``, or still queued that
+    long after they were asked for (the broker lost the message). The watchdog calls it every
+    minute and `pool_build_queue` before it refuses a build as busy. The reason is written in
+    the language of the lead who asked for the build. Returns the failed builds' ids."""
+    now = timezone.now()
+    since = now - timedelta(seconds=float(settings.GOLDSMITH_IMPORT_STALE_SECONDS))
+    builds = (
+        PoolBuild.objects.all() if project is None else PoolBuild.objects.filter(project=project)
     )
+    stale = builds.filter(
+        Q(status=ImportStatus.RUNNING, heartbeat_at__lt=since)
+        | Q(status=ImportStatus.QUEUED, created_at__lt=since)
+    ).select_related("created_by")
+    failed: list[int] = []
+    for build in stale:
+        asker = build.created_by
+        with translation.override(user_language_of(asker) if asker else None):
+            if build.status == ImportStatus.RUNNING:
+                error = gettext("the worker building the pools stopped before it ended")
+            else:
+                error = gettext("no worker took this build: ask for it again")
+        if PoolBuild.objects.filter(pk=build.pk, status=build.status).update(
+            status=ImportStatus.FAILED, error=error, finished_at=now
+        ):
+            failed.append(build.pk)
+    return failed
 
 
 def pool_build_run(*, build_id: int) -> PoolBuild | None:
     """Run a queued build, retriever after retriever, each one's result stored as it ends (the
     worker's side of `pool_build_queue`). Safe to run twice: a build already claimed, ended or
     deleted is left alone (None). A refusal fails the build with its reason; so does a bug,
-    which is raised again for the worker's log."""
+    which is raised again for the worker's log. A build the watchdog failed meanwhile (its
+    worker was silent too long) stays failed: what it pooled is kept, it is not marked done."""
     now = timezone.now()
     claimed = PoolBuild.objects.filter(pk=build_id, status=ImportStatus.QUEUED).update(
         status=ImportStatus.RUNNING, started_at=now, heartbeat_at=now
@@ -119,27 +142,26 @@ def pool_build_run(*, build_id: int) -> PoolBuild | None:
     if not claimed:
         return None
     build = PoolBuild.objects.select_related("project").get(pk=build_id)
+    running = PoolBuild.objects.filter(pk=build_id, status=ImportStatus.RUNNING)
     try:
         for kind in build.retrievers:
             result = pool_build_builtin(project=build.project, kind=kind, k=build.k)
             build.results = [*build.results, vars(result)]
-            build.heartbeat_at = timezone.now()
-            build.save(update_fields=["results", "heartbeat_at"])
+            if not running.update(results=build.results, heartbeat_at=timezone.now()):
+                break  # failed by the watchdog
+        else:
+            running.update(status=ImportStatus.DONE, finished_at=timezone.now())
     except Exception as error:
-        build.status = ImportStatus.FAILED
-        build.error = (
-            str(error)
+        running.update(
+            status=ImportStatus.FAILED,
+            error=str(error)
             if isinstance(error, ValueError)
-            else gettext("the build stopped on an unexpected error; the worker's log has it")
+            else gettext("the build stopped on an unexpected error; the worker's log has it"),
+            finished_at=timezone.now(),
         )
-        build.finished_at = timezone.now()
-        build.save(update_fields=["status", "error", "finished_at"])
         if not isinstance(error, ValueError):
             raise
-        return build
-    build.status = ImportStatus.DONE
-    build.finished_at = timezone.now()
-    build.save(update_fields=["status", "finished_at"])
+    build.refresh_from_db()
     return build
 
 

@@ -29,6 +29,7 @@ from annotation.services.goldsets import FreezeIdentical, SplitSpec, golden_set_
 from annotation.services.refresh import golden_set_refresh_freeze, golden_set_refresh_open
 from annotation.views.pages import page_context
 from annotation.views.words import sampling_word
+from goldsmith.judging_order import RECALL_TARGET
 from sitewide.i18n import localize
 
 PAGE_SIZE = 50
@@ -210,7 +211,7 @@ def stopping_words(stopped: dict[str, Any] | None) -> dict[str, Any] | None:
         "taken when the model puts at least the confidence named below on %(target)s of the "
         "query's relevant candidates being found, not when it is sure, so this expected figure "
         "can be below %(target)s."
-    ) % {"target": f"{(rules[0]['target'] if rules else 0.95):.0%}"}
+    ) % {"target": f"{(rules[0]['target'] if rules else RECALL_TARGET):.0%}"}
     return {
         "recall": stopped.get("estimated_recall"),
         "queries": stopped.get("queries", 0),

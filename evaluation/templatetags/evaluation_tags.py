@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import template
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy
 
 from evaluation.wording import ANSWER_METRIC_NAMES, FAMILY_LABELS, verdict_label
@@ -29,7 +30,7 @@ def metric_words(name: Any) -> str:
     words = FAMILY_LABELS.get(family) or ANSWER_METRIC_NAMES.get(family)
     if words is None:
         return str(name)
-    return f"{str(words)[:1].upper()}{str(words)[1:]}{at}{k}"
+    return f"{capfirst(str(words))}{at}{k}"
 
 
 @register.filter

@@ -1,7 +1,7 @@
 """The pools page never builds pools in the lead's request: it queues a build that a real Celery
 worker runs, retriever after retriever, and the page follows it to what each retriever added.
-One build at a time per project; a build whose worker stopped is failed, never waited for; a
-build claimed twice runs once."""
+One build at a time per project; a build whose worker stopped, or that no worker took, is failed
+(by the next request or the watchdog), never waited for; a build claimed twice runs once."""
 
 from __future__ import annotations
 
@@ -110,3 +110,24 @@ def test_a_refused_build_fails_with_its_reason_on_the_page(personas):
     page = _lead_page(personas).get(f"/projects/{project.pk}/pools/").content.decode()
     assert 'data-running="false"' in page
     assert escape(build.error) in page
+
+
+@pytest.mark.django_db
+def test_a_build_no_worker_took_is_failed_by_the_watchdog_in_the_leads_language(personas, settings):
+    from annotation.services.languages import user_language_set
+    from annotation.tasks import imports_watchdog
+
+    project = personas.project
+    make_chunks(project)
+    make_query(project, "how do I install python")
+    user_language_set(user=personas.alice, language="zh-hans")
+    build = pool_build_queue(project=project, kinds=["bm25"], k=2, created_by=personas.alice)
+    settings.GOLDSMITH_IMPORT_STALE_SECONDS = 60
+    assert imports_watchdog() == []  # just asked for: left queued
+    PoolBuild.objects.filter(pk=build.pk).update(created_at=timezone.now() - timedelta(seconds=61))
+    assert imports_watchdog() == [f"poolbuild #{build.pk}"]
+    build.refresh_from_db()
+    assert build.status == ImportStatus.FAILED
+    assert build.error == "没有后台任务接手这次构建：请重新发起"
+    assert pool_build_run(build_id=build.pk) is None  # a late delivery runs nothing
+    assert not Candidate.objects.filter(query__project=project).exists()
