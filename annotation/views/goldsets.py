@@ -208,7 +208,7 @@ def stopping_words(stopped: dict[str, Any] | None) -> dict[str, Any] | None:
     basis = gettext(
         "Relevant final grades ÷ (those + the relevant chunks the stop estimates expected among "
         "the chunks left): the recall the model expects on average, not a guarantee. A stop is "
-        "taken when the model puts at least the confidence named below on %(target)s of the "
+        "taken when the model puts at least the confidence named above on %(target)s of the "
         "query's relevant candidates being found, not when it is sure, so this expected figure "
         "can be below %(target)s."
     ) % {"target": f"{(rules[0]['target'] if rules else RECALL_TARGET):.0%}"}

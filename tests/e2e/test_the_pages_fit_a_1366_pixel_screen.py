@@ -14,7 +14,6 @@ import pytest
 from annotation.services.assignment import queries_assign
 from annotation.services.projects import project_setup
 from tests.annotation.factories import make_chunks, make_query, pool
-from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.e2e
 
@@ -26,18 +25,6 @@ LONG_QUERY = (
 )
 REFUND = "退款审核通过后，原路退回，一般 1–3 个工作日到账；信用卡以银行入账时间为准。"
 CHUNKS = [(f"文档 {i}", REFUND * 6) for i in range(8)]
-
-
-def signed_in(browser, base: str, username: str, locale: str, folder: Path):  # type: ignore[no-untyped-def]
-    context = browser.new_context(locale=locale, viewport={"width": WIDTH, "height": HEIGHT})
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    page.goto(f"{base}/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_url(lambda u: "/login/" not in u)
-    return page
 
 
 def one_line(page, selector: str) -> None:
@@ -61,11 +48,11 @@ def setup(personas):
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
-def test_the_pages_fit_1366_pixels(personas, setup, browser, live_server, locale, tmp_path):
+def test_the_pages_fit_1366_pixels(personas, setup, sign_in, live_server, locale, tmp_path):
     folder = Path(os.environ.get("GOLDSMITH_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     base = f"{live_server.url}/projects/{personas.project.pk}"
-    lead = signed_in(browser, live_server.url, "alice", locale, folder)
+    lead = sign_in("alice", locale, WIDTH, HEIGHT)
 
     lead.goto(f"{base}/")
     lead.screenshot(path=str(folder / f"home-{locale}.png"))
@@ -88,7 +75,7 @@ def test_the_pages_fit_1366_pixels(personas, setup, browser, live_server, locale
     holder = webhook.locator("xpath=..").bounding_box()
     assert webhook.bounding_box()["width"] >= 0.95 * holder["width"]
 
-    bob = signed_in(browser, live_server.url, "bob", locale, folder)
+    bob = sign_in("bob", locale, WIDTH, HEIGHT)
     bob.goto(f"{base}/annotate/{setup.pk}/")
     head = bob.locator(".query-head")
     for step in range(8):
