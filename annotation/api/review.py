@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from django.db.models import Count
+from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.shapes import STORED_INT_MAX, conflict, invalid, validated
-from annotation.models import Assignment, PoolSource
+from annotation.api.shapes import STORED_INT_MAX, RefusalOutput, conflict, invalid, validated
+from annotation.models import Assignment, PoolBuild, PoolSource
 from annotation.models.judging import AdjudicationReason, Escalation, Provenance, SourceKind
 from annotation.models.projects import KappaWeights, TieRule
 from annotation.permissions import Action, request_access
@@ -33,7 +34,13 @@ from annotation.services.adjudication import (
 )
 from annotation.services.agreement import project_agreement
 from annotation.services.assignment import assignment_reassign, queries_assign
-from annotation.services.pooling import DEFAULT_K, pool_build_builtin, pool_import_run
+from annotation.services.pooling import (
+    DEFAULT_K,
+    PoolBuildBusy,
+    pool_build_queue,
+    pool_builds_fail_stale,
+    pool_import_run,
+)
 from annotation.services.uploads import upload_file
 
 
@@ -91,20 +98,77 @@ class PoolSourceListApi(APIView):
         return Response(PoolSourceOutput(rows, many=True).data)
 
 
+class PoolBuildOutput(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+    progress = serializers.FloatField(
+        read_only=True, help_text=gettext_lazy("Share of the retrievers that have ended, 0–1")
+    )
+    results = PoolResultOutput(
+        many=True,
+        help_text=gettext_lazy("What each retriever added, in order, as each one ends"),
+    )
+    error = serializers.CharField(
+        help_text=gettext_lazy("Why a failed build stopped, in the asking lead's language")
+    )
+
+    class Meta:
+        model = PoolBuild
+        fields = [
+            "id",
+            "status",
+            "retrievers",
+            "k",
+            "progress",
+            "results",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
 class PoolBuildApi(APIView):
     @extend_schema(
         request=PoolBuildInput,
-        responses=PoolResultOutput(many=True),
-        summary="Pool the top k of the built-in retrievers for every query (lead)",
+        responses={202: PoolBuildOutput, 409: RefusalOutput},
+        summary="Queue a build of the built-in retrievers' pools for every query (lead); a "
+        "worker runs it: follow it at pools/builds/{id}/. 409 while another build runs",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project, _ = request_access(request, project_id, Action.LEAD)
         data = validated(PoolBuildInput, request.data)
-        results = [
-            pool_build_builtin(project=project, kind=kind, k=data["k"])
-            for kind in dict.fromkeys(data["retrievers"])
-        ]
-        return Response(PoolResultOutput(results, many=True).data)
+        try:
+            build = pool_build_queue(
+                project=project, kinds=data["retrievers"], k=data["k"], created_by=request.user
+            )
+        except PoolBuildBusy as error:
+            return conflict(error)
+        except ValueError as error:
+            raise invalid("retrievers", error) from None
+        return Response(PoolBuildOutput(build).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PoolBuildListApi(APIView):
+    @extend_schema(responses=PoolBuildOutput(many=True), summary="Pool builds, newest first (lead)")
+    def get(self, request: Request, project_id: int) -> Response:
+        project, _ = request_access(request, project_id, Action.LEAD)
+        builds = PoolBuild.objects.filter(project=project).select_related("created_by")[:100]
+        return Response(PoolBuildOutput(builds, many=True).data)
+
+
+class PoolBuildDetailApi(APIView):
+    @extend_schema(
+        responses=PoolBuildOutput,
+        summary="One pool build: its status and what each retriever added (lead)",
+    )
+    def get(self, request: Request, project_id: int, build_id: int) -> Response:
+        project, _ = request_access(request, project_id, Action.LEAD)
+        pool_builds_fail_stale(project=project)
+        build = get_object_or_404(
+            PoolBuild.objects.select_related("created_by"), pk=build_id, project=project
+        )
+        return Response(PoolBuildOutput(build).data)
 
 
 class PoolRunImportApi(APIView):
@@ -607,6 +671,12 @@ P = "projects/<int:project_id>/"
 urlpatterns = [
     path(f"{P}pools/", PoolSourceListApi.as_view(), name="api-pool-sources"),
     path(f"{P}pools/build/", PoolBuildApi.as_view(), name="api-pool-build"),
+    path(f"{P}pools/builds/", PoolBuildListApi.as_view(), name="api-pool-builds"),
+    path(
+        f"{P}pools/builds/<int:build_id>/",
+        PoolBuildDetailApi.as_view(),
+        name="api-pool-build-detail",
+    ),
     path(f"{P}pools/runs/", PoolRunImportApi.as_view(), name="api-pool-run-import"),
     path(f"{P}assignments/", AssignmentListApi.as_view(), name="api-assignment-list"),
     path(f"{P}assignments/assign/", AssignApi.as_view(), name="api-assign"),
