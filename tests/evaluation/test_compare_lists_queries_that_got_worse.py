@@ -130,6 +130,7 @@ def test_the_page_shows_the_worst_query_first_and_names_the_metric(personas, ab_
         f"/projects/{project.pk}/runs/compare/?a={a.pk}&b={b.pk}", HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
     assert f"B 在“召回率@{page.context['k']}”上变差" in zh  # quoted: no space inside Han text
+    assert f'id="compare-headline">召回率@{page.context["k"]}: A ' in zh  # as the table names it
     assert "recall@" not in zh[zh.index('id="queries-worse"') : zh.index('id="queries-better"')]
 
 
