@@ -26,6 +26,7 @@ from annotation.models import Assignment
 from annotation.models.judging import ReviewState
 from annotation.services.adjudication import queries_approve
 from annotation.services.goldsets import golden_set_version_freeze
+from annotation.services.pooling import pool_build_queue
 from evaluation.models import AnswerJudge
 from evaluation.services.judges import judge_register, judging_job_create
 from evaluation.services.retrievers import retriever_save
@@ -77,6 +78,7 @@ def world(personas, api_client_for) -> World:
     answer_judge = AnswerJudge.objects.create(
         project=project, name="sage", config={"url": "http://judge.invalid/score"}
     )
+    build = pool_build_queue(project=project, kinds=["bm25"], k=2, created_by=personas.alice)
     own = Assignment.objects.filter(annotator=personas.bob).order_by("order")
     return World(
         ids={
@@ -90,6 +92,7 @@ def world(personas, api_client_for) -> World:
             "judge_id": [judge.pk],
             "job_id": [job.pk],
             "answer_judge_id": [answer_judge.pk],
+            "build_id": [build.pk],
             "action": ["cancel"],
             "username": ["carol"],
             # The JavaScript catalog of each interface language (/jsi18n/<language>/).
