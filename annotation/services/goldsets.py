@@ -388,9 +388,10 @@ def _stopped_summary(approved: Q, judged: dict[int, list[JudgmentRow]]) -> dict[
         "stops": sum(rules.values()),
         "rules": [
             {"target": target, "confidence": confidence, "checks": checks, "stops": n}
-            # Recorded rules by confidence, then the stops that did not record one.
+            # Recorded rules by confidence, target and checks; then the stops that recorded none.
             for (target, confidence, checks), n in sorted(
-                rules.items(), key=lambda kv: (kv[0][1] is None, kv[0][1] or 0.0, kv[0][0])
+                rules.items(),
+                key=lambda kv: (kv[0][1] is None, kv[0][1] or 0.0, kv[0][0], kv[0][2] or 0),
             )
         ],
     }

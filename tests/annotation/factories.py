@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from annotation.models import Candidate, Chunk, Document, PoolSource, Query
+from django.utils import timezone
+
+from annotation.models import (
+    Candidate,
+    Chunk,
+    Document,
+    ImportStatus,
+    PoolBuild,
+    PoolSource,
+    Query,
+)
 from annotation.models.judging import SourceKind
 from annotation.services.assignment import queries_assign
 from annotation.services.pool_hits import pool_add_hits
@@ -18,6 +29,16 @@ CORPUS = [
     ("Cats", "The cat sat on the mat and ignored every package manager."),
     ("Reading files", "Open a file with open() and read its lines in a for loop."),
 ]
+
+
+def worker_went_silent(build, settings) -> None:
+    """`build` was claimed by a worker that has not been heard of for longer than the stale
+    time (set to 60 s here): the next request, read or watchdog fails it."""
+    settings.GOLDSMITH_IMPORT_STALE_SECONDS = 60
+    long_ago = timezone.now() - timedelta(seconds=61)
+    PoolBuild.objects.filter(pk=build.pk).update(
+        status=ImportStatus.RUNNING, started_at=long_ago, heartbeat_at=long_ago
+    )
 
 
 def make_chunks(project, texts=CORPUS) -> list[Chunk]:

@@ -129,3 +129,15 @@ def test_an_expected_recall_below_95_percent_says_what_it_is(personas, api_clien
         .strip()
         .endswith("2 stops at 70% confidence of 95% found, on the model alone")
     )
+
+
+def test_the_version_lists_the_rules_stops_rested_on_in_one_order(personas, api_client_for):
+    """Two rules alike but for their random checks are listed fewest checks first, whichever
+    stop was taken first: the version page reads the same on every freeze."""
+    setup, _ = stopped_project(personas, api_client_for, [personas.bob, personas.carol])
+    first, second = JudgingStop.objects.order_by("pk")
+    JudgingStop.objects.filter(pk=first.pk).update(checks=3)
+    JudgingStop.objects.filter(pk=second.pk).update(checks=0)
+    queries_approve(project=setup.project, by=personas.alice)
+    version = golden_set_version_freeze(project=setup.project, by=personas.alice)
+    assert [r["checks"] for r in version.counts["stopped"]["rules"]] == [0, 3]

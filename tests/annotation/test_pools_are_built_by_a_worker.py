@@ -15,7 +15,7 @@ from django.utils.html import escape
 from annotation.models import Candidate, ImportStatus, PoolBuild, PoolSource
 from annotation.models.judging import SourceKind
 from annotation.services.pooling import PoolBuildBusy, pool_build_queue, pool_build_run
-from tests.annotation.factories import make_chunks, make_query
+from tests.annotation.factories import make_chunks, make_query, worker_went_silent
 from tests.conftest import wait_for
 
 
@@ -70,11 +70,7 @@ def test_one_build_at_a_time_and_a_stopped_worker_does_not_block_the_next(person
     assert PoolBuild.objects.filter(project=project).count() == 1
 
     # Its worker claimed it, then died: after the stale time the next build is taken.
-    settings.GOLDSMITH_IMPORT_STALE_SECONDS = 60
-    long_ago = timezone.now() - timedelta(seconds=61)
-    PoolBuild.objects.filter(pk=first.pk).update(
-        status=ImportStatus.RUNNING, started_at=long_ago, heartbeat_at=long_ago
-    )
+    worker_went_silent(first, settings)
     second = pool_build_queue(project=project, kinds=["tfidf"], k=2)
     first.refresh_from_db()
     assert first.status == ImportStatus.FAILED and "stopped" in first.error
